@@ -1,0 +1,261 @@
+//! The `Labeler` / `Analyzer` traits, the timed path, and what a registered
+//! algorithm declares.
+
+use std::time::Instant;
+
+use crate::{BinaryImage, BinaryImageBuf, ComponentStats, Connectivity, Error, LabelImage, Result};
+
+/// Connected component labeling: a label per pixel.
+pub trait Labeler {
+    /// Labels every foreground pixel; the result may carry the algorithm's
+    /// raw label values (see [`LabelImage::canonical`]).
+    fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage>;
+}
+
+/// Connected component analysis: the features of every component.
+pub trait Analyzer {
+    /// One [`ComponentStats`] per component, in raster order of the
+    /// components' first pixels.
+    fn analyze(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<ComponentStats>>;
+}
+
+/// What a run computes.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::EnumString,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(ascii_case_insensitive)]
+pub enum Task {
+    /// Connected component labeling (labels only).
+    #[strum(to_string = "ccl", serialize = "label")]
+    Label,
+    /// Connected component analysis (the seven features, no label image).
+    #[strum(to_string = "cca", serialize = "analyze")]
+    Analyze,
+}
+
+/// Where an algorithm runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::Display, strum::IntoStaticStr)]
+pub enum Backend {
+    /// On the host's CPU cores.
+    #[strum(to_string = "cpu")]
+    Cpu,
+    /// On an NVIDIA GPU through CUDA.
+    #[strum(to_string = "cuda")]
+    Cuda,
+}
+
+/// The duration of one named stage of a timed run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageTime {
+    /// Stage name, e.g. `"strip"`, `"border"`, `"features"`.
+    pub stage: &'static str,
+    /// Milliseconds (CUDA events on the GPU, wall clock on the CPU).
+    pub ms: f64,
+}
+
+/// The benchmarkable form of a variant: the input is loaded once (for CUDA:
+/// copied to device memory), then runs repeat on it with nothing copied or
+/// allocated inside the timed region, and the results of the last run can be
+/// fetched for checking.
+pub trait TimedRun {
+    /// Loads `image` for the following runs; returns the transfer time in ms
+    /// (0 where nothing moves).
+    fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64>;
+
+    /// Runs `task` on the loaded image and returns the time of each stage.
+    fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>>;
+
+    /// Labels of the last [`Task::Label`] run (raw values).
+    fn labels(&mut self) -> Result<LabelImage>;
+
+    /// Features of the last [`Task::Analyze`] run.
+    fn stats(&mut self) -> Result<Vec<ComponentStats>>;
+}
+
+/// A registered algorithm: what it is, what it supports, how to make one.
+///
+/// Algorithm crates submit one per variant with
+/// `ccl_core::inventory::submit! { ccl_core::Algorithm { … } }`.
+pub struct Algorithm {
+    /// Kebab-case name, e.g. `cpu-uf`, `ha4-64`.
+    pub name: &'static str,
+    /// Where it runs.
+    pub backend: Backend,
+    /// The connectivities it implements.
+    pub connectivities: &'static [Connectivity],
+    /// One line: what it is and the paper it follows.
+    pub summary: &'static str,
+    /// Higher wins when the CLI picks a default among available variants.
+    pub priority: u32,
+    /// `Ok` when it can run on this machine, else the reason it cannot.
+    pub probe: fn() -> Result<()>,
+    /// Makes a labeler, if the algorithm labels.
+    pub labeler: Option<fn() -> Result<Box<dyn Labeler>>>,
+    /// Makes an analyzer, if the algorithm computes features.
+    pub analyzer: Option<fn() -> Result<Box<dyn Analyzer>>>,
+    /// Makes the timed form used by benchmarks.
+    pub timed: fn() -> Result<Box<dyn TimedRun>>,
+}
+
+impl Algorithm {
+    /// Whether it implements `connectivity`.
+    pub fn supports(&self, connectivity: Connectivity) -> bool {
+        self.connectivities.contains(&connectivity)
+    }
+
+    /// Whether it performs `task`.
+    pub fn performs(&self, task: Task) -> bool {
+        match task {
+            Task::Label => self.labeler.is_some(),
+            Task::Analyze => self.analyzer.is_some(),
+        }
+    }
+
+    /// `Ok` when it implements `connectivity`, else an error naming those it does.
+    pub fn check_connectivity(&self, connectivity: Connectivity) -> Result<()> {
+        check_connectivity(self.name, self.connectivities, connectivity)
+    }
+
+    /// `Ok` when it performs `task`, else an error saying it does not.
+    pub fn check_task(&self, task: Task) -> Result<()> {
+        if self.performs(task) {
+            Ok(())
+        } else {
+            Err(Error::UnsupportedTask {
+                algorithm: self.name.to_string(),
+                task: match task {
+                    Task::Label => "label".into(),
+                    Task::Analyze => "analyze".into(),
+                },
+            })
+        }
+    }
+
+    /// A new labeler.
+    pub fn labeler(&self) -> Result<Box<dyn Labeler>> {
+        self.check_task(Task::Label)?;
+        (self.labeler.expect("checked by check_task"))()
+    }
+
+    /// A new analyzer.
+    pub fn analyzer(&self) -> Result<Box<dyn Analyzer>> {
+        self.check_task(Task::Analyze)?;
+        (self.analyzer.expect("checked by check_task"))()
+    }
+
+    /// A new timed form for benchmarks.
+    pub fn timed(&self) -> Result<Box<dyn TimedRun>> {
+        (self.timed)()
+    }
+
+    /// `Ok` when it can run here.
+    pub fn probe(&self) -> Result<()> {
+        (self.probe)()
+    }
+}
+
+impl std::fmt::Debug for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Algorithm")
+            .field("name", &self.name)
+            .field("backend", &self.backend)
+            .field("connectivities", &self.connectivities)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `Ok` when `connectivity` is one of `supported`, else
+/// [`Error::UnsupportedConnectivity`] naming `algorithm` and the supported ones.
+pub fn check_connectivity(
+    algorithm: &str,
+    supported: &[Connectivity],
+    connectivity: Connectivity,
+) -> Result<()> {
+    if supported.contains(&connectivity) {
+        return Ok(());
+    }
+    Err(Error::UnsupportedConnectivity {
+        algorithm: algorithm.to_string(),
+        requested: connectivity,
+        supported: supported
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// The timed form of a host-side algorithm: keeps a copy of the image and
+/// times [`Labeler::label`] / [`Analyzer::analyze`] by wall clock, as one
+/// stage named `"total"`.
+pub struct HostTimedRun<T> {
+    algorithm: T,
+    image: Option<BinaryImageBuf>,
+    labels: Option<LabelImage>,
+    stats: Option<Vec<ComponentStats>>,
+}
+
+impl<T: Labeler + Analyzer> HostTimedRun<T> {
+    /// Wraps an algorithm that both labels and analyzes.
+    pub fn new(algorithm: T) -> Self {
+        Self {
+            algorithm,
+            image: None,
+            labels: None,
+            stats: None,
+        }
+    }
+}
+
+impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
+    fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
+        self.image = Some(image.to_buf());
+        Ok(0.0)
+    }
+
+    fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
+        let image = self.image.as_ref().ok_or_else(not_loaded)?.view();
+        let start = Instant::now();
+        match task {
+            Task::Label => self.labels = Some(self.algorithm.label(&image, connectivity)?),
+            Task::Analyze => self.stats = Some(self.algorithm.analyze(&image, connectivity)?),
+        }
+        Ok(vec![StageTime {
+            stage: "total",
+            ms: start.elapsed().as_secs_f64() * 1e3,
+        }])
+    }
+
+    fn labels(&mut self) -> Result<LabelImage> {
+        self.labels.clone().ok_or_else(not_run)
+    }
+
+    fn stats(&mut self) -> Result<Vec<ComponentStats>> {
+        self.stats.clone().ok_or_else(not_run)
+    }
+}
+
+/// The error of running before [`TimedRun::load`].
+pub fn not_loaded() -> Error {
+    Error::Unavailable("no image loaded: call TimedRun::load first".into())
+}
+
+/// The error of fetching results before a run of that task.
+pub fn not_run() -> Error {
+    Error::Unavailable("no results yet: run the task before fetching its results".into())
+}

@@ -1,0 +1,188 @@
+//! Label images, their canonical form and partition equality.
+
+use std::collections::HashMap;
+
+use crate::{Error, Result, check_size};
+
+/// One `u32` label per pixel, row-major and packed: 0 is background, and all
+/// pixels of a component share one nonzero label that no other component has.
+///
+/// Raw labels are an algorithm's own (often 1 + the raster index of a
+/// component's first pixel); [`LabelImage::canonical`] renumbers them 1..=N
+/// in raster order of each component's first pixel.
+///
+/// ```
+/// use ccl_core::LabelImage;
+/// let raw = LabelImage::new(3, 2, vec![3, 0, 1, 3, 0, 1])?;
+/// assert_eq!(raw.canonical().labels(), &[1, 0, 2, 1, 0, 2]);
+/// assert_eq!(raw.component_count(), 2);
+/// # Ok::<(), ccl_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LabelImage {
+    width: usize,
+    height: usize,
+    labels: Vec<u32>,
+}
+
+impl LabelImage {
+    /// Wraps `width * height` labels.
+    pub fn new(width: usize, height: usize, labels: Vec<u32>) -> Result<Self> {
+        check_size(width, height)?;
+        if labels.len() != width * height {
+            return Err(Error::InvalidDimensions(format!(
+                "{} labels for a {width}x{height} image",
+                labels.len()
+            )));
+        }
+        Ok(Self {
+            width,
+            height,
+            labels,
+        })
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The labels, row-major.
+    pub fn labels(&self) -> &[u32] {
+        &self.labels
+    }
+
+    /// Takes the labels out.
+    pub fn into_labels(self) -> Vec<u32> {
+        self.labels
+    }
+
+    /// The label of pixel `(x, y)`.
+    ///
+    /// # Panics
+    /// If the pixel lies outside the image.
+    pub fn get(&self, x: usize, y: usize) -> u32 {
+        assert!(
+            x < self.width && y < self.height,
+            "pixel ({x}, {y}) outside the image"
+        );
+        self.labels[y * self.width + x]
+    }
+
+    /// The number of components (distinct nonzero labels).
+    pub fn component_count(&self) -> usize {
+        let mut renumber = Renumbering::new(self.labels.len());
+        for &label in &self.labels {
+            if label != 0 {
+                renumber.get(label);
+            }
+        }
+        renumber.count as usize
+    }
+
+    /// Renumbers the components 1..=N in raster order of their first pixel,
+    /// the form used for comparisons and snapshots.
+    pub fn canonical(&self) -> LabelImage {
+        let mut renumber = Renumbering::new(self.labels.len());
+        let labels = self
+            .labels
+            .iter()
+            .map(|&label| if label == 0 { 0 } else { renumber.get(label) })
+            .collect();
+        LabelImage {
+            width: self.width,
+            height: self.height,
+            labels,
+        }
+    }
+
+    /// True when both images have the same size and group the same pixels
+    /// into components, whatever the raw label values.
+    pub fn same_partition(&self, other: &LabelImage) -> bool {
+        self.width == other.width
+            && self.height == other.height
+            && self.canonical().labels == other.canonical().labels
+    }
+
+    /// The first pixel (raster order) where `self` and `other` disagree as
+    /// partitions, or `None` when [`same_partition`](Self::same_partition)
+    /// holds. Sizes must match.
+    pub fn first_difference(&self, other: &LabelImage) -> Option<(usize, usize)> {
+        if self.width != other.width || self.height != other.height {
+            return Some((0, 0));
+        }
+        let (a, b) = (self.canonical(), other.canonical());
+        let index = a.labels.iter().zip(&b.labels).position(|(x, y)| x != y)?;
+        Some((index % self.width, index / self.width))
+    }
+}
+
+/// Maps raw labels to 1, 2, … in order of first appearance; dense for labels
+/// up to a bound (the usual raster-index labels), hashed beyond it.
+struct Renumbering {
+    dense: Vec<u32>,
+    sparse: HashMap<u32, u32>,
+    count: u32,
+}
+
+impl Renumbering {
+    fn new(pixels: usize) -> Self {
+        Self {
+            dense: vec![0; pixels + 2],
+            sparse: HashMap::new(),
+            count: 0,
+        }
+    }
+
+    fn get(&mut self, label: u32) -> u32 {
+        let count = &mut self.count;
+        let slot = match self.dense.get_mut(label as usize) {
+            Some(slot) => slot,
+            None => self.sparse.entry(label).or_insert(0),
+        };
+        if *slot == 0 {
+            *count += 1;
+            *slot = *count;
+        }
+        *slot
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_handles_labels_beyond_the_pixel_count() {
+        let image = LabelImage::new(2, 2, vec![u32::MAX, 0, 7, u32::MAX]).unwrap();
+        assert_eq!(image.canonical().labels(), &[1, 0, 2, 1]);
+    }
+
+    #[test]
+    fn partition_equality_ignores_values_not_grouping() {
+        let a = LabelImage::new(3, 1, vec![5, 5, 2]).unwrap();
+        let b = LabelImage::new(3, 1, vec![1, 1, 9]).unwrap();
+        let c = LabelImage::new(3, 1, vec![1, 1, 1]).unwrap();
+        assert!(a.same_partition(&b));
+        assert!(!a.same_partition(&c));
+        assert_eq!(a.first_difference(&c), Some((2, 0)));
+        assert_eq!(a.first_difference(&b), None);
+    }
+
+    #[test]
+    fn background_must_match() {
+        let a = LabelImage::new(2, 1, vec![1, 0]).unwrap();
+        let b = LabelImage::new(2, 1, vec![1, 2]).unwrap();
+        assert!(!a.same_partition(&b));
+    }
+
+    #[test]
+    fn wrong_length_is_an_error() {
+        assert!(LabelImage::new(2, 2, vec![0; 3]).is_err());
+    }
+}

@@ -1,0 +1,50 @@
+//! The registry of algorithms, filled by every linked algorithm crate.
+
+use crate::{Algorithm, Connectivity, Error, Result, Task};
+
+inventory::collect!(Algorithm);
+
+/// Every registered algorithm, sorted by name.
+///
+/// An algorithm crate registers only if it is linked into the binary: a
+/// binary that wants them all names each crate (`use ccl_cpu as _;`).
+pub fn registry() -> Vec<&'static Algorithm> {
+    let mut all: Vec<&'static Algorithm> = inventory::iter::<Algorithm>.into_iter().collect();
+    all.sort_by_key(|a| a.name);
+    all
+}
+
+/// The algorithm called `name`, or an error listing the known names.
+pub fn find(name: &str) -> Result<&'static Algorithm> {
+    let all = registry();
+    all.iter()
+        .copied()
+        .find(|a| a.name == name)
+        .ok_or_else(|| Error::UnknownAlgorithm {
+            name: name.to_string(),
+            known: if all.is_empty() {
+                "none (no algorithm crate is linked)".into()
+            } else {
+                all.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+            },
+        })
+}
+
+/// The preferred available algorithm for `task` and `connectivity`: the one
+/// of highest [`Algorithm::priority`] whose probe succeeds.
+pub fn default_algorithm(task: Task, connectivity: Connectivity) -> Result<&'static Algorithm> {
+    let mut candidates: Vec<&'static Algorithm> = registry()
+        .into_iter()
+        .filter(|a| a.performs(task) && a.supports(connectivity))
+        .collect();
+    candidates.sort_by_key(|a| std::cmp::Reverse(a.priority));
+    candidates
+        .iter()
+        .copied()
+        .find(|a| a.probe().is_ok())
+        .ok_or_else(|| {
+            Error::Unavailable(format!(
+                "no available algorithm can {task} with {connectivity}-connectivity"
+            ))
+        })
+}

@@ -1,0 +1,21 @@
+//! CPU algorithms of `ccl`. [`UnionFind`] (`cpu-uf`) is the reference every
+//! other variant is checked against.
+//!
+//! ```
+//! use ccl_core::{Analyzer, BinaryImage, Connectivity, Labeler};
+//! use ccl_cpu::UnionFind;
+//!
+//! let pixels = [1, 1, 0,
+//!               0, 0, 1];
+//! let image = BinaryImage::new(&pixels, 3, 2)?;
+//! let labels = UnionFind.label(&image, Connectivity::Four)?;
+//! assert_eq!(labels.labels(), &[1, 1, 0, 0, 0, 2]);
+//! let stats = UnionFind.analyze(&image, Connectivity::Eight)?;
+//! assert_eq!(stats.len(), 1);
+//! assert_eq!(stats[0].area, 3);
+//! # Ok::<(), ccl_core::Error>(())
+//! ```
+
+mod union_find;
+
+pub use union_find::UnionFind;
