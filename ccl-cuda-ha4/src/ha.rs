@@ -1,0 +1,183 @@
+//! [`Ha`]: the host-side and device-resident entry points of every variant.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ccl_core::{
+    Analyzer, BinaryImage, ComponentStats, Connectivity, LabelImage, Labeler, Result, StageTime,
+    Task, TimedRun, check_connectivity, not_loaded, not_run,
+};
+use ccl_cuda::cudarc::driver::CudaViewMut;
+use ccl_cuda::{DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image};
+
+use crate::HaVariant;
+use crate::pipeline::Pipeline;
+
+/// An HA labeler / analyzer bound to the GPU, with its kernels compiled and
+/// its buffers kept between calls.
+pub struct Ha {
+    variant: HaVariant,
+    pipeline: Pipeline,
+    image: DeviceBuffer<u8>,
+    labels: DeviceBuffer<u32>,
+    /// `(width, height, pitch)` of the image in `image`.
+    loaded: Option<(usize, usize, usize)>,
+    labeled: bool,
+}
+
+impl Ha {
+    /// Compiles (once per process) and loads the kernels of `variant`;
+    /// [`ccl_core::Error::NoCudaDevice`] where no GPU can be used.
+    pub fn new(variant: HaVariant) -> Result<Self> {
+        Ok(Self {
+            variant,
+            pipeline: Pipeline::new(variant)?,
+            image: DeviceBuffer::new(),
+            labels: DeviceBuffer::new(),
+            loaded: None,
+            labeled: false,
+        })
+    }
+
+    /// The variant it runs.
+    pub fn variant(&self) -> HaVariant {
+        self.variant
+    }
+
+    /// The GPU it runs on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        self.pipeline.gpu()
+    }
+
+    /// Device-resident labeling: `image` and `labels` (at least width ×
+    /// height) are in device memory; raw labels (1 + the raster index of each
+    /// component's first pixel, 0 for background) are left there. Nothing is
+    /// copied; scratch is allocated only on the first call for a size. Work is
+    /// queued on [`Gpu::stream`]; `clock` marks the stages `strip`, `border`
+    /// and `relabel`.
+    pub fn label_device(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.pipeline.label(image, labels, clock)
+    }
+
+    /// Device-resident analysis of `image`; the features stay on the device
+    /// until [`read_stats`](Self::read_stats). `clock` marks `strip`,
+    /// `border`, `roots` and `features`.
+    pub fn analyze_device(
+        &mut self,
+        image: &DeviceImage<'_>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.pipeline.analyze(image, clock)
+    }
+
+    /// The features of the last analysis, in raster order of the components'
+    /// first pixels.
+    pub fn read_stats(&self) -> Result<Vec<ComponentStats>> {
+        self.pipeline.read_stats()
+    }
+
+    fn check(&self, connectivity: Connectivity) -> Result<()> {
+        check_connectivity(
+            self.variant.name(),
+            &[self.variant.connectivity()],
+            connectivity,
+        )
+    }
+
+    fn load_image(&mut self, image: &BinaryImage<'_>) -> Result<()> {
+        let pitch = upload_image(self.pipeline.gpu().stream(), &mut self.image, image)?;
+        self.loaded = Some((image.width(), image.height(), pitch));
+        self.labeled = false;
+        Ok(())
+    }
+
+    /// Runs `task` on the loaded image.
+    fn run_loaded(&mut self, task: Task, clock: &mut StageClock) -> Result<()> {
+        let (width, height, pitch) = self.loaded.ok_or_else(not_loaded)?;
+        let stream = self.pipeline.gpu().stream().clone();
+        let view = self.image.get()?.as_view();
+        let image = DeviceImage::new(view, width, height, pitch)?;
+        match task {
+            Task::Label => {
+                let pixels = width * height;
+                let labels = self.labels.reserve(&stream, pixels)?;
+                self.pipeline
+                    .label(&image, &mut labels.slice_mut(..pixels), clock)?;
+                self.labeled = true;
+            }
+            Task::Analyze => self.pipeline.analyze(&image, clock)?,
+        }
+        Ok(())
+    }
+
+    fn read_labels(&self) -> Result<LabelImage> {
+        let (width, height, _) = self.loaded.ok_or_else(not_loaded)?;
+        if !self.labeled {
+            return Err(not_run());
+        }
+        let pixels = width * height;
+        let labels = if pixels == 0 {
+            Vec::new()
+        } else {
+            self.pipeline
+                .gpu()
+                .stream()
+                .clone_dtoh(&self.labels.get()?.slice(..pixels))
+                .map_err(cuda_error)?
+        };
+        LabelImage::new(width, height, labels)
+    }
+}
+
+impl Labeler for Ha {
+    fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
+        self.check(connectivity)?;
+        self.load_image(image)?;
+        self.run_loaded(Task::Label, &mut StageClock::disabled())?;
+        self.read_labels()
+    }
+}
+
+impl Analyzer for Ha {
+    fn analyze(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<ComponentStats>> {
+        self.check(connectivity)?;
+        self.load_image(image)?;
+        self.run_loaded(Task::Analyze, &mut StageClock::disabled())?;
+        self.read_stats()
+    }
+}
+
+impl TimedRun for Ha {
+    fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
+        let gpu = self.pipeline.gpu().clone();
+        gpu.synchronize()?;
+        let start = Instant::now();
+        self.load_image(image)?;
+        gpu.synchronize()?;
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
+        self.check(connectivity)?;
+        let mut clock = StageClock::start(self.pipeline.gpu().stream())?;
+        self.run_loaded(task, &mut clock)?;
+        clock.finish()
+    }
+
+    fn labels(&mut self) -> Result<LabelImage> {
+        self.read_labels()
+    }
+
+    fn stats(&mut self) -> Result<Vec<ComponentStats>> {
+        self.read_stats()
+    }
+}

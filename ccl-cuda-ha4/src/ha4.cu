@@ -1,0 +1,406 @@
+// HA4 / HA8: direct GPU connected component labeling and analysis after
+// Hennequin, Lacassagne, Cabaret & Meunier, "A new direct connected
+// component labeling and analysis algorithms for GPUs" (DASIP 2018), the
+// project's seed 000. Algorithm numbers below are that paper's.
+//
+// The image is cut into strips of 4 rows; a block of 4 warps labels a strip,
+// one warp per row, walking along the row one word (32 or 64 pixels) at a
+// time. A word's foreground is a bit mask from __ballot_sync; segments (runs
+// of foreground) are found with __clz / __ffs on it (ccl_run_start/end).
+//
+// Only "local starts" hold labels until the final relabeling: the first pixel
+// of each segment, and bit 0 of each word that a segment enters from the
+// previous word. So every segment piece inside a word finds its tree from its
+// own word alone, which lets the border, relabel and feature kernels work on
+// any word independently.
+//
+// Template parameters: Mask is u32 (HA4-32) or u64 (HA4-64, HA8: Algorithm 7,
+// two pixels per lane); Eight selects 8-connectivity (HA8, the seed's
+// announced future work).
+
+#define STRIP_ROWS 4
+#define WORDS_PER_GROUP 1024
+#define NO_RANK 0xffffffffu
+
+template <typename Mask> struct Word {
+    static constexpr int bits = (int)sizeof(Mask) * 8;
+    static constexpr int per_lane = bits / 32;
+};
+
+// Column of the local start of the segment piece holding column base + q of
+// a row, where q may be -1 (the last pixel of the previous word, `previous`).
+template <typename Mask>
+__device__ __forceinline__ u32 local_start(Mask word, Mask previous, int base, int q) {
+    return q >= 0 ? base + ccl_run_start(word, q)
+                  : base - Word<Mask>::bits + ccl_run_start(previous, Word<Mask>::bits - 1);
+}
+
+// Merges the segments of row y (word `row`, previous word `row_prev`) with
+// those of row y - 1 (`above`, `above_prev`) for the word at column `base`.
+// Each pair of touching segments is merged exactly once: at the leftmost
+// pixel of their contact (seed Algorithms 3 and 4, 4-connectivity), or by
+// the three contact rules below for 8-connectivity.
+template <typename Mask, bool Eight>
+__device__ __forceinline__ void merge_with_row_above(u32* L, u32 row_index, u32 above_index, int base,
+                                                     Mask row, Mask row_prev, Mask above,
+                                                     Mask above_prev) {
+    constexpr int bits = Word<Mask>::bits;
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int k = 0; k < Word<Mask>::per_lane; ++k) {
+        const int p = lane + 32 * k;
+        const bool here = ccl_bit(row, p), up = ccl_bit(above, p);
+        const bool left = p ? ccl_bit(row, p - 1) : ccl_bit(row_prev, bits - 1);
+        const bool up_left = p ? ccl_bit(above, p - 1) : ccl_bit(above_prev, bits - 1);
+        if (!Eight) {
+            if (here && up && !(left && up_left))
+                ccl_merge(L, row_index + local_start(row, row_prev, base, p),
+                          above_index + local_start(above, above_prev, base, p));
+        } else {
+            if (here && !left) {
+                // A segment of row y starts at p: it touches the segment above
+                // p - 1, or else one that starts right above p.
+                const u32 start = row_index + base + p;
+                if (up_left)
+                    ccl_merge(L, start, above_index + local_start(above, above_prev, base, p - 1));
+                else if (up)
+                    ccl_merge(L, start, above_index + base + p);
+            }
+            if (up && !up_left && left) {
+                // A segment of row y - 1 starts at p, diagonal to row y's p - 1.
+                ccl_merge(L, row_index + local_start(row, row_prev, base, p - 1), above_index + base + p);
+            }
+        }
+    }
+}
+
+// Seed Algorithm 3: labels one strip of 4 rows per block (blockDim 32 x 4).
+// Masks go through shared memory so that each warp can merge its row with
+// the row above; three buffers let one barrier per word suffice (a warp
+// writes buffer i while others may still read buffers i - 1 and i - 2).
+template <typename Mask, bool Eight>
+__device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, int height) {
+    constexpr int bits = Word<Mask>::bits;
+    __shared__ Mask words[3][STRIP_ROWS];
+    const int lane = threadIdx.x, warp = threadIdx.y;
+    const int y = blockIdx.x * STRIP_ROWS + warp;
+    const u8* row = y < height ? image + (size_t)y * pitch : nullptr;
+    const u32 row_index = (u32)y * (u32)width;
+    Mask previous = 0;
+    int open_start = 0; // column where the segment reaching the previous word's end starts
+    int slot = 0;
+    // Every warp runs the same iterations, so the barrier is uniform.
+    for (int base = 0; base < width; base += bits) {
+        const Mask word = ccl_load_word<Mask>(row, base, width);
+#pragma unroll
+        for (int k = 0; k < Word<Mask>::per_lane; ++k) {
+            const int p = lane + 32 * k;
+            if (ccl_bit(word, p)) {
+                const bool left = p ? ccl_bit(word, p - 1) : ccl_bit(previous, bits - 1);
+                if (!left)
+                    L[row_index + base + p] = row_index + base + p + 1;
+                else if (p == 0)
+                    L[row_index + base] = row_index + open_start + 1;
+            }
+        }
+        if (ccl_bit(word, bits - 1)) {
+            const int start = ccl_run_start(word, bits - 1);
+            if (!(start == 0 && ccl_bit(previous, bits - 1))) open_start = base + start;
+        }
+        if (lane == 0) words[slot][warp] = word;
+        __syncthreads();
+        if (warp > 0) {
+            const Mask above = words[slot][warp - 1];
+            const Mask above_prev = base ? words[slot == 0 ? 2 : slot - 1][warp - 1] : 0;
+            merge_with_row_above<Mask, Eight>(L, row_index, row_index - width, base, word, previous,
+                                              above, above_prev);
+        }
+        previous = word;
+        slot = slot == 2 ? 0 : slot + 1;
+    }
+}
+
+// The word of a grid of warps (blockDim 32 x 4) over `rows` rows of
+// `words_per_row` words; false for the warps past the end.
+__device__ __forceinline__ bool warp_word(u32 rows, u32 words_per_row, u32* row, u32* word) {
+    const u64 id = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    if (id >= (u64)rows * words_per_row) return false;
+    *row = (u32)(id / words_per_row);
+    *word = (u32)(id % words_per_row);
+    return true;
+}
+
+// Seed Algorithm 4: merges across strip borders, one warp per word of each
+// border (row 4b against row 4b - 1).
+template <typename Mask, bool Eight>
+__device__ void border_merge(const u8* image, int pitch, u32* L, int width, int height) {
+    constexpr int bits = Word<Mask>::bits;
+    const u32 words_per_row = (width + bits - 1) / bits;
+    const u32 borders = (height - 1) / STRIP_ROWS;
+    u32 border, w;
+    if (!warp_word(borders, words_per_row, &border, &w)) return;
+    const int y = (border + 1) * STRIP_ROWS, base = w * bits;
+    const u8* row = image + (size_t)y * pitch;
+    const u8* above = row - pitch;
+    const Mask here = ccl_load_word<Mask>(row, base, width);
+    const Mask up = ccl_load_word<Mask>(above, base, width);
+    const Mask here_prev = base ? ccl_load_word<Mask>(row, base - bits, width) : 0;
+    const Mask up_prev = base ? ccl_load_word<Mask>(above, base - bits, width) : 0;
+    merge_with_row_above<Mask, Eight>(L, (u32)y * width, (u32)(y - 1) * width, base, here, here_prev,
+                                      up, up_prev);
+}
+
+// Seed Algorithm 5: every pixel takes its root's label; background gets 0.
+// Only local starts walk the forest; the other lanes take the label from the
+// lane holding their local start with a shuffle. Rewriting L in place is
+// safe: finds only visit local starts, and those are rewritten with their
+// root's label, which is still a valid parent.
+template <typename Mask>
+__device__ void relabel(const u8* image, int pitch, u32* L, int width, int height) {
+    constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
+    const u32 words_per_row = (width + bits - 1) / bits;
+    u32 y, w;
+    if (!warp_word(height, words_per_row, &y, &w)) return;
+    const int base = w * bits, lane = threadIdx.x;
+    const Mask word = ccl_load_word<Mask>(image + (size_t)y * pitch, base, width);
+    const u32 row_index = y * (u32)width;
+    u32 root_label[per_lane];
+#pragma unroll
+    for (int k = 0; k < per_lane; ++k) {
+        const int p = lane + 32 * k;
+        const bool starts = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
+        root_label[k] = starts ? ccl_find_final(L, row_index + base + p) + 1 : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < per_lane; ++k) {
+        const int p = lane + 32 * k;
+        const int start = ccl_run_start(word, p);
+        u32 label = 0;
+#pragma unroll
+        for (int j = 0; j < per_lane; ++j) {
+            const u32 candidate = __shfl_sync(CCL_FULL_MASK, root_label[j], start & 31);
+            if (j == (start >> 5)) label = candidate;
+        }
+        if (base + p < width) L[row_index + base + p] = ccl_bit(word, p) ? label : 0;
+    }
+}
+
+// Analysis, step 1: flags the roots (local starts that are their own
+// parent) of each word in `root_bits` and counts them per group of
+// WORDS_PER_GROUP words (`group_count`, zeroed before).
+template <typename Mask>
+__device__ void count_roots(const u8* image, int pitch, const u32* L, int width, int height,
+                            Mask* root_bits, u32* group_count) {
+    constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
+    const u32 words_per_row = (width + bits - 1) / bits;
+    u32 y, w;
+    if (!warp_word(height, words_per_row, &y, &w)) return;
+    const int base = w * bits, lane = threadIdx.x;
+    const Mask word = ccl_load_word<Mask>(image + (size_t)y * pitch, base, width);
+    const u32 row_index = y * (u32)width;
+    Mask roots = 0;
+#pragma unroll
+    for (int k = 0; k < per_lane; ++k) {
+        const int p = lane + 32 * k;
+        const u32 index = row_index + base + p;
+        const bool root = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1)) && L[index] == index + 1;
+        roots |= (Mask)__ballot_sync(CCL_FULL_MASK, root) << (32 * k);
+    }
+    const u64 word_index = (u64)y * words_per_row + w;
+    if (lane == 0) {
+        root_bits[word_index] = roots;
+        if (roots) atomicAdd(group_count + word_index / WORDS_PER_GROUP, (u32)ccl_popc(roots));
+    }
+}
+
+// Analysis, step 2 (one block of 1024 threads): exclusive prefix sum of the
+// group counts, and the number of components.
+__device__ void scan_groups(const u32* group_count, u32* group_offset, u32* components, u32 groups) {
+    __shared__ u32 warp_totals[32];
+    u32 carry = 0;
+    for (u32 first = 0; first < groups; first += blockDim.x) {
+        const u32 i = first + threadIdx.x;
+        const u32 count = i < groups ? group_count[i] : 0;
+        const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
+        if (i < groups) group_offset[i] = carry + inclusive - count;
+        // The last thread's inclusive sum is the tile's total.
+        if (threadIdx.x == blockDim.x - 1) warp_totals[0] = inclusive;
+        __syncthreads();
+        carry += warp_totals[0];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *components = carry;
+}
+
+// Analysis, step 3 (one block of WORDS_PER_GROUP threads per group): the
+// rank of each word's first root among all roots in raster order, so a
+// component's features land at index rank, and the initial features of every
+// component.
+template <typename Mask>
+__device__ void rank_roots(const Mask* root_bits, const u32* group_offset, u32* word_offset,
+                           CclStats* stats, u32 words, u32 words_per_row) {
+    __shared__ u32 warp_totals[32];
+    const u32 word = blockIdx.x * WORDS_PER_GROUP + threadIdx.x;
+    Mask roots = word < words ? root_bits[word] : 0;
+    const u32 count = ccl_popc(roots);
+    const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
+    if (word >= words) return;
+    u32 rank = group_offset[blockIdx.x] + inclusive - count;
+    word_offset[word] = rank;
+    const u32 y = word / words_per_row;
+    for (; roots; roots &= roots - 1, ++rank) {
+        CclStats s;
+        s.area = 0;
+        s.x_min = 0xffffffffu;
+        s.y_min = y;
+        s.x_max = 0;
+        s.y_max = 0;
+        s.padding = 0;
+        s.sum_x = 0;
+        s.sum_y = 0;
+        stats[rank] = s;
+    }
+}
+
+// Adds a run of pixels of row y to a component's features.
+__device__ __forceinline__ void add_to_component(CclStats* s, u32 area, u64 sum_x, u32 x_min, u32 x_max,
+                                                 u32 y) {
+    atomicAdd(&s->area, area);
+    atomicAdd(&s->sum_x, sum_x);
+    atomicAdd(&s->sum_y, (u64)y * area);
+    atomicMin(&s->x_min, x_min);
+    atomicMax(&s->x_max, x_max);
+    atomicMax(&s->y_max, y);
+}
+
+// Analysis, step 4 (seed Algorithm 6): each segment piece adds its area,
+// coordinate sums (phi(n) = n(n + 1) / 2 through the run's first and last
+// column) and extent to its component. Two reductions keep atomics off the
+// hot roots: lanes of a word with the same component combine first
+// (__match_any_sync, __reduce_*_sync), and each warp walks `span` words of a
+// row keeping one component's sums in registers while it recurs: the one
+// reaching the right end of the last word, usually continued by the next.
+template <typename Mask>
+__device__ void features(const u8* image, int pitch, const u32* L, int width, int height,
+                         const Mask* root_bits, const u32* word_offset, CclStats* stats, u32 span) {
+    constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
+    const u32 words_per_row = (width + bits - 1) / bits;
+    const u32 spans_per_row = (words_per_row + span - 1) / span;
+    u32 y, s;
+    if (!warp_word(height, spans_per_row, &y, &s)) return;
+    const int lane = threadIdx.x;
+    const u8* row = image + (size_t)y * pitch;
+    const u32 row_index = y * (u32)width;
+    const u32 last_word = min((s + 1) * span, words_per_row);
+    u32 pending = NO_RANK, pending_area = 0, pending_x_min = 0, pending_x_max = 0;
+    u64 pending_sum_x = 0;
+    for (u32 w = s * span; w < last_word; ++w) {
+        const int base = w * bits;
+        const Mask word = ccl_load_word<Mask>(row, base, width);
+#pragma unroll
+        for (int k = 0; k < per_lane; ++k) {
+            const int p = lane + 32 * k;
+            const bool starts = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
+            u32 rank = NO_RANK, area = 0, sum = 0, first = 0, last = 0;
+            if (starts) {
+                const u32 root = ccl_find_final(L, row_index + base + p);
+                const u32 root_y = root / width, root_x = root - root_y * width;
+                const u32 root_word = root_y * words_per_row + root_x / bits;
+                rank = word_offset[root_word] +
+                       ccl_popc(root_bits[root_word] & ccl_bits_below(Mask(0), root_x % bits));
+                first = p;
+                last = ccl_run_end(word, p);
+                area = last - first + 1;
+                sum = (first + last) * area / 2;
+            }
+            const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+            if (starts) {
+                area = __reduce_add_sync(group, area);
+                sum = __reduce_add_sync(group, sum);
+                first = __reduce_min_sync(group, first);
+                last = __reduce_max_sync(group, last);
+            }
+            const u64 sum_x = (u64)base * area + sum;
+            const bool leader = starts && __ffs(group) - 1 == lane;
+            // Fold the pending component's group into the registers.
+            const bool folded = leader && rank == pending;
+            const u32 joins = __ballot_sync(CCL_FULL_MASK, folded);
+            const int joiner = joins ? __ffs(joins) - 1 : 0;
+            const u32 j_area = __shfl_sync(CCL_FULL_MASK, area, joiner);
+            const u64 j_sum = __shfl_sync(CCL_FULL_MASK, sum_x, joiner);
+            const u32 j_last = __shfl_sync(CCL_FULL_MASK, last, joiner);
+            if (joins) {
+                pending_area += j_area;
+                pending_sum_x += j_sum;
+                pending_x_max = base + j_last;
+            }
+            // The component at the word's right end becomes the pending one.
+            const u32 starters = __ballot_sync(CCL_FULL_MASK, starts);
+            const int rightmost = starters ? 31 - __clz(starters) : 0;
+            const u32 r_rank = __shfl_sync(CCL_FULL_MASK, rank, rightmost);
+            const u32 r_area = __shfl_sync(CCL_FULL_MASK, area, rightmost);
+            const u64 r_sum = __shfl_sync(CCL_FULL_MASK, sum_x, rightmost);
+            const u32 r_first = __shfl_sync(CCL_FULL_MASK, first, rightmost);
+            const u32 r_last = __shfl_sync(CCL_FULL_MASK, last, rightmost);
+            if (starters && r_rank != pending) {
+                if (pending != NO_RANK && lane == 0)
+                    add_to_component(stats + pending, pending_area, pending_sum_x, pending_x_min,
+                                     pending_x_max, y);
+                pending = r_rank;
+                pending_area = r_area;
+                pending_sum_x = r_sum;
+                pending_x_min = base + r_first;
+                pending_x_max = base + r_last;
+            }
+            if (leader && !folded && rank != pending)
+                add_to_component(stats + rank, area, sum_x, base + first, base + last, y);
+        }
+    }
+    if (pending != NO_RANK && lane == 0)
+        add_to_component(stats + pending, pending_area, pending_sum_x, pending_x_min, pending_x_max, y);
+}
+
+// ------------------------------------------------------------ entry points
+
+#define HA_LABEL_KERNELS(NAME, MASK, EIGHT)                                                              \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_strip(const u8* image, int pitch, u32* L, int width, int height) {                        \
+        strip_labeling<MASK, EIGHT>(image, pitch, L, width, height);                                     \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_border(const u8* image, int pitch, u32* L, int width, int height) {                       \
+        border_merge<MASK, EIGHT>(image, pitch, L, width, height);                                       \
+    }
+
+#define HA_WORD_KERNELS(NAME, MASK)                                                                      \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_relabel(const u8* image, int pitch, u32* L, int width, int height) {                      \
+        relabel<MASK>(image, pitch, L, width, height);                                                   \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_count_roots(const u8* image, int pitch, const u32* L, int width, int height,              \
+                           MASK* root_bits, u32* group_count) {                                          \
+        count_roots<MASK>(image, pitch, L, width, height, root_bits, group_count);                       \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(WORDS_PER_GROUP)                                       \
+        NAME##_rank_roots(const MASK* root_bits, const u32* group_offset, u32* word_offset,              \
+                          CclStats* stats, u32 words, u32 words_per_row) {                               \
+        rank_roots<MASK>(root_bits, group_offset, word_offset, stats, words, words_per_row);             \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_features(const u8* image, int pitch, const u32* L, int width, int height,                 \
+                        const MASK* root_bits, const u32* word_offset, CclStats* stats, u32 span) {      \
+        features<MASK>(image, pitch, L, width, height, root_bits, word_offset, stats, span);             \
+    }
+
+HA_LABEL_KERNELS(ha_w32_c4, u32, false)
+HA_LABEL_KERNELS(ha_w64_c4, u64, false)
+HA_LABEL_KERNELS(ha_w32_c8, u32, true)
+HA_LABEL_KERNELS(ha_w64_c8, u64, true)
+HA_WORD_KERNELS(ha_w32, u32)
+HA_WORD_KERNELS(ha_w64, u64)
+
+extern "C" __global__ void __launch_bounds__(1024)
+    ha_scan_groups(const u32* group_count, u32* group_offset, u32* components, u32 groups) {
+    scan_groups(group_count, group_offset, components, groups);
+}

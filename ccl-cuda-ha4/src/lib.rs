@@ -1,0 +1,35 @@
+//! HA4 and HA8 on NVIDIA GPUs: direct connected component labeling and
+//! analysis after Hennequin, Lacassagne, Cabaret & Meunier (DASIP 2018).
+//! Strips of 4 rows, one warp per row, segments found in 32- or 64-pixel
+//! words with `__ballot_sync` / `__clz` / `__ffs`; the kernels are in
+//! `ha4.cu`, compiled at run time by NVRTC.
+//!
+//! ```
+//! use ccl_core::{BinaryImage, Connectivity, Labeler};
+//! use ccl_cuda_ha4::{Ha, HaVariant};
+//!
+//! let pixels = [1, 1, 0, 1,
+//!               0, 1, 0, 1];
+//! let image = BinaryImage::new(&pixels, 4, 2)?;
+//! match Ha::new(HaVariant::Ha4W64) {
+//!     Ok(mut ha) => {
+//!         let labels = ha.label(&image, Connectivity::Four)?;
+//!         assert_eq!(labels.canonical().labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
+//!     }
+//!     // No GPU, driver or NVRTC here: a clear error, never a panic.
+//!     Err(reason) => println!("skipped: {reason}"),
+//! }
+//! # Ok::<(), ccl_core::Error>(())
+//! ```
+//!
+//! Registered variants: `ha4-32`, `ha4-64` (4-connectivity) and `ha8`
+//! (8-connectivity). Each labels ([`ccl_core::Labeler`]), analyzes
+//! ([`ccl_core::Analyzer`]) and has a device-resident path
+//! ([`Ha::label_device`], [`Ha::analyze_device`]) timed per stage.
+
+mod ha;
+mod pipeline;
+mod variant;
+
+pub use ha::Ha;
+pub use variant::HaVariant;

@@ -1,0 +1,65 @@
+//! Device buffers that are reused across calls on images of the same size.
+
+use std::sync::Arc;
+
+use ccl_core::{Error, Result};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+
+use crate::cuda_error;
+
+/// A device allocation that only grows: asking for a size it already covers
+/// reuses it, so repeated runs on one image size allocate nothing.
+pub struct DeviceBuffer<T> {
+    slice: Option<CudaSlice<T>>,
+}
+
+impl<T> Default for DeviceBuffer<T> {
+    fn default() -> Self {
+        Self { slice: None }
+    }
+}
+
+impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// An empty buffer (nothing allocated yet).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// At least `len` elements of uninitialised device memory; reallocates
+    /// (dropping the contents) only when the current allocation is smaller.
+    pub fn reserve(&mut self, stream: &Arc<CudaStream>, len: usize) -> Result<&mut CudaSlice<T>> {
+        let len = len.max(1);
+        if self.slice.as_ref().is_none_or(|s| s.len() < len) {
+            self.slice = None; // free before allocating the larger one
+            // SAFETY: every kernel writes before it reads what it needs of
+            // these buffers; the host reads back only what kernels wrote.
+            let slice = unsafe { stream.alloc::<T>(len) }.map_err(cuda_error)?;
+            self.slice = Some(slice);
+        }
+        Ok(self.slice.as_mut().expect("allocated above"))
+    }
+
+    /// The allocation; an error if nothing was reserved yet.
+    pub fn get(&self) -> Result<&CudaSlice<T>> {
+        self.slice
+            .as_ref()
+            .ok_or_else(|| Error::Unavailable("device buffer used before it was allocated".into()))
+    }
+
+    /// The allocation, mutably; an error if nothing was reserved yet.
+    pub fn get_mut(&mut self) -> Result<&mut CudaSlice<T>> {
+        self.slice
+            .as_mut()
+            .ok_or_else(|| Error::Unavailable("device buffer used before it was allocated".into()))
+    }
+}
+
+/// `ceil(n / per_block)` as a grid dimension, or an error if the grid would
+/// exceed CUDA's limit of 2^31 - 1 blocks.
+pub fn blocks(n: usize, per_block: usize) -> Result<u32> {
+    let count = n.div_ceil(per_block.max(1));
+    u32::try_from(count)
+        .ok()
+        .filter(|&c| c <= i32::MAX as u32)
+        .ok_or_else(|| Error::Unavailable(format!("{count} blocks exceed CUDA's grid limit")))
+}

@@ -1,0 +1,168 @@
+// ccl_device.cuh: the device-side helpers shared by every ccl kernel.
+//
+// NVRTC has no standard headers, so the runtime (ccl-cuda's compile.rs)
+// prepends this file to each kernel module instead of an #include.
+//
+// Conventions shared by all kernels:
+// - A label image L is a union-find forest stored in place, 1-based:
+//   L[i] == j + 1 means "the parent of pixel i is pixel j"; a root r holds
+//   L[r] == r + 1; background pixels hold 0 once a labeling is complete.
+//   Merges always link the larger root under the smaller one, so the root of
+//   a component is its first pixel in raster order and the final label is
+//   1 + that pixel's raster index.
+// - Rows are cut into words of BITS = 32 or 64 pixels; a warp owns one word
+//   and lane l holds the pixels at l + 32 k. Bit p of a word mask is pixel
+//   base + p. Pixels outside the image are background, so every warp
+//   intrinsic below runs with the full mask on every lane.
+
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define CCL_FULL_MASK 0xffffffffu
+
+// ---------------------------------------------------------------- union-find
+
+// Root of pixel i. Reads bypass L1 (ld.global.cg): other blocks update the
+// forest during a merge kernel and L1 is not coherent across multiprocessors.
+__device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
+    u32 parent = __ldcg(L + i) - 1;
+    while (parent != i) {
+        i = parent;
+        parent = __ldcg(L + i) - 1;
+    }
+    return i;
+}
+
+// Root of pixel i once the forest no longer changes (after the merge
+// kernels): plain cached loads.
+__device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
+    u32 parent = L[i] - 1;
+    while (parent != i) {
+        i = parent;
+        parent = L[i] - 1;
+    }
+    return i;
+}
+
+// Joins the trees of pixels a and b (Hennequin et al., seed 000, Algorithm 2;
+// the atomicMin splice of Playne & Hawick). A failed atomicMin means the
+// root we saw got a parent meanwhile: continue from the value it held, so no
+// link is ever lost.
+__device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
+    while (true) {
+        a = ccl_find(L, a);
+        b = ccl_find(L, b);
+        if (a == b) return;
+        if (a > b) { u32 t = a; a = b; b = t; }
+        u32 old = atomicMin(L + b, a + 1);
+        if (old == b + 1) return;
+        b = old - 1;
+    }
+}
+
+// ------------------------------------------------------- segment distances
+
+__device__ __forceinline__ bool ccl_bit(u32 mask, int p) { return (mask >> p) & 1u; }
+__device__ __forceinline__ bool ccl_bit(u64 mask, int p) { return (mask >> p) & 1ull; }
+
+// Position of the first pixel of the run of ones of `mask` that contains bit
+// p, clipped to the word (0 when the run reaches bit 0). Seed 000 Algorithm 1
+// (32-bit) and Algorithm 7 (64-bit): the start distance is p - start.
+__device__ __forceinline__ int ccl_run_start(u32 mask, int p) {
+    u32 at_or_below = 0xffffffffu >> (31 - p);
+    u32 zeros = ~mask & at_or_below;
+    return zeros ? 32 - __clz(zeros) : 0;
+}
+__device__ __forceinline__ int ccl_run_start(u64 mask, int p) {
+    u64 at_or_below = 0xffffffffffffffffull >> (63 - p);
+    u64 zeros = ~mask & at_or_below;
+    return zeros ? 64 - __clzll(zeros) : 0;
+}
+
+// Position of the last pixel of the run of ones that contains bit p, clipped
+// to the word.
+__device__ __forceinline__ int ccl_run_end(u32 mask, int p) {
+    u32 zeros_above = ~(mask >> p);
+    return zeros_above ? p + __ffs(zeros_above) - 2 : 31;
+}
+__device__ __forceinline__ int ccl_run_end(u64 mask, int p) {
+    u64 zeros_above = ~(mask >> p);
+    return zeros_above ? p + __ffsll((long long)zeros_above) - 2 : 63;
+}
+
+// ------------------------------------------------------------- warp masks
+
+// Lanes below this one.
+__device__ __forceinline__ u32 ccl_lanes_below() {
+    u32 lane = threadIdx.x & 31u;
+    return (1u << lane) - 1u;
+}
+
+// Bits strictly below position p of a word.
+__device__ __forceinline__ u32 ccl_bits_below(u32, int p) { return p ? 0xffffffffu >> (32 - p) : 0u; }
+__device__ __forceinline__ u64 ccl_bits_below(u64, int p) {
+    return p ? 0xffffffffffffffffull >> (64 - p) : 0ull;
+}
+
+__device__ __forceinline__ int ccl_popc(u32 v) { return __popc(v); }
+__device__ __forceinline__ int ccl_popc(u64 v) { return __popcll(v); }
+
+// The foreground mask of the word of row `row` (null: outside the image)
+// starting at column `base`: lane l reads the pixels base + l + 32 k.
+template <typename Mask>
+__device__ __forceinline__ Mask ccl_load_word(const u8* row, int base, int width) {
+    Mask mask = 0;
+#pragma unroll
+    for (int k = 0; k < (int)sizeof(Mask) / 4; ++k) {
+        int x = base + (int)(threadIdx.x & 31u) + 32 * k;
+        bool fg = row != nullptr && x < width && row[x] != 0;
+        mask |= (Mask)__ballot_sync(CCL_FULL_MASK, fg) << (32 * k);
+    }
+    return mask;
+}
+
+// ------------------------------------------------------- component features
+
+// One component's features as the host reads them (ccl_cuda::DeviceStats).
+// y_min needs no atomic: a component's root is its first pixel in raster
+// order, so y_min is the root's row.
+struct CclStats {
+    u32 area;
+    u32 x_min;
+    u32 y_min;
+    u32 x_max;
+    u32 y_max;
+    u32 padding;
+    u64 sum_x;
+    u64 sum_y;
+};
+
+// ------------------------------------------------------------- block scans
+
+// Inclusive prefix sum of `value` over the block (blockDim.x a multiple of
+// 32, at most 1024, 1-D). `warp_totals` is 32 words of shared memory. Every
+// thread of the block must call it (it holds barriers).
+__device__ __forceinline__ u32 ccl_block_inclusive_scan(u32 value, u32* warp_totals) {
+    const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        u32 other = __shfl_up_sync(CCL_FULL_MASK, value, offset);
+        if (lane >= (u32)offset) value += other;
+    }
+    if (lane == 31) warp_totals[warp] = value;
+    __syncthreads();
+    if (warp == 0) {
+        u32 total = lane < (blockDim.x >> 5) ? warp_totals[lane] : 0;
+#pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            u32 other = __shfl_up_sync(CCL_FULL_MASK, total, offset);
+            if (lane >= (u32)offset) total += other;
+        }
+        warp_totals[lane] = total;
+    }
+    __syncthreads();
+    u32 result = value + (warp ? warp_totals[warp - 1] : 0);
+    __syncthreads(); // warp_totals may be reused by the caller's next scan
+    return result;
+}

@@ -1,0 +1,158 @@
+//! Images and features as they live on the device.
+
+use std::sync::Arc;
+
+use ccl_core::{BinaryImage, ComponentStats, Error, Result, check_size};
+use cudarc::driver::{CudaStream, CudaView, DeviceRepr, ValidAsZeroBits};
+
+use crate::{DeviceBuffer, cuda_error};
+
+/// A binary image in device memory: `height` rows of `width` bytes, rows
+/// `pitch` bytes apart, nonzero = foreground. Kernels take the dimensions as
+/// `int`, so each must stay below 2^31.
+pub struct DeviceImage<'a> {
+    pixels: CudaView<'a, u8>,
+    width: usize,
+    height: usize,
+    pitch: usize,
+}
+
+impl<'a> DeviceImage<'a> {
+    /// Checks the dimensions against the buffer and the label range.
+    pub fn new(
+        pixels: CudaView<'a, u8>,
+        width: usize,
+        height: usize,
+        pitch: usize,
+    ) -> Result<Self> {
+        check_size(width, height)?;
+        let limit = i32::MAX as usize;
+        if width > limit || height > limit || pitch > limit {
+            return Err(Error::InvalidDimensions(format!(
+                "CUDA kernels take dimensions below 2^31; got width {width}, height {height}, pitch {pitch}"
+            )));
+        }
+        if pitch < width {
+            return Err(Error::InvalidDimensions(format!(
+                "pitch {pitch} is smaller than width {width}"
+            )));
+        }
+        let needed = if width == 0 || height == 0 {
+            0
+        } else {
+            (height - 1) * pitch + width
+        };
+        if pixels.len() < needed {
+            return Err(Error::InvalidDimensions(format!(
+                "a {width}x{height} image with pitch {pitch} needs {needed} device bytes, the buffer has {}",
+                pixels.len()
+            )));
+        }
+        Ok(Self {
+            pixels,
+            width,
+            height,
+            pitch,
+        })
+    }
+
+    /// The device bytes.
+    pub fn pixels(&self) -> &CudaView<'a, u8> {
+        &self.pixels
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Bytes between row starts.
+    pub fn pitch(&self) -> usize {
+        self.pitch
+    }
+
+    /// `width * height`.
+    pub fn pixel_count(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// True when the image has no pixels.
+    pub fn is_empty(&self) -> bool {
+        self.pixel_count() == 0
+    }
+
+    /// `(pitch, width, height)` as the kernels' `int` arguments.
+    pub fn kernel_dims(&self) -> (i32, i32, i32) {
+        // Fits: checked in `new`.
+        (self.pitch as i32, self.width as i32, self.height as i32)
+    }
+}
+
+/// Copies `image` into `buffer` as it is laid out on the host (rows `stride`
+/// bytes apart) and returns the device pitch. Nothing is allocated when the
+/// buffer is already large enough.
+pub fn upload_image(
+    stream: &Arc<CudaStream>,
+    buffer: &mut DeviceBuffer<u8>,
+    image: &BinaryImage<'_>,
+) -> Result<usize> {
+    let bytes = if image.is_empty() {
+        &[][..]
+    } else {
+        &image.as_bytes()[..(image.height() - 1) * image.stride() + image.width()]
+    };
+    let device = buffer.reserve(stream, bytes.len())?;
+    if !bytes.is_empty() {
+        stream
+            .memcpy_htod(bytes, &mut device.slice_mut(..bytes.len()))
+            .map_err(cuda_error)?;
+    }
+    Ok(image.stride())
+}
+
+/// One component's features in device memory; the layout of `CclStats` in
+/// `ccl_device.cuh`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceStats {
+    /// Number of pixels.
+    pub area: u32,
+    /// Smallest column.
+    pub x_min: u32,
+    /// Smallest row.
+    pub y_min: u32,
+    /// Largest column.
+    pub x_max: u32,
+    /// Largest row.
+    pub y_max: u32,
+    /// Keeps the sums 8-byte aligned, as in C.
+    pub padding: u32,
+    /// Sum of columns.
+    pub sum_x: u64,
+    /// Sum of rows.
+    pub sum_y: u64,
+}
+
+// SAFETY: plain old data with C layout.
+unsafe impl DeviceRepr for DeviceStats {}
+// SAFETY: all-zero bytes are a valid value of every field.
+unsafe impl ValidAsZeroBits for DeviceStats {}
+
+impl From<DeviceStats> for ComponentStats {
+    fn from(s: DeviceStats) -> Self {
+        ComponentStats {
+            area: s.area,
+            x_min: s.x_min,
+            y_min: s.y_min,
+            x_max: s.x_max,
+            y_max: s.y_max,
+            sum_x: s.sum_x,
+            sum_y: s.sum_y,
+        }
+    }
+}

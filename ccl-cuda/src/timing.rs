@@ -1,0 +1,62 @@
+//! Per-stage timing with CUDA events.
+
+use std::sync::Arc;
+
+use ccl_core::{Result, StageTime};
+use cudarc::driver::{CudaEvent, CudaStream, sys::CUevent_flags};
+
+use crate::cuda_error;
+
+/// Records an event at the start and after each stage of a pipeline; a
+/// disabled clock records nothing, so one pipeline serves timed and untimed
+/// calls.
+pub struct StageClock {
+    stream: Option<Arc<CudaStream>>,
+    marks: Vec<(&'static str, CudaEvent)>,
+}
+
+impl StageClock {
+    /// A clock that records nothing.
+    pub fn disabled() -> Self {
+        Self {
+            stream: None,
+            marks: Vec::new(),
+        }
+    }
+
+    /// A clock whose start is recorded now on `stream`.
+    pub fn start(stream: &Arc<CudaStream>) -> Result<Self> {
+        let mut clock = Self {
+            stream: Some(stream.clone()),
+            marks: Vec::new(),
+        };
+        clock.mark("start")?;
+        Ok(clock)
+    }
+
+    /// Marks the end of `stage` (the work queued since the previous mark).
+    pub fn mark(&mut self, stage: &'static str) -> Result<()> {
+        if let Some(stream) = &self.stream {
+            let event = stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(cuda_error)?;
+            self.marks.push((stage, event));
+        }
+        Ok(())
+    }
+
+    /// Waits for the last mark and returns each stage's milliseconds
+    /// (empty for a disabled clock).
+    pub fn finish(self) -> Result<Vec<StageTime>> {
+        self.marks
+            .windows(2)
+            .map(|pair| {
+                let ms = pair[0].1.elapsed_ms(&pair[1].1).map_err(cuda_error)?;
+                Ok(StageTime {
+                    stage: pair[1].0,
+                    ms: ms as f64,
+                })
+            })
+            .collect()
+    }
+}
