@@ -89,9 +89,11 @@ __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, in
     Mask previous = 0;
     int open_start = 0; // column where the segment reaching the previous word's end starts
     int slot = 0;
+    u32 pixels = ccl_lane_pixels<Mask>(row, 0, width);
     // Every warp runs the same iterations, so the barrier is uniform.
     for (int base = 0; base < width; base += bits) {
-        const Mask word = ccl_load_word<Mask>(row, base, width);
+        const Mask word = ccl_ballot_word<Mask>(pixels);
+        pixels = ccl_lane_pixels<Mask>(row, base + bits, width); // in flight while we work
 #pragma unroll
         for (int k = 0; k < Word<Mask>::per_lane; ++k) {
             const int p = lane + 32 * k;
@@ -294,9 +296,11 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
     const u32 last_word = min((s + 1) * span, words_per_row);
     u32 pending = NO_RANK, pending_area = 0, pending_x_min = 0, pending_x_max = 0;
     u64 pending_sum_x = 0;
+    u32 pixels = ccl_lane_pixels<Mask>(row, s * span * bits, width);
     for (u32 w = s * span; w < last_word; ++w) {
         const int base = w * bits;
-        const Mask word = ccl_load_word<Mask>(row, base, width);
+        const Mask word = ccl_ballot_word<Mask>(pixels);
+        pixels = ccl_lane_pixels<Mask>(row, base + bits, width); // in flight while we work
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
             const int p = lane + 32 * k;

@@ -22,8 +22,8 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 //!
-//! Registered variants: `ha4-32`, `ha4-64` (4-connectivity) and `ha8`
-//! (8-connectivity). Each labels ([`ccl_core::Labeler`]), analyzes
+//! Registered variants: `ha4-32`, `ha4-64` (4-connectivity), `ha8-32` and
+//! `ha8` (8-connectivity, 64-pixel words). Each labels ([`ccl_core::Labeler`]), analyzes
 //! ([`ccl_core::Analyzer`]) and has a device-resident path
 //! ([`Ha::label_device`], [`Ha::analyze_device`]) timed per stage.
 

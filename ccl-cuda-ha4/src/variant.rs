@@ -12,19 +12,27 @@ pub enum HaVariant {
     Ha4W32,
     /// `ha4-64`: 4-connectivity, 64-pixel words (two pixels per lane).
     Ha4W64,
+    /// `ha8-32`: 8-connectivity, 32-pixel words.
+    Ha8W32,
     /// `ha8`: 8-connectivity, 64-pixel words.
     Ha8,
 }
 
 impl HaVariant {
     /// Every variant.
-    pub const ALL: [HaVariant; 3] = [HaVariant::Ha4W32, HaVariant::Ha4W64, HaVariant::Ha8];
+    pub const ALL: [HaVariant; 4] = [
+        HaVariant::Ha4W32,
+        HaVariant::Ha4W64,
+        HaVariant::Ha8W32,
+        HaVariant::Ha8,
+    ];
 
     /// Registry name.
     pub const fn name(self) -> &'static str {
         match self {
             HaVariant::Ha4W32 => "ha4-32",
             HaVariant::Ha4W64 => "ha4-64",
+            HaVariant::Ha8W32 => "ha8-32",
             HaVariant::Ha8 => "ha8",
         }
     }
@@ -32,7 +40,7 @@ impl HaVariant {
     /// Pixels per word: 32 or 64.
     pub fn word_bits(self) -> u32 {
         match self {
-            HaVariant::Ha4W32 => 32,
+            HaVariant::Ha4W32 | HaVariant::Ha8W32 => 32,
             HaVariant::Ha4W64 | HaVariant::Ha8 => 64,
         }
     }
@@ -41,14 +49,14 @@ impl HaVariant {
     pub const fn connectivity(self) -> Connectivity {
         match self {
             HaVariant::Ha4W32 | HaVariant::Ha4W64 => Connectivity::Four,
-            HaVariant::Ha8 => Connectivity::Eight,
+            HaVariant::Ha8W32 | HaVariant::Ha8 => Connectivity::Eight,
         }
     }
 
     pub(crate) const fn connectivities(self) -> &'static [Connectivity] {
         match self {
             HaVariant::Ha4W32 | HaVariant::Ha4W64 => &[Connectivity::Four],
-            HaVariant::Ha8 => &[Connectivity::Eight],
+            HaVariant::Ha8W32 | HaVariant::Ha8 => &[Connectivity::Eight],
         }
     }
 
@@ -94,6 +102,11 @@ register!(
     HaVariant::Ha4W64,
     "HA4 with 64-pixel words, two pixels per lane (Hennequin et al., DASIP 2018, Alg. 7)",
     60
+);
+register!(
+    HaVariant::Ha8W32,
+    "HA8 with 32-pixel words, one pixel per lane (after Hennequin et al., DASIP 2018)",
+    50
 );
 register!(
     HaVariant::Ha8,

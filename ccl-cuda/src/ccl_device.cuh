@@ -108,18 +108,34 @@ __device__ __forceinline__ u64 ccl_bits_below(u64, int p) {
 __device__ __forceinline__ int ccl_popc(u32 v) { return __popc(v); }
 __device__ __forceinline__ int ccl_popc(u64 v) { return __popcll(v); }
 
-// The foreground mask of the word of row `row` (null: outside the image)
-// starting at column `base`: lane l reads the pixels base + l + 32 k.
+// This lane's pixels of the word of row `row` (null: outside the image)
+// starting at column `base`: bit k is pixel base + lane + 32 k. Split from
+// the ballot so that a loop can load the next word while it works on this one.
 template <typename Mask>
-__device__ __forceinline__ Mask ccl_load_word(const u8* row, int base, int width) {
-    Mask mask = 0;
+__device__ __forceinline__ u32 ccl_lane_pixels(const u8* row, int base, int width) {
+    u32 pixels = 0;
 #pragma unroll
     for (int k = 0; k < (int)sizeof(Mask) / 4; ++k) {
         int x = base + (int)(threadIdx.x & 31u) + 32 * k;
-        bool fg = row != nullptr && x < width && row[x] != 0;
-        mask |= (Mask)__ballot_sync(CCL_FULL_MASK, fg) << (32 * k);
+        if (row != nullptr && x < width && row[x] != 0) pixels |= 1u << k;
     }
+    return pixels;
+}
+
+// The word's foreground mask from every lane's ccl_lane_pixels.
+template <typename Mask>
+__device__ __forceinline__ Mask ccl_ballot_word(u32 lane_pixels) {
+    Mask mask = 0;
+#pragma unroll
+    for (int k = 0; k < (int)sizeof(Mask) / 4; ++k)
+        mask |= (Mask)__ballot_sync(CCL_FULL_MASK, (lane_pixels >> k) & 1u) << (32 * k);
     return mask;
+}
+
+// The foreground mask of the word of row `row` starting at column `base`.
+template <typename Mask>
+__device__ __forceinline__ Mask ccl_load_word(const u8* row, int base, int width) {
+    return ccl_ballot_word<Mask>(ccl_lane_pixels<Mask>(row, base, width));
 }
 
 // ------------------------------------------------------- component features

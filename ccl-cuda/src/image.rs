@@ -26,10 +26,11 @@ impl<'a> DeviceImage<'a> {
         pitch: usize,
     ) -> Result<Self> {
         check_size(width, height)?;
-        let limit = i32::MAX as usize;
+        // Kernels index columns as `int`, reaching up to two words past the width.
+        let limit = i32::MAX as usize - 1024;
         if width > limit || height > limit || pitch > limit {
             return Err(Error::InvalidDimensions(format!(
-                "CUDA kernels take dimensions below 2^31; got width {width}, height {height}, pitch {pitch}"
+                "CUDA kernels take dimensions up to {limit}; got width {width}, height {height}, pitch {pitch}"
             )));
         }
         if pitch < width {
