@@ -87,6 +87,13 @@ pub trait TimedRun {
     fn stats(&mut self) -> Result<Vec<ComponentStats>>;
 }
 
+/// Makes a labeler (a registry entry's constructor).
+pub type LabelerFactory = fn() -> Result<Box<dyn Labeler>>;
+/// Makes an analyzer (a registry entry's constructor).
+pub type AnalyzerFactory = fn() -> Result<Box<dyn Analyzer>>;
+/// Makes the timed form of a variant (a registry entry's constructor).
+pub type TimedFactory = fn() -> Result<Box<dyn TimedRun>>;
+
 /// A registered algorithm: what it is, what it supports, how to make one.
 ///
 /// Algorithm crates submit one per variant with
@@ -105,11 +112,11 @@ pub struct Algorithm {
     /// `Ok` when it can run on this machine, else the reason it cannot.
     pub probe: fn() -> Result<()>,
     /// Makes a labeler, if the algorithm labels.
-    pub labeler: Option<fn() -> Result<Box<dyn Labeler>>>,
+    pub labeler: Option<LabelerFactory>,
     /// Makes an analyzer, if the algorithm computes features.
-    pub analyzer: Option<fn() -> Result<Box<dyn Analyzer>>>,
+    pub analyzer: Option<AnalyzerFactory>,
     /// Makes the timed form used by benchmarks.
-    pub timed: fn() -> Result<Box<dyn TimedRun>>,
+    pub timed: TimedFactory,
 }
 
 impl Algorithm {

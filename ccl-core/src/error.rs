@@ -15,6 +15,11 @@ pub enum Error {
     #[error("invalid image dimensions: {0}")]
     InvalidDimensions(String),
 
+    /// An argument is out of its range (a density over 100, a zero
+    /// granularity, an unknown pattern name).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+
     /// The image has too many pixels for 32-bit labels.
     #[error(
         "image too large: {width}x{height} has {pixels} pixels; labels are 32-bit, so at most {max} pixels are supported",

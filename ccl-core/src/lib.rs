@@ -47,8 +47,8 @@ mod registry;
 mod stats;
 
 pub use algorithm::{
-    Algorithm, Analyzer, Backend, HostTimedRun, Labeler, StageTime, Task, TimedRun,
-    check_connectivity, not_loaded, not_run,
+    Algorithm, Analyzer, AnalyzerFactory, Backend, HostTimedRun, Labeler, LabelerFactory,
+    StageTime, Task, TimedFactory, TimedRun, check_connectivity, not_loaded, not_run,
 };
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};

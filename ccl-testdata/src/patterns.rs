@@ -155,7 +155,7 @@ pub fn pattern(kind: &str, width: usize, height: usize) -> Result<BinaryImageBuf
         .iter()
         .find(|&&(name, _)| name == kind)
         .ok_or_else(|| {
-            Error::Unavailable(format!(
+            Error::InvalidArgument(format!(
                 "unknown pattern `{kind}`; known patterns: {}",
                 pattern_kinds().join(", ")
             ))

@@ -28,7 +28,7 @@ pub const DEFAULT_SEED: u32 = 0;
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidDimensions`] when `density_percent > 100` or
+/// [`Error::InvalidArgument`] when `density_percent > 100` or
 /// `granularity == 0`; [`Error::ImageTooLarge`] when `width × height`
 /// exceeds the 32-bit label space.
 pub fn random_image(
@@ -38,15 +38,13 @@ pub fn random_image(
     granularity: u32,
     seed: u32,
 ) -> Result<BinaryImageBuf> {
-    // ccl-core has no "invalid argument" variant; a cell size or density is
-    // part of how the image is shaped, so InvalidDimensions carries it.
     if density_percent > 100 {
-        return Err(Error::InvalidDimensions(format!(
+        return Err(Error::InvalidArgument(format!(
             "density {density_percent} % is outside 0..=100"
         )));
     }
     if granularity == 0 {
-        return Err(Error::InvalidDimensions(
+        return Err(Error::InvalidArgument(
             "granularity 0: cells must be at least 1x1 pixel".into(),
         ));
     }
