@@ -1,0 +1,68 @@
+//! `ccl list`: every registered variant and whether it can run here.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use ccl_core::{Algorithm, Task};
+
+pub fn run() -> Result<ExitCode, crate::Error> {
+    let registry = ccl_core::registry();
+    // Probing a CUDA variant initialises the driver: do it once per variant.
+    let probes: Vec<ccl_core::Result<()>> = registry.iter().map(|a| a.probe()).collect();
+    let header = ["name", "backend", "conn", "tasks", "status"].map(String::from);
+    let rows: Vec<[String; 5]> = registry
+        .iter()
+        .zip(&probes)
+        .map(|(a, probe)| describe(a, probe.is_ok()))
+        .collect();
+    let mut widths = header.clone().map(|h| h.len());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.len());
+        }
+    }
+    let line = |cells: &[String; 5], summary: &str| {
+        let mut text = String::new();
+        for (cell, width) in cells.iter().zip(widths) {
+            text += &format!("{cell:<width$}  ");
+        }
+        text + summary
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", line(&header, "summary"))?;
+    for ((algorithm, row), probe) in registry.iter().zip(&rows).zip(&probes) {
+        writeln!(out, "{}", line(row, algorithm.summary))?;
+        if let Err(reason) = probe {
+            writeln!(out, "    unavailable: {reason}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Name, backend, connectivities, tasks and status of one variant.
+fn describe(algorithm: &Algorithm, available: bool) -> [String; 5] {
+    let connectivities = algorithm
+        .connectivities
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let tasks = [(Task::Label, "label"), (Task::Analyze, "analyze")]
+        .into_iter()
+        .filter(|&(task, _)| algorithm.performs(task))
+        .map(|(_, name)| name)
+        .collect::<Vec<_>>()
+        .join(",");
+    let status = if available {
+        "available"
+    } else {
+        "unavailable"
+    };
+    [
+        algorithm.name.to_string(),
+        algorithm.backend.to_string(),
+        connectivities,
+        tasks,
+        status.to_string(),
+    ]
+}

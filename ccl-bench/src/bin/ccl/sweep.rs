@@ -1,0 +1,155 @@
+//! `ccl sweep`: times variants over BENCHMARK.md's densities and
+//! granularities, checks every result against cpu-uf, prints the summary
+//! table and writes every measurement as CSV.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ccl_bench::sweep::{self, Config};
+use ccl_core::{Algorithm, Connectivity, Task};
+
+use crate::args::{Size, parse_connectivity};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant to time (repeatable); default: every available one.
+    #[arg(short, long = "algorithm", value_name = "ALGO")]
+    algorithms: Vec<String>,
+    /// Connectivity; default: both (each variant in those it supports).
+    #[arg(short, long, value_name = "4|8", value_parser = parse_connectivity)]
+    connectivity: Option<Connectivity>,
+    /// Image size [default: 2048x2048, or 512x512 with --quick].
+    #[arg(long, value_name = "WxH")]
+    size: Option<Size>,
+    /// A short sweep: 512x512 images, 3 repetitions.
+    #[arg(long)]
+    quick: bool,
+    /// Timed runs per image, after one warm-up run [default: 10, or 3 with --quick].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    reps: Option<u32>,
+    /// What to time: labeling (ccl), analysis (cca) or both.
+    #[arg(long, value_enum, default_value_t = Mode::Both)]
+    mode: Mode,
+    /// Folder for sweep.csv.
+    #[arg(long, value_name = "DIR", default_value = "target/sweep")]
+    out: PathBuf,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Mode {
+    /// Labels only.
+    Ccl,
+    /// The seven features, no label image.
+    Cca,
+    /// Both, timed separately.
+    Both,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+    let tasks = match args.mode {
+        Mode::Ccl => vec![Task::Label],
+        Mode::Cca => vec![Task::Analyze],
+        Mode::Both => vec![Task::Label, Task::Analyze],
+    };
+    let connectivities = args
+        .connectivity
+        .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
+    let variants = select(&args.algorithms, &tasks, &connectivities)?;
+    let default_size = if args.quick { 512 } else { 2048 };
+    let size = args.size.unwrap_or(Size {
+        width: default_size,
+        height: default_size,
+    });
+    ccl_core::check_size(size.width, size.height)?;
+    let config = Config {
+        reps: args
+            .reps
+            .map_or(if args.quick { 3 } else { 10 }, |r| r as usize),
+        tasks,
+        connectivities,
+        ..Config::new(size.width, size.height)
+    };
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    eprintln!(
+        "sweep: {}x{}, densities {}..={} step 5, g {:?}, {} reps after a warm-up; {}",
+        config.width,
+        config.height,
+        config.densities[0],
+        config.densities[config.densities.len() - 1],
+        config.granularities,
+        config.reps,
+        names.join(", ")
+    );
+
+    let total = config.densities.len() * config.granularities.len();
+    let mut done = 0;
+    let show_progress = std::io::stderr().is_terminal();
+    let measurements = sweep::run(&config, &variants, |image| {
+        done += 1;
+        if show_progress {
+            eprint!("\r\x1b[2K[{done}/{total}] {image}");
+        }
+    });
+    if show_progress {
+        eprint!("\r\x1b[2K");
+    }
+    let measurements = measurements?;
+
+    let mut out = std::io::stdout().lock();
+    write!(
+        out,
+        "{}",
+        sweep::summary::table(&sweep::summary::summarize(&measurements))
+    )?;
+    let path = sweep::csv::write(&measurements, &args.out)?;
+    writeln!(
+        out,
+        "wrote {} ({} rows)",
+        path.display(),
+        measurements.len()
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The variants named (each must run here and do what was asked), or every
+/// available variant that performs one of `tasks` in one of
+/// `connectivities`, listing those skipped on stderr.
+fn select(
+    names: &[String],
+    tasks: &[Task],
+    connectivities: &[Connectivity],
+) -> Result<Vec<&'static Algorithm>, crate::Error> {
+    if !names.is_empty() {
+        return names
+            .iter()
+            .map(|name| {
+                let algorithm = ccl_core::find(name)?;
+                for &task in tasks {
+                    algorithm.check_task(task)?;
+                }
+                if !connectivities.iter().any(|&c| algorithm.supports(c)) {
+                    algorithm.check_connectivity(connectivities[0])?;
+                }
+                algorithm.probe()?;
+                Ok(algorithm)
+            })
+            .collect();
+    }
+    let mut chosen = Vec::new();
+    for algorithm in ccl_core::registry() {
+        let relevant = tasks.iter().any(|&t| algorithm.performs(t))
+            && connectivities.iter().any(|&c| algorithm.supports(c));
+        if !relevant {
+            continue;
+        }
+        match algorithm.probe() {
+            Ok(()) => chosen.push(algorithm),
+            Err(reason) => eprintln!("skipped {}: {reason}", algorithm.name),
+        }
+    }
+    if chosen.is_empty() {
+        return Err("no available variant does what was asked (`ccl list` shows them)".into());
+    }
+    Ok(chosen)
+}

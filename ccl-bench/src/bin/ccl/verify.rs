@@ -1,0 +1,209 @@
+//! `ccl verify`: every selected variant against the cpu-uf reference on
+//! random, pattern and real images; one line per variant, and how to
+//! reproduce the first failure.
+
+use std::process::ExitCode;
+
+use ccl_bench::cases::{Case, all_cases};
+use ccl_bench::gpu_policy::{self, Decision};
+use ccl_bench::verify::{Expected, Failure, Variant};
+use ccl_core::{Algorithm, Connectivity, Task};
+
+use crate::args::parse_connectivity;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant to verify (repeatable); default: every registered one.
+    #[arg(short, long = "algorithm", value_name = "ALGO")]
+    algorithms: Vec<String>,
+    /// Connectivity to verify; default: both (each variant in those it supports).
+    #[arg(short, long, value_name = "4|8", value_parser = parse_connectivity)]
+    connectivity: Option<Connectivity>,
+    /// Number of random images, besides every pattern and real image.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    cases: usize,
+}
+
+/// A variant being verified and its tally.
+struct Candidate {
+    variant: Variant,
+    connectivities: Vec<Connectivity>,
+    checks: usize,
+    failures: usize,
+    first_failure: Option<String>,
+    reproduce: Option<String>,
+}
+
+/// The line of a variant that is not verified, and whether that is a failure.
+struct NotRun {
+    name: &'static str,
+    reason: String,
+    failed: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+    let selected: Vec<&'static Algorithm> = if args.algorithms.is_empty() {
+        ccl_core::registry()
+    } else {
+        args.algorithms
+            .iter()
+            .map(|name| ccl_core::find(name))
+            .collect::<Result<_, _>>()?
+    };
+    let wanted = args
+        .connectivity
+        .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
+    let mut candidates = Vec::new();
+    let mut not_run = Vec::new();
+    for algorithm in selected {
+        match prepare(algorithm, &wanted) {
+            Ok(candidate) => candidates.push(candidate),
+            Err(skipped) => not_run.push(skipped),
+        }
+    }
+
+    let cases = all_cases(args.cases)?;
+    for case in &cases {
+        check_case(case, &wanted, &mut candidates)?;
+    }
+
+    let width = candidates
+        .iter()
+        .map(|c| c.variant.algorithm().name.len())
+        .chain(not_run.iter().map(|n| n.name.len()))
+        .max()
+        .unwrap_or(0);
+    for c in &candidates {
+        let name = c.variant.algorithm().name;
+        let scope = format!(
+            "{} x {} on {} images",
+            join(&c.connectivities),
+            join(&c.variant.tasks()),
+            cases.len()
+        );
+        match &c.first_failure {
+            None => println!("{name:<width$}  ok       {} checks ({scope})", c.checks),
+            Some(first) => println!(
+                "{name:<width$}  FAILED   {} of {} checks ({scope}); first: {first}",
+                c.failures, c.checks
+            ),
+        }
+    }
+    for n in &not_run {
+        let status = if n.failed { "FAILED " } else { "skipped" };
+        println!("{:<width$}  {status}  {}", n.name, n.reason);
+    }
+
+    let first_failure = candidates.iter().find_map(|c| c.reproduce.as_ref());
+    if let Some(reproduce) = first_failure {
+        println!("reproduce the first failure: {reproduce}");
+    }
+    let failed = first_failure.is_some() || not_run.iter().any(|n| n.failed);
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A variant ready to verify, or why it is not verified.
+fn prepare(algorithm: &'static Algorithm, wanted: &[Connectivity]) -> Result<Candidate, NotRun> {
+    let not_run = |reason: String, failed: bool| NotRun {
+        name: algorithm.name,
+        reason,
+        failed,
+    };
+    match gpu_policy::decide(algorithm) {
+        Decision::Run => {}
+        Decision::Skip(reason) => return Err(not_run(reason, false)),
+        Decision::Fail(reason) => return Err(not_run(reason, true)),
+    }
+    let connectivities: Vec<Connectivity> = wanted
+        .iter()
+        .copied()
+        .filter(|&c| algorithm.supports(c))
+        .collect();
+    if connectivities.is_empty() {
+        let reason = format!(
+            "supports only {}-connectivity",
+            join(algorithm.connectivities)
+        );
+        return Err(not_run(reason, false));
+    }
+    let variant = Variant::new(algorithm).map_err(|e| not_run(e.to_string(), true))?;
+    Ok(Candidate {
+        variant,
+        connectivities,
+        checks: 0,
+        failures: 0,
+        first_failure: None,
+        reproduce: None,
+    })
+}
+
+/// Checks every candidate on one image, in every connectivity it verifies,
+/// for every task it performs; the reference runs once per connectivity.
+fn check_case(
+    case: &Case,
+    wanted: &[Connectivity],
+    candidates: &mut [Candidate],
+) -> ccl_core::Result<()> {
+    let image = case.image.view();
+    for &connectivity in wanted {
+        if !candidates
+            .iter()
+            .any(|c| c.connectivities.contains(&connectivity))
+        {
+            continue;
+        }
+        let expected = Expected::compute(&image, connectivity)?;
+        for candidate in candidates
+            .iter_mut()
+            .filter(|c| c.connectivities.contains(&connectivity))
+        {
+            for task in candidate.variant.tasks() {
+                candidate.checks += 1;
+                if let Err(failure) = candidate
+                    .variant
+                    .check(task, &image, connectivity, &expected)
+                {
+                    candidate.record(case, connectivity, task, failure);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Candidate {
+    fn record(&mut self, case: &Case, connectivity: Connectivity, task: Task, failure: Failure) {
+        self.failures += 1;
+        if self.first_failure.is_some() {
+            return;
+        }
+        self.first_failure = Some(format!(
+            "{}, {connectivity}-connectivity {task}: {failure}",
+            case.source
+        ));
+        let name = self.variant.algorithm().name;
+        let command = match task {
+            Task::Label => "label",
+            Task::Analyze => "analyze",
+        };
+        let file = case.source.file();
+        let rerun = format!("ccl {command} {file} -a {name} -c {connectivity}");
+        self.reproduce = Some(match case.source.gen_command(&file) {
+            Some(generate) => format!("{generate} && {rerun}"),
+            None => rerun,
+        });
+    }
+}
+
+/// `4,8` or `ccl,cca`.
+fn join<T: ToString>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}

@@ -1,0 +1,256 @@
+//! The images variants are verified on: MT19937 density / granularity
+//! images, every structured pattern, and the real images of `ccl-testdata`.
+
+use std::fmt;
+
+use ccl_core::{BinaryImageBuf, Result};
+
+/// Sizes of the random cases: degenerate ones, sizes around the 32 / 64 /
+/// 128 warp and block borders, and odd ones. Its length (15) is coprime
+/// with the 4 granularities, so consecutive cases visit every pairing.
+const RANDOM_SIZES: &[(usize, usize)] = &[
+    (1, 1),
+    (31, 7),
+    (32, 32),
+    (33, 17),
+    (63, 63),
+    (64, 64),
+    (65, 9),
+    (100, 1),
+    (1, 100),
+    (127, 31),
+    (128, 128),
+    (129, 65),
+    (257, 33),
+    (300, 200),
+    (0, 4),
+];
+
+/// Granularities of the random cases.
+const RANDOM_GRANULARITIES: &[u32] = &[1, 2, 4, 16];
+
+/// Where a case's image comes from, with what it takes to make it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `ccl_testdata::random_image(width, height, density, granularity, seed)`.
+    Random {
+        /// Width in pixels.
+        width: usize,
+        /// Height in pixels.
+        height: usize,
+        /// Percent of cells set, 0..=100.
+        density: u32,
+        /// Cell side in pixels.
+        granularity: u32,
+        /// MT19937 seed.
+        seed: u32,
+    },
+    /// `ccl_testdata::pattern(kind, width, height)`.
+    Pattern {
+        /// The pattern kind, one of `ccl_testdata::pattern_kinds()`.
+        kind: &'static str,
+        /// Width in pixels.
+        width: usize,
+        /// Height in pixels.
+        height: usize,
+    },
+    /// One of `ccl_testdata::real_images()`.
+    Real {
+        /// The image's name.
+        name: &'static str,
+    },
+}
+
+impl Source {
+    /// A file name for this image: the real image's own file in the
+    /// repository, else `case.png` for `ccl gen` to write (`case.pgm` when
+    /// the image has no pixels, which PNG cannot hold).
+    pub fn file(&self) -> String {
+        match self {
+            Source::Real { name } => format!("ccl-testdata/data/real/{name}.png"),
+            Source::Random { width, height, .. } | Source::Pattern { width, height, .. }
+                if width * height == 0 =>
+            {
+                "case.pgm".into()
+            }
+            _ => "case.png".into(),
+        }
+    }
+
+    /// The `ccl gen` command line that writes this image to `output`; `None`
+    /// for real images, which ship with `ccl-testdata` instead.
+    pub fn gen_command(&self, output: &str) -> Option<String> {
+        match self {
+            Source::Random {
+                width,
+                height,
+                density,
+                granularity,
+                seed,
+            } => Some(format!(
+                "ccl gen --size {width}x{height} -d {density} -g {granularity} --seed {seed} -o {output}"
+            )),
+            Source::Pattern {
+                kind,
+                width,
+                height,
+            } => Some(format!(
+                "ccl gen --pattern {kind} --size {width}x{height} -o {output}"
+            )),
+            Source::Real { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Random {
+                width,
+                height,
+                density,
+                granularity,
+                seed,
+            } => write!(
+                f,
+                "random image {width}x{height} d={density} g={granularity} seed={seed}"
+            ),
+            Source::Pattern {
+                kind,
+                width,
+                height,
+            } => write!(f, "pattern {kind}-{width}x{height}"),
+            Source::Real { name } => write!(f, "real image {name}"),
+        }
+    }
+}
+
+/// One verification image and where it comes from.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// How to make the image again.
+    pub source: Source,
+    /// The pixels.
+    pub image: BinaryImageBuf,
+}
+
+/// The first `count` random cases. Case `i` has size `i mod 15` of a fixed
+/// list (sizes around 32 / 64 / 128 and odd ones), granularity 1, 2, 4, 16
+/// by `i mod 4`, density `43 i mod 101` % (every density 0..=100 within 101
+/// cases) and seed `i`.
+pub fn random_cases(count: usize) -> Result<Vec<Case>> {
+    (0..count)
+        .map(|i| {
+            let (width, height) = RANDOM_SIZES[i % RANDOM_SIZES.len()];
+            let density = (i * 43 % 101) as u32;
+            let granularity = RANDOM_GRANULARITIES[i % RANDOM_GRANULARITIES.len()];
+            // Seeds are u32 in the protocol; wrapping keeps huge counts valid.
+            let seed = i as u32;
+            Ok(Case {
+                image: ccl_testdata::random_image(width, height, density, granularity, seed)?,
+                source: Source::Random {
+                    width,
+                    height,
+                    density,
+                    granularity,
+                    seed,
+                },
+            })
+        })
+        .collect()
+}
+
+/// Every pattern kind at every size of `ccl_testdata::PATTERN_SIZES`.
+pub fn pattern_cases() -> Result<Vec<Case>> {
+    let mut cases = Vec::new();
+    for &kind in ccl_testdata::pattern_kinds() {
+        for &(width, height) in ccl_testdata::PATTERN_SIZES {
+            cases.push(Case {
+                image: ccl_testdata::pattern(kind, width, height)?,
+                source: Source::Pattern {
+                    kind,
+                    width,
+                    height,
+                },
+            });
+        }
+    }
+    Ok(cases)
+}
+
+/// Every real image of `ccl-testdata`.
+pub fn real_cases() -> Result<Vec<Case>> {
+    Ok(ccl_testdata::real_images()?
+        .into_iter()
+        .map(|real| Case {
+            source: Source::Real { name: real.name },
+            image: real.image,
+        })
+        .collect())
+}
+
+/// `random` random cases, then every pattern, then every real image.
+pub fn all_cases(random: usize) -> Result<Vec<Case>> {
+    let mut cases = random_cases(random)?;
+    cases.extend(pattern_cases()?);
+    cases.extend(real_cases()?);
+    Ok(cases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_cases_cover_every_density_size_and_granularity() {
+        let cases = random_cases(101).unwrap();
+        let mut densities: Vec<u32> = cases
+            .iter()
+            .map(|c| match c.source {
+                Source::Random { density, .. } => density,
+                _ => unreachable!("random_cases makes random cases"),
+            })
+            .collect();
+        densities.sort_unstable();
+        assert_eq!(densities, (0..=100).collect::<Vec<_>>());
+        let pairings: std::collections::HashSet<_> = cases[..60]
+            .iter()
+            .map(|c| match c.source {
+                Source::Random {
+                    width,
+                    height,
+                    granularity,
+                    ..
+                } => (width, height, granularity),
+                _ => unreachable!("random_cases makes random cases"),
+            })
+            .collect();
+        assert_eq!(
+            pairings.len(),
+            RANDOM_SIZES.len() * RANDOM_GRANULARITIES.len()
+        );
+    }
+
+    #[test]
+    fn random_case_regenerates_from_its_source() {
+        let case = &random_cases(20).unwrap()[19];
+        let Source::Random {
+            width,
+            height,
+            density,
+            granularity,
+            seed,
+        } = case.source
+        else {
+            unreachable!("random_cases makes random cases")
+        };
+        let again = ccl_testdata::random_image(width, height, density, granularity, seed).unwrap();
+        assert_eq!(again, case.image);
+        assert_eq!(
+            case.source.gen_command("case.png").unwrap(),
+            format!(
+                "ccl gen --size {width}x{height} -d {density} -g {granularity} --seed {seed} -o case.png"
+            )
+        );
+    }
+}

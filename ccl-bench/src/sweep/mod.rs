@@ -1,0 +1,355 @@
+//! The benchmark sweep of BENCHMARK.md: every chosen variant on MT19937
+//! images over densities and granularities, timed through
+//! [`Algorithm::timed`], each result checked against the reference before
+//! its time is kept.
+//!
+//! [`run`] measures, [`summary`] reduces the measurements to the protocol's
+//! summary figures, [`csv`] writes them out.
+
+pub mod csv;
+pub mod summary;
+
+use ccl_core::{Algorithm, Backend, BinaryImage, Connectivity, StageTime, Task, TimedRun};
+
+use crate::cases::Source;
+use crate::verify::{Expected, Mismatch, compare_labels, compare_stats};
+
+/// The densities of a sweep: 0, 5, …, 100 %.
+pub const DENSITIES: [u32; 21] = {
+    let mut densities = [0; 21];
+    let mut i = 0;
+    while i < densities.len() {
+        densities[i] = 5 * i as u32;
+        i += 1;
+    }
+    densities
+};
+
+/// The granularities of a sweep.
+pub const GRANULARITIES: [u32; 3] = [1, 4, 16];
+
+/// What a sweep measures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Image width in pixels.
+    pub width: usize,
+    /// Image height in pixels.
+    pub height: usize,
+    /// Densities in percent.
+    pub densities: Vec<u32>,
+    /// Cell sides in pixels.
+    pub granularities: Vec<u32>,
+    /// MT19937 seed of every image.
+    pub seed: u32,
+    /// Timed runs per image, after one warm-up run.
+    pub reps: usize,
+    /// Labeling, analysis or both.
+    pub tasks: Vec<Task>,
+    /// The connectivities to measure (each variant only in those it supports).
+    pub connectivities: Vec<Connectivity>,
+}
+
+impl Config {
+    /// The protocol's sweep at `width × height`: every density and
+    /// granularity, seed 0, 10 repetitions, both tasks and connectivities.
+    pub fn new(width: usize, height: usize) -> Self {
+        Self {
+            width,
+            height,
+            densities: DENSITIES.to_vec(),
+            granularities: GRANULARITIES.to_vec(),
+            seed: ccl_testdata::DEFAULT_SEED,
+            reps: 10,
+            tasks: vec![Task::Label, Task::Analyze],
+            connectivities: Connectivity::ALL.to_vec(),
+        }
+    }
+}
+
+/// The timing of one variant, connectivity and task on one image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// Variant name.
+    pub variant: &'static str,
+    /// Where it ran.
+    pub backend: Backend,
+    /// Connectivity.
+    pub connectivity: Connectivity,
+    /// Labeling or analysis.
+    pub task: Task,
+    /// Image width.
+    pub width: usize,
+    /// Image height.
+    pub height: usize,
+    /// Granularity of the image.
+    pub granularity: u32,
+    /// Density of the image in percent.
+    pub density: u32,
+    /// Number of timed runs.
+    pub reps: usize,
+    /// Median time of a run (the sum of its stages) in ms.
+    pub median_ms: f64,
+    /// Fastest run in ms.
+    pub min_ms: f64,
+    /// Time to load the image (host to device for CUDA) in ms.
+    pub transfer_ms: f64,
+    /// Median time of each stage in ms, in the variant's stage order.
+    pub stages: Vec<StageTime>,
+}
+
+impl Measurement {
+    /// Throughput of the median run in gigapixels per second.
+    pub fn gpx_per_s(&self) -> f64 {
+        (self.width * self.height) as f64 / (self.median_ms * 1e-3) / 1e9
+    }
+}
+
+/// Why a sweep stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// Making an image or a variant, or running the reference, failed.
+    #[error(transparent)]
+    Setup(#[from] ccl_core::Error),
+    /// A variant could not load an image.
+    #[error("{variant} could not load {image}: {source}")]
+    Load {
+        /// Variant name.
+        variant: &'static str,
+        /// The image, as [`Source`] describes it.
+        image: String,
+        /// What the variant reported.
+        source: ccl_core::Error,
+    },
+    /// A variant failed on an image.
+    #[error("{variant} failed on {image}, {connectivity}-connectivity {task}: {source}")]
+    Run {
+        /// Variant name.
+        variant: &'static str,
+        /// The image, as [`Source`] describes it.
+        image: String,
+        /// Connectivity.
+        connectivity: Connectivity,
+        /// Labeling or analysis.
+        task: Task,
+        /// What the variant reported.
+        source: ccl_core::Error,
+    },
+    /// A variant's answer differs from the reference's: its time is not kept.
+    #[error(
+        "{variant} gave a wrong answer on {image}, {connectivity}-connectivity {task} ({mismatch}); its time is not reported"
+    )]
+    WrongAnswer {
+        /// Variant name.
+        variant: &'static str,
+        /// The image, as [`Source`] describes it.
+        image: String,
+        /// Connectivity.
+        connectivity: Connectivity,
+        /// Labeling or analysis.
+        task: Task,
+        /// How the answer differs (boxed: it is large and rare).
+        mismatch: Box<Mismatch>,
+    },
+    /// Writing the results failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder involved.
+        path: std::path::PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// Measures every variant of `variants` as `config` says, one image at a
+/// time: granularity outer, density inner, variants in the order given.
+/// `on_image` is told of each image before it is measured (for progress).
+///
+/// # Errors
+/// The first failure or wrong answer, naming variant and image.
+pub fn run(
+    config: &Config,
+    variants: &[&'static Algorithm],
+    mut on_image: impl FnMut(&Source),
+) -> Result<Vec<Measurement>, SweepError> {
+    // One timed form per variant for the whole sweep: scratch buffers and
+    // compiled kernels are reused, as in any long-running caller.
+    let mut runners: Vec<Box<dyn TimedRun>> = variants
+        .iter()
+        .map(|v| v.timed())
+        .collect::<Result<_, _>>()?;
+    let mut measurements = Vec::new();
+    for &granularity in &config.granularities {
+        for &density in &config.densities {
+            let source = Source::Random {
+                width: config.width,
+                height: config.height,
+                density,
+                granularity,
+                seed: config.seed,
+            };
+            on_image(&source);
+            let image = ccl_testdata::random_image(
+                config.width,
+                config.height,
+                density,
+                granularity,
+                config.seed,
+            )?;
+            let expected = config
+                .connectivities
+                .iter()
+                .map(|&c| Ok((c, Expected::compute(&image.view(), c)?)))
+                .collect::<ccl_core::Result<Vec<_>>>()?;
+            for (&algorithm, runner) in variants.iter().zip(&mut runners) {
+                let mut bench = Bench {
+                    algorithm,
+                    runner: runner.as_mut(),
+                    image: source.to_string(),
+                    reps: config.reps,
+                };
+                let transfer_ms = bench.load(&image.view())?;
+                for (connectivity, expected) in &expected {
+                    for &task in &config.tasks {
+                        if !algorithm.supports(*connectivity) || !algorithm.performs(task) {
+                            continue;
+                        }
+                        let timing = bench.measure(task, *connectivity, expected)?;
+                        measurements.push(Measurement {
+                            variant: algorithm.name,
+                            backend: algorithm.backend,
+                            connectivity: *connectivity,
+                            task,
+                            width: config.width,
+                            height: config.height,
+                            granularity,
+                            density,
+                            reps: config.reps,
+                            median_ms: timing.median_ms,
+                            min_ms: timing.min_ms,
+                            transfer_ms,
+                            stages: timing.stages,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(measurements)
+}
+
+/// One variant on one image.
+struct Bench<'a> {
+    algorithm: &'static Algorithm,
+    runner: &'a mut dyn TimedRun,
+    /// The image's description for error messages.
+    image: String,
+    reps: usize,
+}
+
+/// The times of the checked runs of one task.
+struct Timing {
+    median_ms: f64,
+    min_ms: f64,
+    stages: Vec<StageTime>,
+}
+
+impl Bench<'_> {
+    fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64, SweepError> {
+        self.runner.load(image).map_err(|source| SweepError::Load {
+            variant: self.algorithm.name,
+            image: self.image.clone(),
+            source,
+        })
+    }
+
+    /// One warm-up run, `reps` timed runs, then the check of the last run's
+    /// result: a wrong answer is an error, never a time.
+    fn measure(
+        &mut self,
+        task: Task,
+        connectivity: Connectivity,
+        expected: &Expected,
+    ) -> Result<Timing, SweepError> {
+        let failed = |source| SweepError::Run {
+            variant: self.algorithm.name,
+            image: self.image.clone(),
+            connectivity,
+            task,
+            source,
+        };
+        self.runner.run(task, connectivity).map_err(failed)?;
+        let runs = (0..self.reps)
+            .map(|_| self.runner.run(task, connectivity))
+            .collect::<ccl_core::Result<Vec<_>>>()
+            .map_err(failed)?;
+        let checked = match task {
+            Task::Label => compare_labels(&expected.labels, &self.runner.labels().map_err(failed)?),
+            Task::Analyze => compare_stats(&expected.stats, &self.runner.stats().map_err(failed)?),
+        };
+        checked.map_err(|mismatch| SweepError::WrongAnswer {
+            variant: self.algorithm.name,
+            image: self.image.clone(),
+            connectivity,
+            task,
+            mismatch: Box::new(mismatch),
+        })?;
+        let totals: Vec<f64> = runs
+            .iter()
+            .map(|stages| stages.iter().map(|s| s.ms).sum())
+            .collect();
+        Ok(Timing {
+            median_ms: median(totals.clone()),
+            min_ms: totals.iter().copied().fold(f64::INFINITY, f64::min),
+            stages: stage_medians(&runs),
+        })
+    }
+}
+
+/// The median of each stage over runs, in the first run's stage order.
+fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageTime> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    first
+        .iter()
+        .map(|stage| StageTime {
+            stage: stage.stage,
+            ms: median(
+                runs.iter()
+                    .flat_map(|run| run.iter().filter(|s| s.stage == stage.stage))
+                    .map(|s| s.ms)
+                    .collect(),
+            ),
+        })
+        .collect()
+}
+
+/// The median; the mean of the middle two for an even count; NaN for none.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn densities_follow_the_protocol() {
+        assert_eq!(DENSITIES.first(), Some(&0));
+        assert_eq!(DENSITIES.last(), Some(&100));
+        assert!(DENSITIES.windows(2).all(|w| w[1] - w[0] == 5));
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
+    }
+}

@@ -1,0 +1,242 @@
+//! Checking a variant against the reference, `cpu-uf`: labels compare as
+//! partitions (raw label values are each algorithm's own), features with `==`.
+
+use std::fmt;
+
+use ccl_core::{
+    Algorithm, Analyzer, BinaryImage, ComponentStats, Connectivity, LabelImage, Labeler, Task,
+};
+use ccl_cpu::UnionFind;
+
+/// The name of the reference variant every other one is checked against.
+pub const REFERENCE: &str = "cpu-uf";
+
+/// What the reference computes for one image and connectivity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// Canonical labels.
+    pub labels: LabelImage,
+    /// Features, in canonical order.
+    pub stats: Vec<ComponentStats>,
+}
+
+impl Expected {
+    /// Runs the reference on `image`.
+    ///
+    /// The features come from [`ComponentStats::from_labels`] rather than
+    /// from the reference's own analyzer, so that `cpu-uf`'s analysis is
+    /// itself checked against an independent computation.
+    pub fn compute(image: &BinaryImage<'_>, connectivity: Connectivity) -> ccl_core::Result<Self> {
+        let labels = UnionFind.label(image, connectivity)?.canonical();
+        let stats = ComponentStats::from_labels(&labels);
+        Ok(Self { labels, stats })
+    }
+
+    /// The number of components.
+    pub fn components(&self) -> usize {
+        self.stats.len()
+    }
+}
+
+/// How a variant's result differs from the reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The label image does not have the input's size.
+    LabelSize {
+        /// `(width, height)` of the input.
+        expected: (usize, usize),
+        /// `(width, height)` of the variant's labels.
+        actual: (usize, usize),
+    },
+    /// The partitions differ; the first differing pixel in raster order.
+    Labels {
+        /// Column of the pixel.
+        x: usize,
+        /// Row of the pixel.
+        y: usize,
+        /// The reference's canonical label there.
+        expected: u32,
+        /// The variant's canonical label there.
+        actual: u32,
+    },
+    /// The features differ; the first differing component (canonical label
+    /// `component`), `None` where one side has fewer components.
+    Stats {
+        /// Canonical label of the component.
+        component: usize,
+        /// The reference's features of it.
+        expected: Option<ComponentStats>,
+        /// The variant's features of it.
+        actual: Option<ComponentStats>,
+    },
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mismatch::LabelSize { expected, actual } => write!(
+                f,
+                "labels are {}x{}, the image is {}x{}",
+                actual.0, actual.1, expected.0, expected.1
+            ),
+            Mismatch::Labels {
+                x,
+                y,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "first differing pixel ({x}, {y}): canonical label {actual}, expected {expected}"
+            ),
+            Mismatch::Stats {
+                component,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "first differing component {component}: {}, expected {}",
+                describe(actual),
+                describe(expected)
+            ),
+        }
+    }
+}
+
+fn describe(stats: &Option<ComponentStats>) -> String {
+    match stats {
+        Some(s) => format!(
+            "area {} box ({}, {})-({}, {}) sums ({}, {})",
+            s.area, s.x_min, s.y_min, s.x_max, s.y_max, s.sum_x, s.sum_y
+        ),
+        None => "no such component".into(),
+    }
+}
+
+/// Compares labels as partitions: `Ok` when `actual` groups the same pixels
+/// as `expected`, whatever its raw values.
+pub fn compare_labels(expected: &LabelImage, actual: &LabelImage) -> Result<(), Mismatch> {
+    let size = |l: &LabelImage| (l.width(), l.height());
+    if size(expected) != size(actual) {
+        return Err(Mismatch::LabelSize {
+            expected: size(expected),
+            actual: size(actual),
+        });
+    }
+    match expected.first_difference(actual) {
+        None => Ok(()),
+        Some((x, y)) => Err(Mismatch::Labels {
+            x,
+            y,
+            expected: expected.canonical().get(x, y),
+            actual: actual.canonical().get(x, y),
+        }),
+    }
+}
+
+/// Compares features with `==`, component by component in canonical order.
+pub fn compare_stats(
+    expected: &[ComponentStats],
+    actual: &[ComponentStats],
+) -> Result<(), Mismatch> {
+    let count = expected.len().max(actual.len());
+    match (0..count).find(|&i| expected.get(i) != actual.get(i)) {
+        None => Ok(()),
+        Some(i) => Err(Mismatch::Stats {
+            component: i + 1,
+            expected: expected.get(i).copied(),
+            actual: actual.get(i).copied(),
+        }),
+    }
+}
+
+/// Why a check did not pass: the variant failed to run, or it answered wrong.
+#[derive(Debug)]
+pub enum Failure {
+    /// The variant returned an error on a valid input.
+    Error(ccl_core::Error),
+    /// The variant's answer differs from the reference's.
+    Mismatch(Mismatch),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Error(e) => write!(f, "error: {e}"),
+            Failure::Mismatch(m) => m.fmt(f),
+        }
+    }
+}
+
+impl From<Mismatch> for Failure {
+    fn from(mismatch: Mismatch) -> Self {
+        Failure::Mismatch(mismatch)
+    }
+}
+
+impl From<ccl_core::Error> for Failure {
+    fn from(error: ccl_core::Error) -> Self {
+        Failure::Error(error)
+    }
+}
+
+/// A variant made ready for checking: one labeler and one analyzer (where
+/// it performs those tasks), reused across images as a caller would.
+pub struct Variant {
+    algorithm: &'static Algorithm,
+    labeler: Option<Box<dyn Labeler>>,
+    analyzer: Option<Box<dyn Analyzer>>,
+}
+
+impl Variant {
+    /// Constructs the labeler and analyzer of `algorithm`.
+    pub fn new(algorithm: &'static Algorithm) -> ccl_core::Result<Self> {
+        let labeler = algorithm
+            .performs(Task::Label)
+            .then(|| algorithm.labeler())
+            .transpose()?;
+        let analyzer = algorithm
+            .performs(Task::Analyze)
+            .then(|| algorithm.analyzer())
+            .transpose()?;
+        Ok(Self {
+            algorithm,
+            labeler,
+            analyzer,
+        })
+    }
+
+    /// The registry entry.
+    pub fn algorithm(&self) -> &'static Algorithm {
+        self.algorithm
+    }
+
+    /// The tasks it performs, labeling first.
+    pub fn tasks(&self) -> Vec<Task> {
+        [Task::Label, Task::Analyze]
+            .into_iter()
+            .filter(|&t| self.algorithm.performs(t))
+            .collect()
+    }
+
+    /// Runs `task` on `image` and compares the result with `expected`.
+    pub fn check(
+        &mut self,
+        task: Task,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        expected: &Expected,
+    ) -> Result<(), Failure> {
+        // Without a labeler or analyzer for `task`, `check_task` reports
+        // that the variant does not perform it.
+        match (task, &mut self.labeler, &mut self.analyzer) {
+            (Task::Label, Some(labeler), _) => {
+                compare_labels(&expected.labels, &labeler.label(image, connectivity)?)?
+            }
+            (Task::Analyze, _, Some(analyzer)) => {
+                compare_stats(&expected.stats, &analyzer.analyze(image, connectivity)?)?
+            }
+            _ => self.algorithm.check_task(task)?,
+        }
+        Ok(())
+    }
+}
