@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use ccl_core::{BinaryImageBuf, Result};
+use ccl_core::{BinaryImageBuf, Connectivity, Result, Task};
 
 /// Sizes of the random cases: degenerate ones, sizes around the 32 / 64 /
 /// 128 warp and block borders, and odd ones. Its length (15) is coprime
@@ -98,6 +98,21 @@ impl Source {
                 "ccl gen --pattern {kind} --size {width}x{height} -o {output}"
             )),
             Source::Real { .. } => None,
+        }
+    }
+
+    /// The shell commands that rerun `variant` on this image: `ccl gen` to
+    /// write it where needed, then `ccl label` or `ccl analyze`.
+    pub fn reproduce(&self, variant: &str, task: Task, connectivity: Connectivity) -> String {
+        let command = match task {
+            Task::Label => "label",
+            Task::Analyze => "analyze",
+        };
+        let file = self.file();
+        let rerun = format!("ccl {command} {file} -a {variant} -c {connectivity}");
+        match self.gen_command(&file) {
+            Some(generate) => format!("{generate} && {rerun}"),
+            None => rerun,
         }
     }
 }
@@ -247,10 +262,46 @@ mod tests {
         let again = ccl_testdata::random_image(width, height, density, granularity, seed).unwrap();
         assert_eq!(again, case.image);
         assert_eq!(
-            case.source.gen_command("case.png").unwrap(),
+            case.source
+                .reproduce("ha8", Task::Analyze, Connectivity::Eight),
             format!(
-                "ccl gen --size {width}x{height} -d {density} -g {granularity} --seed {seed} -o case.png"
+                "ccl gen --size {width}x{height} -d {density} -g {granularity} --seed {seed} -o case.png \
+                 && ccl analyze case.png -a ha8 -c 8"
             )
+        );
+    }
+
+    #[test]
+    fn patterns_and_real_images_reproduce_from_their_names() {
+        let spiral = Source::Pattern {
+            kind: "spiral",
+            width: 33,
+            height: 31,
+        };
+        assert_eq!(
+            spiral.reproduce("ha4-32", Task::Label, Connectivity::Four),
+            "ccl gen --pattern spiral --size 33x31 -o case.png && ccl label case.png -a ha4-32 -c 4"
+        );
+        let empty = Source::Pattern {
+            kind: "full",
+            width: 0,
+            height: 5,
+        };
+        assert!(
+            empty
+                .reproduce("x", Task::Label, Connectivity::Four)
+                .contains("-o case.pgm")
+        );
+        let coins = Source::Real { name: "coins" };
+        assert_eq!(
+            coins.reproduce("x", Task::Label, Connectivity::Four),
+            "ccl label ccl-testdata/data/real/coins.png -a x -c 4"
+        );
+        assert!(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join(coins.file())
+                .is_file()
         );
     }
 }

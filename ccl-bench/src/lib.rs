@@ -10,6 +10,9 @@ pub mod gpu_policy;
 pub mod sweep;
 pub mod verify;
 
+#[cfg(test)]
+mod test_support;
+
 // Each algorithm crate registers itself through `inventory`; naming it here
 // makes every binary that links `ccl_bench` link it, registrations included.
 use ccl_cpu as _;

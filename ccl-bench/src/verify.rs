@@ -240,3 +240,91 @@ impl Variant {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::MERGE_ALL;
+    use ccl_core::BinaryImageBuf;
+
+    static WRONG: Algorithm = MERGE_ALL;
+
+    /// Two pixels, diagonal: one component with 8-connectivity, two with 4.
+    fn diagonal() -> BinaryImageBuf {
+        BinaryImageBuf::from_fn(3, 2, |x, y| (x, y) == (0, 0) || (x, y) == (1, 1)).unwrap()
+    }
+
+    #[test]
+    fn a_wrong_labeling_names_the_first_differing_pixel() {
+        let image = diagonal();
+        let mut variant = Variant::new(&WRONG).unwrap();
+        let expected = Expected::compute(&image.view(), Connectivity::Four).unwrap();
+        let failure = variant
+            .check(Task::Label, &image.view(), Connectivity::Four, &expected)
+            .unwrap_err();
+        assert!(
+            matches!(
+                failure,
+                Failure::Mismatch(Mismatch::Labels {
+                    x: 1,
+                    y: 1,
+                    expected: 2,
+                    actual: 1
+                })
+            ),
+            "{failure}"
+        );
+        // Right where the answer happens to be right.
+        let expected = Expected::compute(&image.view(), Connectivity::Eight).unwrap();
+        for task in variant.tasks() {
+            assert!(
+                variant
+                    .check(task, &image.view(), Connectivity::Eight, &expected)
+                    .is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn wrong_features_name_the_first_differing_component() {
+        let image = diagonal();
+        let mut variant = Variant::new(&WRONG).unwrap();
+        let expected = Expected::compute(&image.view(), Connectivity::Four).unwrap();
+        let failure = variant
+            .check(Task::Analyze, &image.view(), Connectivity::Four, &expected)
+            .unwrap_err();
+        let Failure::Mismatch(Mismatch::Stats {
+            component,
+            expected,
+            actual,
+        }) = failure
+        else {
+            panic!("expected a feature mismatch, got {failure}");
+        };
+        assert_eq!(component, 1);
+        assert_eq!(expected, Some(ComponentStats::pixel(0, 0)));
+        assert_eq!(actual.map(|s| s.area), Some(2));
+    }
+
+    #[test]
+    fn missing_components_and_sizes_are_mismatches() {
+        let one = [ComponentStats::pixel(0, 0)];
+        assert_eq!(
+            compare_stats(&one, &[]),
+            Err(Mismatch::Stats {
+                component: 1,
+                expected: Some(one[0]),
+                actual: None
+            })
+        );
+        let small = LabelImage::new(1, 1, vec![1]).unwrap();
+        let large = LabelImage::new(2, 1, vec![1, 1]).unwrap();
+        assert_eq!(
+            compare_labels(&small, &large),
+            Err(Mismatch::LabelSize {
+                expected: (1, 1),
+                actual: (2, 1)
+            })
+        );
+    }
+}

@@ -110,6 +110,14 @@ pub enum SweepError {
     /// Making an image or a variant, or running the reference, failed.
     #[error(transparent)]
     Setup(#[from] ccl_core::Error),
+    /// A variant's timed form could not be made.
+    #[error("{variant} could not be set up for timing: {source}")]
+    Create {
+        /// Variant name.
+        variant: &'static str,
+        /// What the variant reported.
+        source: ccl_core::Error,
+    },
     /// A variant could not load an image.
     #[error("{variant} could not load {image}: {source}")]
     Load {
@@ -173,10 +181,15 @@ pub fn run(
 ) -> Result<Vec<Measurement>, SweepError> {
     // One timed form per variant for the whole sweep: scratch buffers and
     // compiled kernels are reused, as in any long-running caller.
-    let mut runners: Vec<Box<dyn TimedRun>> = variants
+    let mut runners = variants
         .iter()
-        .map(|v| v.timed())
-        .collect::<Result<_, _>>()?;
+        .map(|v| {
+            v.timed().map_err(|source| SweepError::Create {
+                variant: v.name,
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut measurements = Vec::new();
     for &granularity in &config.granularities {
         for &density in &config.densities {
@@ -254,6 +267,7 @@ struct Timing {
 }
 
 impl Bench<'_> {
+    /// Loads the image for the runs that follow; returns the transfer time.
     fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64, SweepError> {
         self.runner.load(image).map_err(|source| SweepError::Load {
             variant: self.algorithm.name,
@@ -344,6 +358,45 @@ mod tests {
         assert_eq!(DENSITIES.first(), Some(&0));
         assert_eq!(DENSITIES.last(), Some(&100));
         assert!(DENSITIES.windows(2).all(|w| w[1] - w[0] == 5));
+    }
+
+    #[test]
+    fn a_wrong_answer_stops_the_sweep_naming_variant_and_image() {
+        static WRONG: Algorithm = crate::test_support::MERGE_ALL;
+        let config = Config {
+            densities: vec![0, 50],
+            granularities: vec![4],
+            reps: 1,
+            ..Config::new(32, 32)
+        };
+        // The empty image at d=0 is right even for MERGE_ALL; d=50 is not.
+        let error = run(&config, &[&WRONG], |_| {}).unwrap_err();
+        let message = error.to_string();
+        assert!(matches!(error, SweepError::WrongAnswer { .. }), "{message}");
+        assert!(
+            message.contains("merge-all") && message.contains("32x32 d=50 g=4 seed=0"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn every_supported_combination_is_measured() {
+        crate::link_all();
+        let reference = ccl_core::find(crate::verify::REFERENCE).unwrap();
+        let config = Config {
+            densities: vec![0, 60],
+            reps: 2,
+            ..Config::new(40, 24)
+        };
+        let mut images = 0;
+        let measurements = run(&config, &[reference], |_| images += 1).unwrap();
+        assert_eq!(images, 2 * GRANULARITIES.len());
+        assert_eq!(measurements.len(), 2 * GRANULARITIES.len() * 2 * 2);
+        assert!(
+            measurements
+                .iter()
+                .all(|m| m.min_ms <= m.median_ms && m.stages.len() == 1)
+        );
     }
 
     #[test]

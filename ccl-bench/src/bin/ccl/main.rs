@@ -18,7 +18,7 @@ type Error = Box<dyn std::error::Error>;
 
 /// Connected component labeling and analysis on NVIDIA GPUs and the CPU.
 #[derive(Parser)]
-#[command(name = "ccl", version, about)]
+#[command(name = "ccl", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -72,12 +72,15 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     };
     let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
     eprintln!(
-        "sweep: {}x{}, densities {}..={} step 5, g {:?}, {} reps after a warm-up; {}",
+        "sweep: {}x{}, densities 0..=100 step 5, g {}, {} reps after a warm-up; {}",
         config.width,
         config.height,
-        config.densities[0],
-        config.densities[config.densities.len() - 1],
-        config.granularities,
+        config
+            .granularities
+            .iter()
+            .map(|g| g.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
         config.reps,
         names.join(", ")
     );

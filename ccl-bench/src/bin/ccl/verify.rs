@@ -186,16 +186,7 @@ impl Candidate {
             case.source
         ));
         let name = self.variant.algorithm().name;
-        let command = match task {
-            Task::Label => "label",
-            Task::Analyze => "analyze",
-        };
-        let file = case.source.file();
-        let rerun = format!("ccl {command} {file} -a {name} -c {connectivity}");
-        self.reproduce = Some(match case.source.gen_command(&file) {
-            Some(generate) => format!("{generate} && {rerun}"),
-            None => rerun,
-        });
+        self.reproduce = Some(case.source.reproduce(name, task, connectivity));
     }
 }
 
