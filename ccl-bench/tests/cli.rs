@@ -185,6 +185,7 @@ fn bad_arguments_are_one_line_too() {
         "a.jpg",
     );
     fails_with(&dir, &["sweep", "--reps", "0"], "--reps");
+    fails_with(&dir, &["sweep", "--size", "0x8"], "at least 1x1");
 }
 
 #[test]
