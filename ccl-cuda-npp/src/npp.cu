@@ -1,0 +1,98 @@
+// npp.cu: the kernels that adapt NPP's nppiLabelMarkersUF_8u32u to ccl's
+// contract (DESIGN.md, "Semantics"). Order: npp_binarize, NPP, npp_repair,
+// npp_finish.
+//
+// What NPP does (checked on an H200 with NPP 13.0.1 and 13.2.0):
+// - It labels every connected region of EQUAL pixel values, background
+//   included, so two touching foreground pixels of different nonzero values
+//   would be two regions: npp_binarize maps the input to 0 / 255 first, into
+//   a packed scratch image (NPP's row step is then the width).
+// - Its labels form a flat union-find forest R in raster indices: R[i] is
+//   the index of a pixel of the same region whose own label is itself
+//   (R[R[i]] == R[i]), so labels lie below width * height and one of them
+//   may be 0.
+// - It over-segments: some touching pixels of one component get different
+//   labels, a few percent of the components of a 512 x 384 random image,
+//   a different number each run (compute-sanitizer racecheck reports
+//   shared-memory races in NPP's labelMarkersUF4WayLocalMergeBlock). It was
+//   never seen to join two components. npp_repair therefore joins, in R,
+//   the trees of every pair of touching foreground pixels whose labels
+//   differ, and npp_finish writes each foreground pixel's root + 1 (root <
+//   width * height <= the launcher's limit, so never 0 and never wrapping)
+//   and 0 for background.
+
+// R's root of pixel i while other threads link roots (ld.global.cg: L1 is
+// not coherent across multiprocessors).
+__device__ __forceinline__ u32 npp_find(const u32* R, u32 i) {
+    u32 parent = __ldcg(R + i);
+    while (parent != i) {
+        i = parent;
+        parent = __ldcg(R + i);
+    }
+    return i;
+}
+
+// R's root of pixel i once R no longer changes.
+__device__ __forceinline__ u32 npp_find_final(const u32* R, u32 i) {
+    u32 parent = R[i];
+    while (parent != i) {
+        i = parent;
+        parent = R[i];
+    }
+    return i;
+}
+
+// Joins the trees of pixels a and b: ccl_merge of ccl_device.cuh for R's
+// 0-based parents. Roots are only ever linked under smaller roots, and
+// NPP's own links end at roots, so no cycle can form.
+__device__ __forceinline__ void npp_merge(u32* R, u32 a, u32 b) {
+    while (true) {
+        a = npp_find(R, a);
+        b = npp_find(R, b);
+        if (a == b) return;
+        if (a > b) { u32 t = a; a = b; b = t; }
+        u32 old = atomicMin(R + b, a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+// image (rows `pitch` bytes apart) -> binary (packed, width bytes a row):
+// 255 for any nonzero byte, else 0. Grid: x over columns, y strides rows
+// (gridDim.y is capped at 65535 by the launcher).
+extern "C" __global__ void npp_binarize(const u8* image, int pitch, u8* binary, int width, int height) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= width) return;
+    for (int y = blockIdx.y; y < height; y += gridDim.y)
+        binary[(u64)y * width + x] = image[(u64)y * pitch + x] ? 255 : 0;
+}
+
+// Joins the trees of each foreground pixel and its foreground neighbours
+// to the right and below (and below-left / below-right for `eight`) where
+// NPP's labels differ. Equal labels need nothing: a non-root label never
+// changes and roots only join, so pixels seen sharing a parent stay in one
+// tree. Same grid as npp_binarize.
+extern "C" __global__ void npp_repair(const u8* binary, u32* R, int width, int height, int eight) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= width) return;
+    for (int y = blockIdx.y; y < height; y += gridDim.y) {
+        const u32 i = (u32)y * (u32)width + (u32)x;
+        if (!binary[i]) continue;
+        const u32 label = R[i];
+        if (x + 1 < width && binary[i + 1] && R[i + 1] != label) npp_merge(R, i, i + 1);
+        if (y + 1 >= height) continue;
+        const u32 below = i + (u32)width;
+        if (binary[below] && R[below] != label) npp_merge(R, i, below);
+        if (!eight) continue;
+        if (x > 0 && binary[below - 1] && R[below - 1] != label) npp_merge(R, i, below - 1);
+        if (x + 1 < width && binary[below + 1] && R[below + 1] != label) npp_merge(R, i, below + 1);
+    }
+}
+
+// R -> ccl labels: 0 for background, root + 1 for foreground. One thread
+// per pixel.
+extern "C" __global__ void npp_finish(const u8* binary, const u32* R, u32* labels, u64 pixels) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= pixels) return;
+    labels[i] = binary[i] ? npp_find_final(R, (u32)i) + 1 : 0;
+}
