@@ -39,10 +39,19 @@ impl Decision {
             Decision::Fail(reason) => panic!("{reason}"),
         }
     }
+
+    /// The same decision with `subject: ` before its reason.
+    fn about(self, subject: &str) -> Self {
+        match self {
+            Decision::Run => Decision::Run,
+            Decision::Skip(reason) => Decision::Skip(format!("{subject}: {reason}")),
+            Decision::Fail(reason) => Decision::Fail(format!("{subject}: {reason}")),
+        }
+    }
 }
 
 /// The decision for a variant whose probe gave `probe`, given whether a
-/// GPU is required.
+/// GPU is required. The reason does not repeat the variant's name.
 pub fn variant_decision(
     algorithm: &Algorithm,
     probe: ccl_core::Result<()>,
@@ -50,13 +59,10 @@ pub fn variant_decision(
 ) -> Decision {
     match probe {
         Ok(()) => Decision::Run,
-        Err(reason) if require_gpu && algorithm.backend == Backend::Cuda => {
-            Decision::Fail(format!(
-                "{}: {reason} ({REQUIRE_GPU_VAR}=1 requires every CUDA variant to run)",
-                algorithm.name
-            ))
-        }
-        Err(reason) => Decision::Skip(format!("{}: {reason}", algorithm.name)),
+        Err(reason) if require_gpu && algorithm.backend == Backend::Cuda => Decision::Fail(
+            format!("{reason} ({REQUIRE_GPU_VAR}=1 requires every CUDA variant to run)"),
+        ),
+        Err(reason) => Decision::Skip(reason.to_string()),
     }
 }
 
@@ -95,7 +101,7 @@ pub fn testable_variants() -> Vec<&'static Algorithm> {
     crate::link_all();
     ccl_core::registry()
         .into_iter()
-        .filter(|algorithm| decide(algorithm).should_run())
+        .filter(|algorithm| decide(algorithm).about(algorithm.name).should_run())
         .collect()
 }
 

@@ -55,7 +55,6 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let connectivities = args
         .connectivity
         .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
-    let variants = select(&args.algorithms, &tasks, &connectivities)?;
     let default_size = if args.quick { 512 } else { 2048 };
     let size = args.size.unwrap_or(Size {
         width: default_size,
@@ -65,6 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     if size.width == 0 || size.height == 0 {
         return Err("a sweep needs images with pixels: give a size of at least 1x1".into());
     }
+    let variants = select(&args.algorithms, &tasks, &connectivities)?;
     let config = Config {
         reps: args
             .reps
