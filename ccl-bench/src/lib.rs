@@ -16,6 +16,8 @@ mod test_support;
 // Each algorithm crate registers itself through `inventory`; naming it here
 // makes every binary that links `ccl_bench` link it, registrations included.
 use ccl_cpu as _;
+use ccl_cuda_ha4 as _;
+use ccl_cuda_npp as _;
 
 /// Makes sure every algorithm crate is linked.
 ///

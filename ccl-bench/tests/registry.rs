@@ -1,7 +1,7 @@
 //! The registry holds every variant the workspace links, sorted by name.
 
 /// Every variant `ccl-bench` links. Adding a variant adds its name here.
-const EXPECTED: &[&str] = &["cpu-uf"];
+const EXPECTED: &[&str] = &["cpu-uf", "ha4-32", "ha4-64", "ha8", "ha8-32", "npp-uf"];
 
 #[test]
 fn every_expected_variant_is_registered() {
