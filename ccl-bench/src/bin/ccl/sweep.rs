@@ -28,6 +28,14 @@ pub struct Args {
     /// Timed runs per image, after one warm-up run [default: 10, or 3 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     reps: Option<u32>,
+    /// Densities in percent, comma separated [default: 0,5,...,100].
+    #[arg(long, value_name = "D,...", value_delimiter = ',',
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    densities: Vec<u32>,
+    /// Granularities (cell sides in pixels), comma separated [default: 1,4,16].
+    #[arg(long, value_name = "G,...", value_delimiter = ',',
+          value_parser = clap::value_parser!(u32).range(1..))]
+    granularities: Vec<u32>,
     /// What to time: labeling (ccl), analysis (cca) or both.
     #[arg(long, value_enum, default_value_t = Mode::Both)]
     mode: Mode,
@@ -73,11 +81,30 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         connectivities,
         ..Config::new(size.width, size.height)
     };
+    let config = Config {
+        densities: if args.densities.is_empty() {
+            config.densities
+        } else {
+            args.densities
+        },
+        granularities: if args.granularities.is_empty() {
+            config.granularities
+        } else {
+            args.granularities
+        },
+        ..config
+    };
     let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
     eprintln!(
-        "sweep: {}x{}, densities 0..=100 step 5, g {}, {} reps after a warm-up; {}",
+        "sweep: {}x{}, densities {}, g {}, {} reps after a warm-up; {}",
         config.width,
         config.height,
+        config
+            .densities
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
         config
             .granularities
             .iter()
