@@ -16,9 +16,12 @@ fn scratch(test: &str) -> PathBuf {
     dir
 }
 
-/// Runs `ccl` with `args` in `dir`.
+/// Runs `ccl` with `args` in `dir`. Under a nextest archive (the GPU
+/// machine) the binary is not where cargo built it: nextest says where.
 fn ccl(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ccl"))
+    let binary =
+        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
+    Command::new(binary)
         .args(args)
         .current_dir(dir)
         .output()

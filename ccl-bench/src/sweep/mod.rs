@@ -9,7 +9,9 @@
 pub mod csv;
 pub mod summary;
 
-use ccl_core::{Algorithm, Backend, BinaryImage, Connectivity, StageTime, Task, TimedRun};
+use ccl_core::{
+    Algorithm, Backend, BinaryImage, BinaryImageBuf, Connectivity, StageTime, Task, TimedRun,
+};
 
 use crate::cases::Source;
 use crate::verify::{Expected, Mismatch, compare_labels, compare_stats};
@@ -62,6 +64,19 @@ impl Config {
             reps: 10,
             tasks: vec![Task::Label, Task::Analyze],
             connectivities: Connectivity::ALL.to_vec(),
+        }
+    }
+}
+
+impl Config {
+    /// How the sweep's image of `granularity` and `density` is made.
+    pub fn source(&self, granularity: u32, density: u32) -> Source {
+        Source::Random {
+            width: self.width,
+            height: self.height,
+            density,
+            granularity,
+            seed: self.seed,
         }
     }
 }
@@ -190,29 +205,29 @@ pub fn run(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // (granularity, density) in measuring order.
+    let images: Vec<(u32, u32)> = config
+        .granularities
+        .iter()
+        .flat_map(|&g| config.densities.iter().map(move |&d| (g, d)))
+        .collect();
     let mut measurements = Vec::new();
-    for &granularity in &config.granularities {
-        for &density in &config.densities {
-            let source = Source::Random {
-                width: config.width,
-                height: config.height,
-                density,
-                granularity,
-                seed: config.seed,
-            };
+    // The reference is slow at benchmark sizes: the next image and its
+    // reference are prepared on other cores while this one is timed.
+    std::thread::scope(|scope| -> Result<(), SweepError> {
+        let prepare_in_background = |&(granularity, density): &(u32, u32)| {
+            scope.spawn(move || prepare(config, granularity, density))
+        };
+        let mut next = images.first().map(prepare_in_background);
+        for (i, &(granularity, density)) in images.iter().enumerate() {
+            let source = config.source(granularity, density);
+            let (image, expected) = next
+                .take()
+                .expect("prepared ahead")
+                .join()
+                .map_err(|_| SweepError::Setup(reference_panicked()))??;
+            next = images.get(i + 1).map(prepare_in_background);
             on_image(&source);
-            let image = ccl_testdata::random_image(
-                config.width,
-                config.height,
-                density,
-                granularity,
-                config.seed,
-            )?;
-            let expected = config
-                .connectivities
-                .iter()
-                .map(|&c| Ok((c, Expected::compute(&image.view(), c)?)))
-                .collect::<ccl_core::Result<Vec<_>>>()?;
             for (&algorithm, runner) in variants.iter().zip(&mut runners) {
                 let mut bench = Bench {
                     algorithm,
@@ -246,8 +261,42 @@ pub fn run(
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(measurements)
+}
+
+/// The sweep's image of `granularity` and `density`, and the reference's
+/// answer for each connectivity, the connectivities computed in parallel.
+fn prepare(
+    config: &Config,
+    granularity: u32,
+    density: u32,
+) -> ccl_core::Result<(BinaryImageBuf, Vec<(Connectivity, Expected)>)> {
+    let image = ccl_testdata::random_image(
+        config.width,
+        config.height,
+        density,
+        granularity,
+        config.seed,
+    )?;
+    let view = image.view();
+    let expected = std::thread::scope(|scope| {
+        let workers: Vec<_> = config
+            .connectivities
+            .iter()
+            .map(|&c| scope.spawn(move || Expected::compute(&view, c).map(|e| (c, e))))
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().map_err(|_| reference_panicked())?)
+            .collect::<ccl_core::Result<Vec<_>>>()
+    })?;
+    Ok((image, expected))
+}
+
+fn reference_panicked() -> ccl_core::Error {
+    ccl_core::Error::Unavailable("the reference labeler panicked".into())
 }
 
 /// One variant on one image.
