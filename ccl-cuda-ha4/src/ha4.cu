@@ -14,11 +14,19 @@
 // own word alone, which lets the border, relabel and feature kernels work on
 // any word independently.
 //
+// Rows are further cut into spans of SPAN_WORDS words. Every kernel gives a
+// warp a whole span and issues all of the span's loads before it uses the
+// first (one register holds the span's pixels of a lane): byte loads are
+// small, so only many of them in flight keep the memory busy. The strip
+// kernel labels each span of a strip as if it were an image of its own, so
+// that blocks stay short; the stitch kernel joins neighbouring spans.
+//
 // Template parameters: Mask is u32 (HA4-32) or u64 (HA4-64, HA8: Algorithm 7,
 // two pixels per lane); Eight selects 8-connectivity (HA8, the seed's
 // announced future work).
 
 #define STRIP_ROWS 4
+#define SPAN_WORDS 16
 #define WORDS_PER_GROUP 1024
 #define NO_RANK 0xffffffffu
 
@@ -26,6 +34,25 @@ template <typename Mask> struct Word {
     static constexpr int bits = (int)sizeof(Mask) * 8;
     static constexpr int per_lane = bits / 32;
 };
+
+// This lane's pixels of the SPAN_WORDS words of row `row` (null: outside
+// the image) from column `first`: bit w * per_lane + k is pixel
+// first + w * bits + lane + 32 k. Every load is issued before any is used.
+template <typename Mask>
+__device__ __forceinline__ u32 span_pixels(const u8* row, int first, int width) {
+    u32 pixels = 0;
+#pragma unroll
+    for (int w = 0; w < SPAN_WORDS; ++w)
+        pixels |= ccl_lane_pixels<Mask>(row, first + w * Word<Mask>::bits, width) << (w * Word<Mask>::per_lane);
+    return pixels;
+}
+
+// Word w of a span from every lane's span_pixels.
+template <typename Mask>
+__device__ __forceinline__ Mask span_word(u32 pixels, int w) {
+    constexpr int per_lane = Word<Mask>::per_lane;
+    return ccl_ballot_word<Mask>((pixels >> (w * per_lane)) & ((1u << per_lane) - 1));
+}
 
 // Column of the local start of the segment piece holding column base + q of
 // a row, where q may be -1 (the last pixel of the previous word, `previous`).
@@ -74,26 +101,31 @@ __device__ __forceinline__ void merge_with_row_above(u32* L, u32 row_index, u32 
     }
 }
 
-// Seed Algorithm 3: labels one strip of 4 rows per block (blockDim 32 x 4).
-// Masks go through shared memory so that each warp can merge its row with
-// the row above; three buffers let one barrier per word suffice (a warp
-// writes buffer i while others may still read buffers i - 1 and i - 2).
+// Seed Algorithm 3: labels one span of one strip of 4 rows per block
+// (blockDim 32 x 4; block b is strip b / spans, span b % spans). Masks go
+// through shared memory so that each warp can merge its row with the row
+// above; three buffers let one barrier per word suffice (a warp writes
+// buffer i while others may still read buffers i - 1 and i - 2). The span
+// is labeled as if it were the whole image: its first column starts fresh
+// segments, which the stitch kernel joins to the span on its left.
 template <typename Mask, bool Eight>
 __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, int height) {
     constexpr int bits = Word<Mask>::bits;
     __shared__ Mask words[3][STRIP_ROWS];
+    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
     const int lane = threadIdx.x, warp = threadIdx.y;
-    const int y = blockIdx.x * STRIP_ROWS + warp;
+    const int y = (blockIdx.x / spans) * STRIP_ROWS + warp;
+    const int first = (blockIdx.x % spans) * SPAN_WORDS * bits;
     const u8* row = y < height ? image + (size_t)y * pitch : nullptr;
     const u32 row_index = (u32)y * (u32)width;
+    const u32 pixels = span_pixels<Mask>(row, first, width);
     Mask previous = 0;
     int open_start = 0; // column where the segment reaching the previous word's end starts
     int slot = 0;
-    u32 pixels = ccl_lane_pixels<Mask>(row, 0, width);
-    // Every warp runs the same iterations, so the barrier is uniform.
-    for (int base = 0; base < width; base += bits) {
-        const Mask word = ccl_ballot_word<Mask>(pixels);
-        pixels = ccl_lane_pixels<Mask>(row, base + bits, width); // in flight while we work
+    // The bounds are the same for every warp of the block: the barrier is uniform.
+    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
+        const int base = first + w * bits;
+        const Mask word = span_word<Mask>(pixels, w);
 #pragma unroll
         for (int k = 0; k < Word<Mask>::per_lane; ++k) {
             const int p = lane + 32 * k;
@@ -113,7 +145,7 @@ __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, in
         __syncthreads();
         if (warp > 0) {
             const Mask above = words[slot][warp - 1];
-            const Mask above_prev = base ? words[slot == 0 ? 2 : slot - 1][warp - 1] : 0;
+            const Mask above_prev = w ? words[slot == 0 ? 2 : slot - 1][warp - 1] : 0;
             merge_with_row_above<Mask, Eight>(L, row_index, row_index - width, base, word, previous,
                                               above, above_prev);
         }
@@ -122,34 +154,74 @@ __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, in
     }
 }
 
-// The word of a grid of warps (blockDim 32 x 4) over `rows` rows of
-// `words_per_row` words; false for the warps past the end.
-__device__ __forceinline__ bool warp_word(u32 rows, u32 words_per_row, u32* row, u32* word) {
+// The span of a grid of warps (blockDim 32 x 4) over `rows` rows of `spans`
+// spans; false for the warps past the end.
+__device__ __forceinline__ bool warp_span(u32 rows, u32 spans, u32* row, u32* span) {
     const u64 id = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (id >= (u64)rows * words_per_row) return false;
-    *row = (u32)(id / words_per_row);
-    *word = (u32)(id % words_per_row);
+    if (id >= (u64)rows * spans) return false;
+    *row = (u32)(id / spans);
+    *span = (u32)(id % spans);
     return true;
 }
 
-// Seed Algorithm 4: merges across strip borders, one warp per word of each
-// border (row 4b against row 4b - 1).
+// Seed Algorithm 4: merges across strip borders, one warp per span of each
+// border (row 4b against row 4b - 1). The word before the span is read too:
+// merges may reach into it, whose local starts the strip kernel has written.
 template <typename Mask, bool Eight>
 __device__ void border_merge(const u8* image, int pitch, u32* L, int width, int height) {
     constexpr int bits = Word<Mask>::bits;
-    const u32 words_per_row = (width + bits - 1) / bits;
+    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
     const u32 borders = (height - 1) / STRIP_ROWS;
-    u32 border, w;
-    if (!warp_word(borders, words_per_row, &border, &w)) return;
-    const int y = (border + 1) * STRIP_ROWS, base = w * bits;
+    u32 border, span;
+    if (!warp_span(borders, spans, &border, &span)) return;
+    const int y = (border + 1) * STRIP_ROWS, first = span * SPAN_WORDS * bits;
     const u8* row = image + (size_t)y * pitch;
     const u8* above = row - pitch;
-    const Mask here = ccl_load_word<Mask>(row, base, width);
-    const Mask up = ccl_load_word<Mask>(above, base, width);
-    const Mask here_prev = base ? ccl_load_word<Mask>(row, base - bits, width) : 0;
-    const Mask up_prev = base ? ccl_load_word<Mask>(above, base - bits, width) : 0;
-    merge_with_row_above<Mask, Eight>(L, (u32)y * width, (u32)(y - 1) * width, base, here, here_prev,
-                                      up, up_prev);
+    const u32 here_pixels = span_pixels<Mask>(row, first, width);
+    const u32 up_pixels = span_pixels<Mask>(above, first, width);
+    Mask here_prev = first ? ccl_load_word<Mask>(row, first - bits, width) : 0;
+    Mask up_prev = first ? ccl_load_word<Mask>(above, first - bits, width) : 0;
+    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
+        const Mask here = span_word<Mask>(here_pixels, w), up = span_word<Mask>(up_pixels, w);
+        merge_with_row_above<Mask, Eight>(L, (u32)y * width, (u32)(y - 1) * width, first + w * bits, here,
+                                          here_prev, up, up_prev);
+        here_prev = here;
+        up_prev = up;
+    }
+}
+
+// Local start of the segment piece holding column x of a row, read from the
+// pixels themselves (the stitch kernel has no masks).
+template <typename Mask>
+__device__ __forceinline__ int local_start_of_column(const u8* row, int x) {
+    const int word_first = x - x % Word<Mask>::bits;
+    while (x > word_first && row[x - 1]) --x;
+    return x;
+}
+
+// Joins each span to the span on its left, one thread per row and span
+// border at column c: pixels (y, c - 1) and (y, c), and for 8-connectivity
+// the diagonals to row y - 1 that cross the border. Column c starts a word,
+// so a foreground pixel there is a local start.
+template <typename Mask, bool Eight>
+__device__ void stitch_spans(const u8* image, int pitch, u32* L, int width, int height) {
+    constexpr int span_columns = SPAN_WORDS * Word<Mask>::bits;
+    const u32 borders = (width - 1) / span_columns; // span borders per row
+    const u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= (u64)borders * height) return;
+    const u32 y = id / borders;
+    const int c = (id % borders + 1) * span_columns;
+    const u8* row = image + (size_t)y * pitch;
+    const u32 row_index = y * (u32)width;
+    if (row[c] && row[c - 1]) ccl_merge(L, row_index + local_start_of_column<Mask>(row, c - 1), row_index + c);
+    if (Eight && y > 0) {
+        const u8* above = row - pitch;
+        const u32 above_index = row_index - width;
+        if (row[c] && above[c - 1])
+            ccl_merge(L, row_index + c, above_index + local_start_of_column<Mask>(above, c - 1));
+        if (row[c - 1] && above[c])
+            ccl_merge(L, row_index + local_start_of_column<Mask>(row, c - 1), above_index + c);
+    }
 }
 
 // Seed Algorithm 5: every pixel takes its root's label; background gets 0.
@@ -160,30 +232,34 @@ __device__ void border_merge(const u8* image, int pitch, u32* L, int width, int 
 template <typename Mask>
 __device__ void relabel(const u8* image, int pitch, u32* L, int width, int height) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
-    const u32 words_per_row = (width + bits - 1) / bits;
-    u32 y, w;
-    if (!warp_word(height, words_per_row, &y, &w)) return;
-    const int base = w * bits, lane = threadIdx.x;
-    const Mask word = ccl_load_word<Mask>(image + (size_t)y * pitch, base, width);
+    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
+    u32 y, span;
+    if (!warp_span(height, spans, &y, &span)) return;
+    const int first = span * SPAN_WORDS * bits, lane = threadIdx.x;
+    const u32 pixels = span_pixels<Mask>(image + (size_t)y * pitch, first, width);
     const u32 row_index = y * (u32)width;
-    u32 root_label[per_lane];
+    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
+        const int base = first + w * bits;
+        const Mask word = span_word<Mask>(pixels, w);
+        u32 root_label[per_lane];
 #pragma unroll
-    for (int k = 0; k < per_lane; ++k) {
-        const int p = lane + 32 * k;
-        const bool starts = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
-        root_label[k] = starts ? ccl_find_final(L, row_index + base + p) + 1 : 0;
-    }
-#pragma unroll
-    for (int k = 0; k < per_lane; ++k) {
-        const int p = lane + 32 * k;
-        const int start = ccl_run_start(word, p);
-        u32 label = 0;
-#pragma unroll
-        for (int j = 0; j < per_lane; ++j) {
-            const u32 candidate = __shfl_sync(CCL_FULL_MASK, root_label[j], start & 31);
-            if (j == (start >> 5)) label = candidate;
+        for (int k = 0; k < per_lane; ++k) {
+            const int p = lane + 32 * k;
+            const bool starts = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
+            root_label[k] = starts ? ccl_find_final(L, row_index + base + p) + 1 : 0;
         }
-        if (base + p < width) L[row_index + base + p] = ccl_bit(word, p) ? label : 0;
+#pragma unroll
+        for (int k = 0; k < per_lane; ++k) {
+            const int p = lane + 32 * k;
+            const int start = ccl_run_start(word, p);
+            u32 label = 0;
+#pragma unroll
+            for (int j = 0; j < per_lane; ++j) {
+                const u32 candidate = __shfl_sync(CCL_FULL_MASK, root_label[j], start & 31);
+                if (j == (start >> 5)) label = candidate;
+            }
+            if (base + p < width) L[row_index + base + p] = ccl_bit(word, p) ? label : 0;
+        }
     }
 }
 
@@ -195,23 +271,29 @@ __device__ void count_roots(const u8* image, int pitch, const u32* L, int width,
                             Mask* root_bits, u32* group_count) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
     const u32 words_per_row = (width + bits - 1) / bits;
-    u32 y, w;
-    if (!warp_word(height, words_per_row, &y, &w)) return;
-    const int base = w * bits, lane = threadIdx.x;
-    const Mask word = ccl_load_word<Mask>(image + (size_t)y * pitch, base, width);
+    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
+    u32 y, span;
+    if (!warp_span(height, spans, &y, &span)) return;
+    const int first = span * SPAN_WORDS * bits, lane = threadIdx.x;
+    const u32 pixels = span_pixels<Mask>(image + (size_t)y * pitch, first, width);
     const u32 row_index = y * (u32)width;
-    Mask roots = 0;
+    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
+        const int base = first + w * bits;
+        const Mask word = span_word<Mask>(pixels, w);
+        Mask roots = 0;
 #pragma unroll
-    for (int k = 0; k < per_lane; ++k) {
-        const int p = lane + 32 * k;
-        const u32 index = row_index + base + p;
-        const bool root = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1)) && L[index] == index + 1;
-        roots |= (Mask)__ballot_sync(CCL_FULL_MASK, root) << (32 * k);
-    }
-    const u64 word_index = (u64)y * words_per_row + w;
-    if (lane == 0) {
-        root_bits[word_index] = roots;
-        if (roots) atomicAdd(group_count + word_index / WORDS_PER_GROUP, (u32)ccl_popc(roots));
+        for (int k = 0; k < per_lane; ++k) {
+            const int p = lane + 32 * k;
+            const u32 index = row_index + base + p;
+            const bool root =
+                ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1)) && L[index] == index + 1;
+            roots |= (Mask)__ballot_sync(CCL_FULL_MASK, root) << (32 * k);
+        }
+        const u64 word_index = (u64)y * words_per_row + span * SPAN_WORDS + w;
+        if (lane == 0) {
+            root_bits[word_index] = roots;
+            if (roots) atomicAdd(group_count + word_index / WORDS_PER_GROUP, (u32)ccl_popc(roots));
+        }
     }
 }
 
@@ -279,28 +361,25 @@ __device__ __forceinline__ void add_to_component(CclStats* s, u32 area, u64 sum_
 // coordinate sums (phi(n) = n(n + 1) / 2 through the run's first and last
 // column) and extent to its component. Two reductions keep atomics off the
 // hot roots: lanes of a word with the same component combine first
-// (__match_any_sync, __reduce_*_sync), and each warp walks `span` words of a
+// (__match_any_sync, __reduce_*_sync), and each warp walks a span of a
 // row keeping one component's sums in registers while it recurs: the one
 // reaching the right end of the last word, usually continued by the next.
 template <typename Mask>
 __device__ void features(const u8* image, int pitch, const u32* L, int width, int height,
-                         const Mask* root_bits, const u32* word_offset, CclStats* stats, u32 span) {
+                         const Mask* root_bits, const u32* word_offset, CclStats* stats) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
     const u32 words_per_row = (width + bits - 1) / bits;
-    const u32 spans_per_row = (words_per_row + span - 1) / span;
-    u32 y, s;
-    if (!warp_word(height, spans_per_row, &y, &s)) return;
-    const int lane = threadIdx.x;
-    const u8* row = image + (size_t)y * pitch;
+    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
+    u32 y, span;
+    if (!warp_span(height, spans, &y, &span)) return;
+    const int first = span * SPAN_WORDS * bits, lane = threadIdx.x;
+    const u32 pixels = span_pixels<Mask>(image + (size_t)y * pitch, first, width);
     const u32 row_index = y * (u32)width;
-    const u32 last_word = min((s + 1) * span, words_per_row);
     u32 pending = NO_RANK, pending_area = 0, pending_x_min = 0, pending_x_max = 0;
     u64 pending_sum_x = 0;
-    u32 pixels = ccl_lane_pixels<Mask>(row, s * span * bits, width);
-    for (u32 w = s * span; w < last_word; ++w) {
-        const int base = w * bits;
-        const Mask word = ccl_ballot_word<Mask>(pixels);
-        pixels = ccl_lane_pixels<Mask>(row, base + bits, width); // in flight while we work
+    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
+        const int base = first + w * bits;
+        const Mask word = span_word<Mask>(pixels, w);
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
             const int p = lane + 32 * k;
@@ -374,6 +453,10 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
     extern "C" __global__ void __launch_bounds__(128)                                                   \
         NAME##_border(const u8* image, int pitch, u32* L, int width, int height) {                       \
         border_merge<MASK, EIGHT>(image, pitch, L, width, height);                                       \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_stitch(const u8* image, int pitch, u32* L, int width, int height) {                       \
+        stitch_spans<MASK, EIGHT>(image, pitch, L, width, height);                                       \
     }
 
 #define HA_WORD_KERNELS(NAME, MASK)                                                                      \
@@ -393,8 +476,8 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
         NAME##_features(const u8* image, int pitch, const u32* L, int width, int height,                 \
-                        const MASK* root_bits, const u32* word_offset, CclStats* stats, u32 span) {      \
-        features<MASK>(image, pitch, L, width, height, root_bits, word_offset, stats, span);             \
+                        const MASK* root_bits, const u32* word_offset, CclStats* stats) {                \
+        features<MASK>(image, pitch, L, width, height, root_bits, word_offset, stats);                   \
     }
 
 HA_LABEL_KERNELS(ha_w32_c4, u32, false)

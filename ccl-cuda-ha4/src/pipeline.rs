@@ -22,15 +22,15 @@ inventory::submit! { KERNELS }
 
 /// Words per group of the root ranking (`WORDS_PER_GROUP` in ha4.cu).
 const WORDS_PER_GROUP: usize = 1024;
-/// Words of a row that one warp of the feature kernel walks, carrying a
-/// component's sums in registers from word to word.
-const FEATURE_SPAN_WORDS: u32 = 16;
+/// Words per span, the unit of work of a warp (`SPAN_WORDS` in ha4.cu).
+const SPAN_WORDS: usize = 16;
 /// Warps per block of the per-word kernels (blockDim 32 x 4).
 const WARPS_PER_BLOCK: usize = 4;
 
 struct Kernels {
     strip: CudaFunction,
     border: CudaFunction,
+    stitch: CudaFunction,
     relabel: CudaFunction,
     count_roots: CudaFunction,
     scan_groups: CudaFunction,
@@ -46,6 +46,7 @@ impl Kernels {
         Ok(Self {
             strip: f(format!("{label}_strip"))?,
             border: f(format!("{label}_border"))?,
+            stitch: f(format!("{label}_stitch"))?,
             relabel: f(format!("{word}_relabel"))?,
             count_roots: f(format!("{word}_count_roots"))?,
             scan_groups: f("ha_scan_groups".into())?,
@@ -107,6 +108,13 @@ impl Pipeline {
         image.width().div_ceil(self.variant.word_bits() as usize)
     }
 
+    /// Spans per row: each warp of the row-walking kernels takes one.
+    fn spans_per_row(variant: HaVariant, image: &DeviceImage<'_>) -> usize {
+        image
+            .width()
+            .div_ceil(SPAN_WORDS * variant.word_bits() as usize)
+    }
+
     /// Strip labeling then border merge: the union-find forest of `image`
     /// in `forest`, held at local starts only.
     fn build_forest(
@@ -119,14 +127,15 @@ impl Pipeline {
     ) -> Result<()> {
         let stream = gpu.stream();
         let (pitch, width, height) = image.kernel_dims();
-        let strips = image.height().div_ceil(4);
+        let spans = Self::spans_per_row(variant, image);
         let strip_grid = LaunchConfig {
-            grid_dim: (blocks(strips, 1)?, 1, 1),
+            grid_dim: (blocks(image.height().div_ceil(4) * spans, 1)?, 1, 1),
             block_dim: (32, 4, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: the kernel reads `height` rows of `pitch` bytes (checked by
-        // DeviceImage) and writes within width * height labels (checked by callers).
+        // SAFETY (all launches below): the kernels read `height` rows of
+        // `pitch` bytes (checked by DeviceImage) and write within width *
+        // height labels (checked by callers).
         unsafe {
             stream
                 .launch_builder(&kernels.strip)
@@ -141,8 +150,6 @@ impl Pipeline {
         clock.mark("strip")?;
         let borders = (image.height() - 1) / 4;
         if borders > 0 {
-            let words = borders * image.width().div_ceil(variant.word_bits() as usize);
-            // SAFETY: as above.
             unsafe {
                 stream
                     .launch_builder(&kernels.border)
@@ -151,7 +158,26 @@ impl Pipeline {
                     .arg(&mut *forest)
                     .arg(&width)
                     .arg(&height)
-                    .launch(warp_grid(words)?)
+                    .launch(warp_grid(borders * spans)?)
+            }
+            .map_err(cuda_error)?;
+        }
+        let span_borders = (image.width() - 1) / (SPAN_WORDS * variant.word_bits() as usize);
+        if span_borders > 0 {
+            let threads = span_borders * image.height();
+            unsafe {
+                stream
+                    .launch_builder(&kernels.stitch)
+                    .arg(image.pixels())
+                    .arg(&pitch)
+                    .arg(&mut *forest)
+                    .arg(&width)
+                    .arg(&height)
+                    .launch(LaunchConfig {
+                        grid_dim: (blocks(threads, 128)?, 1, 1),
+                        block_dim: (128, 1, 1),
+                        shared_mem_bytes: 0,
+                    })
             }
             .map_err(cuda_error)?;
         }
@@ -178,7 +204,7 @@ impl Pipeline {
         }
         let (pitch, width, height) = image.kernel_dims();
         Self::build_forest(self.variant, &self.kernels, &self.gpu, image, labels, clock)?;
-        let words = image.height() * self.words_per_row(image);
+        let spans = image.height() * Self::spans_per_row(self.variant, image);
         // SAFETY: reads the image and rewrites exactly width * height labels.
         unsafe {
             self.gpu
@@ -189,7 +215,7 @@ impl Pipeline {
                 .arg(&mut *labels)
                 .arg(&width)
                 .arg(&height)
-                .launch(warp_grid(words)?)
+                .launch(warp_grid(spans)?)
         }
         .map_err(cuda_error)?;
         clock.mark("relabel")?;
@@ -233,6 +259,7 @@ impl Pipeline {
             &mut forest,
             clock,
         )?;
+        let spans = image.height() * Self::spans_per_row(self.variant, image);
         let (words_u32, words_per_row_u32, groups_u32) = (
             u32::try_from(words).map_err(|_| too_many("words"))?,
             u32::try_from(words_per_row).map_err(|_| too_many("words"))?,
@@ -254,7 +281,7 @@ impl Pipeline {
                 .arg(&height)
                 .arg(&mut *root_bits)
                 .arg(&mut *group_count)
-                .launch(warp_grid(words)?)
+                .launch(warp_grid(spans)?)
         }
         .map_err(cuda_error)?;
         unsafe {
@@ -288,7 +315,6 @@ impl Pipeline {
         }
         .map_err(cuda_error)?;
         clock.mark("roots")?;
-        let spans = image.height() * words_per_row.div_ceil(FEATURE_SPAN_WORDS as usize);
         unsafe {
             stream
                 .launch_builder(&self.kernels.features)
@@ -300,7 +326,6 @@ impl Pipeline {
                 .arg(&*root_bits)
                 .arg(&*word_offset)
                 .arg(&mut *stats)
-                .arg(&FEATURE_SPAN_WORDS)
                 .launch(warp_grid(spans)?)
         }
         .map_err(cuda_error)?;
