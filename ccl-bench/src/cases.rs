@@ -24,6 +24,10 @@ const RANDOM_SIZES: &[(usize, usize)] = &[
     (257, 33),
     (300, 200),
     (0, 4),
+    // Wider than a GPU span (512 or 1024 columns) and taller than a strip,
+    // so that span stitching and strip borders meet.
+    (1025, 70),
+    (2100, 13),
 ];
 
 /// Granularities of the random cases.
@@ -228,7 +232,8 @@ mod tests {
             .collect();
         densities.sort_unstable();
         assert_eq!(densities, (0..=100).collect::<Vec<_>>());
-        let pairings: std::collections::HashSet<_> = cases[..60]
+        let pairs = RANDOM_SIZES.len() * RANDOM_GRANULARITIES.len();
+        let pairings: std::collections::HashSet<_> = cases[..pairs]
             .iter()
             .map(|c| match c.source {
                 Source::Random {
@@ -240,10 +245,7 @@ mod tests {
                 _ => unreachable!("random_cases makes random cases"),
             })
             .collect();
-        assert_eq!(
-            pairings.len(),
-            RANDOM_SIZES.len() * RANDOM_GRANULARITIES.len()
-        );
+        assert_eq!(pairings.len(), pairs);
     }
 
     #[test]
