@@ -228,38 +228,61 @@ pub fn run(
                 .map_err(|_| SweepError::Setup(reference_panicked()))??;
             next = images.get(i + 1).map(prepare_in_background);
             on_image(&source);
-            for (&algorithm, runner) in variants.iter().zip(&mut runners) {
-                let mut bench = Bench {
-                    algorithm,
-                    runner: runner.as_mut(),
-                    image: source.to_string(),
-                    reps: config.reps,
-                };
-                let transfer_ms = bench.load(&image.view())?;
-                for (connectivity, expected) in &expected {
-                    for &task in &config.tasks {
-                        if !algorithm.supports(*connectivity) || !algorithm.performs(task) {
-                            continue;
+            // Answers are checked on other cores while the next runs are timed;
+            // every check ends before the image's times are kept.
+            let checked = std::thread::scope(|checks| -> Result<(), SweepError> {
+                let mut pending = Vec::new();
+                for (&algorithm, runner) in variants.iter().zip(&mut runners) {
+                    let mut bench = Bench {
+                        algorithm,
+                        runner: runner.as_mut(),
+                        image: source.to_string(),
+                        reps: config.reps,
+                    };
+                    let transfer_ms = bench.load(&image.view())?;
+                    for (connectivity, expected) in &expected {
+                        for &task in &config.tasks {
+                            if !algorithm.supports(*connectivity) || !algorithm.performs(task) {
+                                continue;
+                            }
+                            let (timing, answer) = bench.measure(task, *connectivity)?;
+                            let (name, image, connectivity) =
+                                (algorithm.name, source.to_string(), *connectivity);
+                            let wrong = move |mismatch| SweepError::WrongAnswer {
+                                variant: name,
+                                image,
+                                connectivity,
+                                task,
+                                mismatch: Box::new(mismatch),
+                            };
+                            pending
+                                .push(checks.spawn(move || answer.check(expected).map_err(wrong)));
+                            measurements.push(Measurement {
+                                variant: algorithm.name,
+                                backend: algorithm.backend,
+                                connectivity,
+                                task,
+                                width: config.width,
+                                height: config.height,
+                                granularity,
+                                density,
+                                reps: config.reps,
+                                median_ms: timing.median_ms,
+                                min_ms: timing.min_ms,
+                                transfer_ms,
+                                stages: timing.stages,
+                            });
                         }
-                        let timing = bench.measure(task, *connectivity, expected)?;
-                        measurements.push(Measurement {
-                            variant: algorithm.name,
-                            backend: algorithm.backend,
-                            connectivity: *connectivity,
-                            task,
-                            width: config.width,
-                            height: config.height,
-                            granularity,
-                            density,
-                            reps: config.reps,
-                            median_ms: timing.median_ms,
-                            min_ms: timing.min_ms,
-                            transfer_ms,
-                            stages: timing.stages,
-                        });
                     }
                 }
-            }
+                for check in pending {
+                    check
+                        .join()
+                        .map_err(|_| SweepError::Setup(reference_panicked()))??;
+                }
+                Ok(())
+            });
+            checked?;
         }
         Ok(())
     })?;
@@ -325,14 +348,13 @@ impl Bench<'_> {
         })
     }
 
-    /// One warm-up run, `reps` timed runs, then the check of the last run's
-    /// result: a wrong answer is an error, never a time.
+    /// One warm-up run and `reps` timed runs; returns their times and the
+    /// last run's answer, which the caller checks before keeping the times.
     fn measure(
         &mut self,
         task: Task,
         connectivity: Connectivity,
-        expected: &Expected,
-    ) -> Result<Timing, SweepError> {
+    ) -> Result<(Timing, Answer), SweepError> {
         let failed = |source| SweepError::Run {
             variant: self.algorithm.name,
             image: self.image.clone(),
@@ -345,26 +367,35 @@ impl Bench<'_> {
             .map(|_| self.runner.run(task, connectivity))
             .collect::<ccl_core::Result<Vec<_>>>()
             .map_err(failed)?;
-        let checked = match task {
-            Task::Label => compare_labels(&expected.labels, &self.runner.labels().map_err(failed)?),
-            Task::Analyze => compare_stats(&expected.stats, &self.runner.stats().map_err(failed)?),
+        let answer = match task {
+            Task::Label => Answer::Labels(self.runner.labels().map_err(failed)?),
+            Task::Analyze => Answer::Stats(self.runner.stats().map_err(failed)?),
         };
-        checked.map_err(|mismatch| SweepError::WrongAnswer {
-            variant: self.algorithm.name,
-            image: self.image.clone(),
-            connectivity,
-            task,
-            mismatch: Box::new(mismatch),
-        })?;
         let totals: Vec<f64> = runs
             .iter()
             .map(|stages| stages.iter().map(|s| s.ms).sum())
             .collect();
-        Ok(Timing {
+        let timing = Timing {
             median_ms: median(totals.clone()),
             min_ms: totals.iter().copied().fold(f64::INFINITY, f64::min),
             stages: stage_medians(&runs),
-        })
+        };
+        Ok((timing, answer))
+    }
+}
+
+/// What a timed run produced, to be checked against the reference.
+enum Answer {
+    Labels(ccl_core::LabelImage),
+    Stats(Vec<ccl_core::ComponentStats>),
+}
+
+impl Answer {
+    fn check(&self, expected: &Expected) -> Result<(), Mismatch> {
+        match self {
+            Answer::Labels(labels) => compare_labels(&expected.labels, labels),
+            Answer::Stats(stats) => compare_stats(&expected.stats, stats),
+        }
     }
 }
 
