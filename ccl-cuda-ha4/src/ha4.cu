@@ -154,8 +154,8 @@ __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, in
     }
 }
 
-// The span of a grid of warps (blockDim 32 x 4) over `rows` rows of `spans`
-// spans; false for the warps past the end.
+// The item (span or word) of a grid of warps (blockDim 32 x 4) over `rows`
+// rows of `spans` items; false for the warps past the end.
 __device__ __forceinline__ bool warp_span(u32 rows, u32 spans, u32* row, u32* span) {
     const u64 id = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (id >= (u64)rows * spans) return false;
@@ -164,30 +164,30 @@ __device__ __forceinline__ bool warp_span(u32 rows, u32 spans, u32* row, u32* sp
     return true;
 }
 
-// Seed Algorithm 4: merges across strip borders, one warp per span of each
-// border (row 4b against row 4b - 1). The word before the span is read too:
-// merges may reach into it, whose local starts the strip kernel has written.
+// Seed Algorithm 4: merges across strip borders, one warp per word of each
+// border (row 4b against row 4b - 1). Unlike the other kernels it does not
+// walk a span: its time goes into merges, whose latency only many warps in
+// flight hide. The previous word is read too: merges may reach into it, and
+// the strip kernel has written its local starts.
 template <typename Mask, bool Eight>
 __device__ void border_merge(const u8* image, int pitch, u32* L, int width, int height) {
     constexpr int bits = Word<Mask>::bits;
-    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
+    const u32 words_per_row = (width + bits - 1) / bits;
     const u32 borders = (height - 1) / STRIP_ROWS;
-    u32 border, span;
-    if (!warp_span(borders, spans, &border, &span)) return;
-    const int y = (border + 1) * STRIP_ROWS, first = span * SPAN_WORDS * bits;
+    u32 border, w;
+    if (!warp_span(borders, words_per_row, &border, &w)) return;
+    const int y = (border + 1) * STRIP_ROWS, base = w * bits;
     const u8* row = image + (size_t)y * pitch;
     const u8* above = row - pitch;
-    const u32 here_pixels = span_pixels<Mask>(row, first, width);
-    const u32 up_pixels = span_pixels<Mask>(above, first, width);
-    Mask here_prev = first ? ccl_load_word<Mask>(row, first - bits, width) : 0;
-    Mask up_prev = first ? ccl_load_word<Mask>(above, first - bits, width) : 0;
-    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
-        const Mask here = span_word<Mask>(here_pixels, w), up = span_word<Mask>(up_pixels, w);
-        merge_with_row_above<Mask, Eight>(L, (u32)y * width, (u32)(y - 1) * width, first + w * bits, here,
-                                          here_prev, up, up_prev);
-        here_prev = here;
-        up_prev = up;
-    }
+    const u32 here_pixels = ccl_lane_pixels<Mask>(row, base, width);
+    const u32 up_pixels = ccl_lane_pixels<Mask>(above, base, width);
+    const u32 here_prev_pixels = base ? ccl_lane_pixels<Mask>(row, base - bits, width) : 0;
+    const u32 up_prev_pixels = base ? ccl_lane_pixels<Mask>(above, base - bits, width) : 0;
+    merge_with_row_above<Mask, Eight>(L, (u32)y * width, (u32)(y - 1) * width, base,
+                                      ccl_ballot_word<Mask>(here_pixels),
+                                      ccl_ballot_word<Mask>(here_prev_pixels),
+                                      ccl_ballot_word<Mask>(up_pixels),
+                                      ccl_ballot_word<Mask>(up_prev_pixels));
 }
 
 // Local start of the segment piece holding column x of a row, read from the
@@ -362,8 +362,7 @@ __device__ __forceinline__ void add_to_component(CclStats* s, u32 area, u64 sum_
 // column) and extent to its component. Two reductions keep atomics off the
 // hot roots: lanes of a word with the same component combine first
 // (__match_any_sync, __reduce_*_sync), and each warp walks a span of a
-// row keeping one component's sums in registers while it recurs: the one
-// reaching the right end of the last word, usually continued by the next.
+// row keeping one component's sums in registers while it recurs.
 template <typename Mask>
 __device__ void features(const u8* image, int pitch, const u32* L, int width, int height,
                          const Mask* root_bits, const u32* word_offset, CclStats* stats) {
@@ -417,7 +416,10 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
                 pending_sum_x += j_sum;
                 pending_x_max = base + j_last;
             }
-            // The component at the word's right end becomes the pending one.
+            // A pending component absent from this word gives way to the one at
+            // the word's right end; one that is present stays (near the
+            // percolation threshold the giant component is in almost every
+            // word, and swapping it out would flush it every time).
             const u32 starters = __ballot_sync(CCL_FULL_MASK, starts);
             const int rightmost = starters ? 31 - __clz(starters) : 0;
             const u32 r_rank = __shfl_sync(CCL_FULL_MASK, rank, rightmost);
@@ -425,7 +427,7 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
             const u64 r_sum = __shfl_sync(CCL_FULL_MASK, sum_x, rightmost);
             const u32 r_first = __shfl_sync(CCL_FULL_MASK, first, rightmost);
             const u32 r_last = __shfl_sync(CCL_FULL_MASK, last, rightmost);
-            if (starters && r_rank != pending) {
+            if (starters && !joins && r_rank != pending) {
                 if (pending != NO_RANK && lane == 0)
                     add_to_component(stats + pending, pending_area, pending_sum_x, pending_x_min,
                                      pending_x_max, y);

@@ -158,7 +158,9 @@ impl Pipeline {
                     .arg(&mut *forest)
                     .arg(&width)
                     .arg(&height)
-                    .launch(warp_grid(borders * spans)?)
+                    .launch(warp_grid(
+                        borders * image.width().div_ceil(variant.word_bits() as usize),
+                    )?)
             }
             .map_err(cuda_error)?;
         }

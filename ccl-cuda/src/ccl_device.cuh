@@ -50,22 +50,14 @@ __device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
 // root we saw got a parent meanwhile: continue from the value it held, so no
 // link is ever lost.
 __device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
-    // Point the two starting pixels straight at their roots: they are local
-    // starts that later merges and the relabeling walk again. Safe without
-    // atomics: a root found is an ancestor forever, so the store keeps the
-    // pixel in its tree whatever links happen meanwhile.
-    const u32 root_a = ccl_find(L, a), root_b = ccl_find(L, b);
-    if (root_a != a) L[a] = root_a + 1;
-    if (root_b != b) L[b] = root_b + 1;
-    a = root_a;
-    b = root_b;
     while (true) {
+        a = ccl_find(L, a);
+        b = ccl_find(L, b);
         if (a == b) return;
         if (a > b) { u32 t = a; a = b; b = t; }
         u32 old = atomicMin(L + b, a + 1);
         if (old == b + 1) return;
-        a = ccl_find(L, a);
-        b = ccl_find(L, old - 1);
+        b = old - 1;
     }
 }
 
