@@ -14,12 +14,13 @@
 // own word alone, which lets the border, relabel and feature kernels work on
 // any word independently.
 //
-// Rows are further cut into spans of SPAN_WORDS words. Every kernel gives a
-// warp a whole span and issues all of the span's loads before it uses the
-// first (one register holds the span's pixels of a lane): byte loads are
-// small, so only many of them in flight keep the memory busy. The strip
-// kernel labels each span of a strip as if it were an image of its own, so
-// that blocks stay short; the stitch kernel joins neighbouring spans.
+// Rows are further cut into spans of SPAN_WORDS words. The strip, relabel
+// and analysis kernels give a warp a whole span and issue all of the span's
+// loads before they use the first (one register holds the span's pixels of
+// a lane): byte loads are small, so only many of them in flight keep the
+// memory busy. A block labels one span of a strip as if it were an image of
+// its own, so that blocks stay short; the stitch kernel joins neighbouring
+// spans.
 //
 // Template parameters: Mask is u32 (HA4-32) or u64 (HA4-64, HA8: Algorithm 7,
 // two pixels per lane); Eight selects 8-connectivity (HA8, the seed's

@@ -93,12 +93,6 @@ __device__ __forceinline__ int ccl_run_end(u64 mask, int p) {
 
 // ------------------------------------------------------------- warp masks
 
-// Lanes below this one.
-__device__ __forceinline__ u32 ccl_lanes_below() {
-    u32 lane = threadIdx.x & 31u;
-    return (1u << lane) - 1u;
-}
-
 // Bits strictly below position p of a word.
 __device__ __forceinline__ u32 ccl_bits_below(u32, int p) { return p ? 0xffffffffu >> (32 - p) : 0u; }
 __device__ __forceinline__ u64 ccl_bits_below(u64, int p) {
@@ -130,12 +124,6 @@ __device__ __forceinline__ Mask ccl_ballot_word(u32 lane_pixels) {
     for (int k = 0; k < (int)sizeof(Mask) / 4; ++k)
         mask |= (Mask)__ballot_sync(CCL_FULL_MASK, (lane_pixels >> k) & 1u) << (32 * k);
     return mask;
-}
-
-// The foreground mask of the word of row `row` starting at column `base`.
-template <typename Mask>
-__device__ __forceinline__ Mask ccl_load_word(const u8* row, int base, int width) {
-    return ccl_ballot_word<Mask>(ccl_lane_pixels<Mask>(row, base, width));
 }
 
 // ------------------------------------------------------- component features
