@@ -75,6 +75,8 @@ fn boxed(variant: HaVariant) -> ccl_core::Result<Box<Ha>> {
     Ok(Box::new(Ha::new(variant)?))
 }
 
+// Priorities follow the H200 sweep of bench/2026-11-22-h200: the 32-pixel
+// words are faster there, so they are the CLI's default.
 macro_rules! register {
     ($variant:expr, $summary:literal, $priority:literal) => {
         inventory::submit! {
@@ -96,20 +98,20 @@ macro_rules! register {
 register!(
     HaVariant::Ha4W32,
     "HA4, strips of 4 rows, one warp per row, 32-pixel words (Hennequin et al., DASIP 2018)",
-    50
+    60
 );
 register!(
     HaVariant::Ha4W64,
     "HA4 with 64-pixel words, two pixels per lane (Hennequin et al., DASIP 2018, Alg. 7)",
-    60
+    55
 );
 register!(
     HaVariant::Ha8W32,
     "HA8 with 32-pixel words, one pixel per lane (after Hennequin et al., DASIP 2018)",
-    50
+    60
 );
 register!(
     HaVariant::Ha8,
     "HA8: HA4 extended to 8-connectivity, 64-pixel words (after Hennequin et al., DASIP 2018)",
-    60
+    55
 );
