@@ -21,41 +21,8 @@
 //   width * height <= the launcher's limit, so never 0 and never wrapping)
 //   and 0 for background.
 
-// R's root of pixel i while other threads link roots (ld.global.cg: L1 is
-// not coherent across multiprocessors).
-__device__ __forceinline__ u32 npp_find(const u32* R, u32 i) {
-    u32 parent = __ldcg(R + i);
-    while (parent != i) {
-        i = parent;
-        parent = __ldcg(R + i);
-    }
-    return i;
-}
-
-// R's root of pixel i once R no longer changes.
-__device__ __forceinline__ u32 npp_find_final(const u32* R, u32 i) {
-    u32 parent = R[i];
-    while (parent != i) {
-        i = parent;
-        parent = R[i];
-    }
-    return i;
-}
-
-// Joins the trees of pixels a and b: ccl_merge of ccl_device.cuh for R's
-// 0-based parents. Roots are only ever linked under smaller roots, and
-// NPP's own links end at roots, so no cycle can form.
-__device__ __forceinline__ void npp_merge(u32* R, u32 a, u32 b) {
-    while (true) {
-        a = npp_find(R, a);
-        b = npp_find(R, b);
-        if (a == b) return;
-        if (a > b) { u32 t = a; a = b; b = t; }
-        u32 old = atomicMin(R + b, a);
-        if (old == b) return;
-        b = old;
-    }
-}
+// R holds raw parent indices, so the shared union-find (ccl_device.cuh)
+// runs with Base 0: ccl_merge<0>, ccl_find_final<0>.
 
 // image (rows `pitch` bytes apart) -> binary (packed, width bytes a row):
 // 255 for any nonzero byte, else 0. Grid: x over columns, y strides rows
@@ -79,13 +46,13 @@ extern "C" __global__ void npp_repair(const u8* binary, u32* R, int width, int h
         const u32 i = (u32)y * (u32)width + (u32)x;
         if (!binary[i]) continue;
         const u32 label = R[i];
-        if (x + 1 < width && binary[i + 1] && R[i + 1] != label) npp_merge(R, i, i + 1);
+        if (x + 1 < width && binary[i + 1] && R[i + 1] != label) ccl_merge<0>(R, i, i + 1);
         if (y + 1 >= height) continue;
         const u32 below = i + (u32)width;
-        if (binary[below] && R[below] != label) npp_merge(R, i, below);
+        if (binary[below] && R[below] != label) ccl_merge<0>(R, i, below);
         if (!eight) continue;
-        if (x > 0 && binary[below - 1] && R[below - 1] != label) npp_merge(R, i, below - 1);
-        if (x + 1 < width && binary[below + 1] && R[below + 1] != label) npp_merge(R, i, below + 1);
+        if (x > 0 && binary[below - 1] && R[below - 1] != label) ccl_merge<0>(R, i, below - 1);
+        if (x + 1 < width && binary[below + 1] && R[below + 1] != label) ccl_merge<0>(R, i, below + 1);
     }
 }
 
@@ -94,5 +61,5 @@ extern "C" __global__ void npp_repair(const u8* binary, u32* R, int width, int h
 extern "C" __global__ void npp_finish(const u8* binary, const u32* R, u32* labels, u64 pixels) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= pixels) return;
-    labels[i] = binary[i] ? npp_find_final(R, (u32)i) + 1 : 0;
+    labels[i] = binary[i] ? ccl_find_final<0>(R, (u32)i) + 1 : 0;
 }

@@ -22,25 +22,31 @@ typedef unsigned long long u64;
 #define CCL_FULL_MASK 0xffffffffu
 
 // ---------------------------------------------------------------- union-find
+//
+// `Base` is what a stored parent adds to the parent's index: 1 for ccl's
+// forests (so that 0 can mean background), 0 for forests of raw indices
+// such as NPP's labels.
 
 // Root of pixel i. Reads bypass L1 (ld.global.cg): other blocks update the
 // forest during a merge kernel and L1 is not coherent across multiprocessors.
+template <u32 Base = 1>
 __device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
-    u32 parent = __ldcg(L + i) - 1;
+    u32 parent = __ldcg(L + i) - Base;
     while (parent != i) {
         i = parent;
-        parent = __ldcg(L + i) - 1;
+        parent = __ldcg(L + i) - Base;
     }
     return i;
 }
 
 // Root of pixel i once the forest no longer changes (after the merge
 // kernels): plain cached loads.
+template <u32 Base = 1>
 __device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
-    u32 parent = L[i] - 1;
+    u32 parent = L[i] - Base;
     while (parent != i) {
         i = parent;
-        parent = L[i] - 1;
+        parent = L[i] - Base;
     }
     return i;
 }
@@ -49,15 +55,16 @@ __device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
 // the atomicMin splice of Playne & Hawick). A failed atomicMin means the
 // root we saw got a parent meanwhile: continue from the value it held, so no
 // link is ever lost.
+template <u32 Base = 1>
 __device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
     while (true) {
-        a = ccl_find(L, a);
-        b = ccl_find(L, b);
+        a = ccl_find<Base>(L, a);
+        b = ccl_find<Base>(L, b);
         if (a == b) return;
         if (a > b) { u32 t = a; a = b; b = t; }
-        u32 old = atomicMin(L + b, a + 1);
-        if (old == b + 1) return;
-        b = old - 1;
+        u32 old = atomicMin(L + b, a + Base);
+        if (old == b + Base) return;
+        b = old - Base;
     }
 }
 
