@@ -1,14 +1,13 @@
 //! [`Ha`]: the host-side and device-resident entry points of every variant.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use ccl_core::{
     Analyzer, BinaryImage, ComponentStats, Connectivity, LabelImage, Labeler, Result, StageTime,
-    Task, TimedRun, check_connectivity, not_loaded, not_run,
+    Task, TimedRun, check_connectivity,
 };
 use ccl_cuda::cudarc::driver::CudaViewMut;
-use ccl_cuda::{DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image};
+use ccl_cuda::{DeviceImage, Gpu, LoadedImage, StageClock};
 
 use crate::HaVariant;
 use crate::pipeline::Pipeline;
@@ -18,11 +17,7 @@ use crate::pipeline::Pipeline;
 pub struct Ha {
     variant: HaVariant,
     pipeline: Pipeline,
-    image: DeviceBuffer<u8>,
-    labels: DeviceBuffer<u32>,
-    /// `(width, height, pitch)` of the image in `image`.
-    loaded: Option<(usize, usize, usize)>,
-    labeled: bool,
+    loaded: LoadedImage,
 }
 
 impl Ha {
@@ -32,10 +27,7 @@ impl Ha {
         Ok(Self {
             variant,
             pipeline: Pipeline::new(variant)?,
-            image: DeviceBuffer::new(),
-            labels: DeviceBuffer::new(),
-            loaded: None,
-            labeled: false,
+            loaded: LoadedImage::new(),
         })
     }
 
@@ -89,57 +81,27 @@ impl Ha {
         )
     }
 
-    fn load_image(&mut self, image: &BinaryImage<'_>) -> Result<()> {
-        let pitch = upload_image(self.pipeline.gpu().stream(), &mut self.image, image)?;
-        self.loaded = Some((image.width(), image.height(), pitch));
-        self.labeled = false;
-        Ok(())
-    }
-
     /// Runs `task` on the loaded image.
     fn run_loaded(&mut self, task: Task, clock: &mut StageClock) -> Result<()> {
-        let (width, height, pitch) = self.loaded.ok_or_else(not_loaded)?;
         let stream = self.pipeline.gpu().stream().clone();
-        let view = self.image.get()?.as_view();
-        let image = DeviceImage::new(view, width, height, pitch)?;
         match task {
             Task::Label => {
-                let pixels = width * height;
-                let labels = self.labels.reserve(&stream, pixels)?;
-                self.pipeline
-                    .label(&image, &mut labels.slice_mut(..pixels), clock)?;
-                self.labeled = true;
+                let pipeline = &self.pipeline;
+                self.loaded.label_with(&stream, |image, labels| {
+                    pipeline.label(image, labels, clock)
+                })
             }
-            Task::Analyze => self.pipeline.analyze(&image, clock)?,
+            Task::Analyze => self.pipeline.analyze(&self.loaded.image()?, clock),
         }
-        Ok(())
-    }
-
-    fn read_labels(&self) -> Result<LabelImage> {
-        let (width, height, _) = self.loaded.ok_or_else(not_loaded)?;
-        if !self.labeled {
-            return Err(not_run());
-        }
-        let pixels = width * height;
-        let labels = if pixels == 0 {
-            Vec::new()
-        } else {
-            self.pipeline
-                .gpu()
-                .stream()
-                .clone_dtoh(&self.labels.get()?.slice(..pixels))
-                .map_err(cuda_error)?
-        };
-        LabelImage::new(width, height, labels)
     }
 }
 
 impl Labeler for Ha {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
         self.check(connectivity)?;
-        self.load_image(image)?;
+        self.loaded.load(self.pipeline.gpu().stream(), image)?;
         self.run_loaded(Task::Label, &mut StageClock::disabled())?;
-        self.read_labels()
+        self.loaded.read_labels(self.pipeline.gpu().stream())
     }
 }
 
@@ -150,7 +112,7 @@ impl Analyzer for Ha {
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>> {
         self.check(connectivity)?;
-        self.load_image(image)?;
+        self.loaded.load(self.pipeline.gpu().stream(), image)?;
         self.run_loaded(Task::Analyze, &mut StageClock::disabled())?;
         self.read_stats()
     }
@@ -158,12 +120,7 @@ impl Analyzer for Ha {
 
 impl TimedRun for Ha {
     fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
-        let gpu = self.pipeline.gpu().clone();
-        gpu.synchronize()?;
-        let start = Instant::now();
-        self.load_image(image)?;
-        gpu.synchronize()?;
-        Ok(start.elapsed().as_secs_f64() * 1e3)
+        self.loaded.load_timed(self.pipeline.gpu(), image)
     }
 
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
@@ -174,7 +131,7 @@ impl TimedRun for Ha {
     }
 
     fn labels(&mut self) -> Result<LabelImage> {
-        self.read_labels()
+        self.loaded.read_labels(self.pipeline.gpu().stream())
     }
 
     fn stats(&mut self) -> Result<Vec<ComponentStats>> {

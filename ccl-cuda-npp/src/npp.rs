@@ -1,14 +1,13 @@
 //! [`NppUf`]: the host-side and device-resident entry points of `npp-uf`.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use ccl_core::{
     BinaryImage, ComponentStats, Connectivity, Error, LabelImage, Labeler, Result, StageTime, Task,
-    TimedRun, check_connectivity, not_loaded, not_run,
+    TimedRun, check_connectivity,
 };
 use ccl_cuda::cudarc::driver::CudaViewMut;
-use ccl_cuda::{DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image};
+use ccl_cuda::{DeviceImage, Gpu, LoadedImage, StageClock};
 
 use crate::pipeline::Pipeline;
 
@@ -22,11 +21,7 @@ pub(crate) const CONNECTIVITIES: &[Connectivity] = &[Connectivity::Four, Connect
 /// none of ccl's features, so there is no [`ccl_core::Analyzer`].
 pub struct NppUf {
     pipeline: Pipeline,
-    image: DeviceBuffer<u8>,
-    labels: DeviceBuffer<u32>,
-    /// `(width, height, pitch)` of the image in `image`.
-    loaded: Option<(usize, usize, usize)>,
-    labeled: bool,
+    loaded: LoadedImage,
 }
 
 impl NppUf {
@@ -36,10 +31,7 @@ impl NppUf {
     pub fn new() -> Result<Self> {
         Ok(Self {
             pipeline: Pipeline::new()?,
-            image: DeviceBuffer::new(),
-            labels: DeviceBuffer::new(),
-            loaded: None,
-            labeled: false,
+            loaded: LoadedImage::new(),
         })
     }
 
@@ -75,42 +67,20 @@ impl NppUf {
     fn load_image(&mut self, image: &BinaryImage<'_>) -> Result<()> {
         // Refused before the upload, not after it.
         crate::pipeline::check_size(image.width(), image.height())?;
-        let pitch = upload_image(self.pipeline.gpu().stream(), &mut self.image, image)?;
-        self.loaded = Some((image.width(), image.height(), pitch));
-        self.labeled = false;
-        Ok(())
+        self.loaded.load(self.pipeline.gpu().stream(), image)
     }
 
-    /// Labels the loaded image into `labels`.
+    /// Labels the loaded image.
     fn run_loaded(&mut self, connectivity: Connectivity, clock: &mut StageClock) -> Result<()> {
-        let (width, height, pitch) = self.loaded.ok_or_else(not_loaded)?;
         let stream = self.pipeline.gpu().stream().clone();
-        let view = self.image.get()?.as_view();
-        let image = DeviceImage::new(view, width, height, pitch)?;
-        let pixels = width * height;
-        let labels = self.labels.reserve(&stream, pixels)?;
-        self.pipeline
-            .label(&image, &mut labels.slice_mut(..pixels), connectivity, clock)?;
-        self.labeled = true;
-        Ok(())
+        let pipeline = &mut self.pipeline;
+        self.loaded.label_with(&stream, |image, labels| {
+            pipeline.label(image, labels, connectivity, clock)
+        })
     }
 
     fn read_labels(&self) -> Result<LabelImage> {
-        let (width, height, _) = self.loaded.ok_or_else(not_loaded)?;
-        if !self.labeled {
-            return Err(not_run());
-        }
-        let pixels = width * height;
-        let labels = if pixels == 0 {
-            Vec::new()
-        } else {
-            self.pipeline
-                .gpu()
-                .stream()
-                .clone_dtoh(&self.labels.get()?.slice(..pixels))
-                .map_err(cuda_error)?
-        };
-        LabelImage::new(width, height, labels)
+        self.loaded.read_labels(self.pipeline.gpu().stream())
     }
 }
 
@@ -133,12 +103,8 @@ impl Labeler for NppUf {
 
 impl TimedRun for NppUf {
     fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
-        let gpu = self.pipeline.gpu().clone();
-        gpu.synchronize()?;
-        let start = Instant::now();
-        self.load_image(image)?;
-        gpu.synchronize()?;
-        Ok(start.elapsed().as_secs_f64() * 1e3)
+        crate::pipeline::check_size(image.width(), image.height())?;
+        self.loaded.load_timed(self.pipeline.gpu(), image)
     }
 
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {

@@ -23,12 +23,14 @@
 mod buffer;
 mod compile;
 mod device;
+mod host;
 mod image;
 mod timing;
 
 pub use buffer::{DeviceBuffer, blocks};
 pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
 pub use device::{Gpu, cuda_error, gpu, probe};
+pub use host::LoadedImage;
 pub use image::{DeviceImage, DeviceStats, upload_image};
 pub use timing::StageClock;
 
