@@ -191,6 +191,35 @@ __device__ void border_merge(const u8* image, int pitch, u32* L, int width, int 
                                       ccl_ballot_word<Mask>(up_prev_pixels));
 }
 
+// The span of a row that a warp of the span-walking kernels (relabel,
+// analysis) takes, with the lane's pixels of it loaded; false for the warps
+// past the end.
+template <typename Mask> struct RowSpan {
+    u32 y;          // the row
+    u32 span;       // the span's index in the row
+    int first;      // the span's first column
+    u32 row_index;  // y * width
+    u32 pixels;     // span_pixels of the lane
+};
+
+template <typename Mask>
+__device__ __forceinline__ bool warp_row_span(const u8* image, int pitch, int width, int height,
+                                              RowSpan<Mask>* s) {
+    constexpr int span_columns = SPAN_WORDS * Word<Mask>::bits;
+    const u32 spans = (width + span_columns - 1) / span_columns;
+    if (!warp_span(height, spans, &s->y, &s->span)) return false;
+    s->first = s->span * span_columns;
+    s->row_index = s->y * (u32)width;
+    s->pixels = span_pixels<Mask>(image + (size_t)s->y * pitch, s->first, width);
+    return true;
+}
+
+// Whether a segment piece of the word starts at p: a segment's first pixel,
+// or bit 0 of a word that a segment enters.
+template <typename Mask> __device__ __forceinline__ bool piece_starts(Mask word, int p) {
+    return ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
+}
+
 // Local start of the segment piece holding column x of a row, read from the
 // pixels themselves (the stitch kernel has no masks).
 template <typename Mask>
@@ -233,21 +262,17 @@ __device__ void stitch_spans(const u8* image, int pitch, u32* L, int width, int 
 template <typename Mask>
 __device__ void relabel(const u8* image, int pitch, u32* L, int width, int height) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
-    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
-    u32 y, span;
-    if (!warp_span(height, spans, &y, &span)) return;
-    const int first = span * SPAN_WORDS * bits, lane = threadIdx.x;
-    const u32 pixels = span_pixels<Mask>(image + (size_t)y * pitch, first, width);
-    const u32 row_index = y * (u32)width;
-    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
-        const int base = first + w * bits;
-        const Mask word = span_word<Mask>(pixels, w);
+    RowSpan<Mask> s;
+    if (!warp_row_span(image, pitch, width, height, &s)) return;
+    const int lane = threadIdx.x;
+    for (int w = 0; w < SPAN_WORDS && s.first + w * bits < width; ++w) {
+        const int base = s.first + w * bits;
+        const Mask word = span_word<Mask>(s.pixels, w);
         u32 root_label[per_lane];
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
             const int p = lane + 32 * k;
-            const bool starts = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
-            root_label[k] = starts ? ccl_find_final(L, row_index + base + p) + 1 : 0;
+            root_label[k] = piece_starts(word, p) ? ccl_find_final(L, s.row_index + base + p) + 1 : 0;
         }
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
@@ -259,7 +284,7 @@ __device__ void relabel(const u8* image, int pitch, u32* L, int width, int heigh
                 const u32 candidate = __shfl_sync(CCL_FULL_MASK, root_label[j], start & 31);
                 if (j == (start >> 5)) label = candidate;
             }
-            if (base + p < width) L[row_index + base + p] = ccl_bit(word, p) ? label : 0;
+            if (base + p < width) L[s.row_index + base + p] = ccl_bit(word, p) ? label : 0;
         }
     }
 }
@@ -272,25 +297,21 @@ __device__ void count_roots(const u8* image, int pitch, const u32* L, int width,
                             Mask* root_bits, u32* group_count) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
     const u32 words_per_row = (width + bits - 1) / bits;
-    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
-    u32 y, span;
-    if (!warp_span(height, spans, &y, &span)) return;
-    const int first = span * SPAN_WORDS * bits, lane = threadIdx.x;
-    const u32 pixels = span_pixels<Mask>(image + (size_t)y * pitch, first, width);
-    const u32 row_index = y * (u32)width;
-    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
-        const int base = first + w * bits;
-        const Mask word = span_word<Mask>(pixels, w);
+    RowSpan<Mask> s;
+    if (!warp_row_span(image, pitch, width, height, &s)) return;
+    const int lane = threadIdx.x;
+    for (int w = 0; w < SPAN_WORDS && s.first + w * bits < width; ++w) {
+        const int base = s.first + w * bits;
+        const Mask word = span_word<Mask>(s.pixels, w);
         Mask roots = 0;
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
             const int p = lane + 32 * k;
-            const u32 index = row_index + base + p;
-            const bool root =
-                ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1)) && L[index] == index + 1;
+            const u32 index = s.row_index + base + p;
+            const bool root = piece_starts(word, p) && L[index] == index + 1;
             roots |= (Mask)__ballot_sync(CCL_FULL_MASK, root) << (32 * k);
         }
-        const u64 word_index = (u64)y * words_per_row + span * SPAN_WORDS + w;
+        const u64 word_index = (u64)s.y * words_per_row + s.span * SPAN_WORDS + w;
         if (lane == 0) {
             root_bits[word_index] = roots;
             if (roots) atomicAdd(group_count + word_index / WORDS_PER_GROUP, (u32)ccl_popc(roots));
@@ -369,24 +390,22 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
                          const Mask* root_bits, const u32* word_offset, CclStats* stats) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
     const u32 words_per_row = (width + bits - 1) / bits;
-    const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
-    u32 y, span;
-    if (!warp_span(height, spans, &y, &span)) return;
-    const int first = span * SPAN_WORDS * bits, lane = threadIdx.x;
-    const u32 pixels = span_pixels<Mask>(image + (size_t)y * pitch, first, width);
-    const u32 row_index = y * (u32)width;
+    RowSpan<Mask> s;
+    if (!warp_row_span(image, pitch, width, height, &s)) return;
+    const int lane = threadIdx.x;
+    const u32 y = s.y;
     u32 pending = NO_RANK, pending_area = 0, pending_x_min = 0, pending_x_max = 0;
     u64 pending_sum_x = 0;
-    for (int w = 0; w < SPAN_WORDS && first + w * bits < width; ++w) {
-        const int base = first + w * bits;
-        const Mask word = span_word<Mask>(pixels, w);
+    for (int w = 0; w < SPAN_WORDS && s.first + w * bits < width; ++w) {
+        const int base = s.first + w * bits;
+        const Mask word = span_word<Mask>(s.pixels, w);
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
             const int p = lane + 32 * k;
-            const bool starts = ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
+            const bool starts = piece_starts(word, p);
             u32 rank = NO_RANK, area = 0, sum = 0, first = 0, last = 0;
             if (starts) {
-                const u32 root = ccl_find_final(L, row_index + base + p);
+                const u32 root = ccl_find_final(L, s.row_index + base + p);
                 const u32 root_y = root / width, root_x = root - root_y * width;
                 const u32 root_word = root_y * words_per_row + root_x / bits;
                 rank = word_offset[root_word] +
