@@ -1,6 +1,6 @@
 //! The `ccl` binary as a user runs it: one-line errors with a non-zero exit
 //! status and no panic, the JSON layout of `analyze`, `gen` round trips,
-//! and short runs of `list`, `label`, `verify` and `sweep`.
+//! and short runs of `list`, `label`, `verify`, `sweep` and `plot`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -392,4 +392,60 @@ fn sweep_writes_one_csv_row_per_measurement() {
             .all(|r| r.starts_with("cpu-uf,cpu,4,ccl,48,40,")),
         "{csv}"
     );
+    // One mode and connectivity: a time and a stage plot, each SVG and PNG.
+    for plot in ["time-ccl-4conn", "stages-ccl-4conn"] {
+        for extension in ["svg", "png"] {
+            let path = format!("results/{plot}.{extension}");
+            assert!(out.contains(&format!("wrote {path}\n")), "{out}");
+            assert!(dir.join(&path).is_file(), "{path}");
+        }
+    }
+}
+
+/// The H200 sweep committed under bench/, with the summary its run printed.
+const H200_SWEEP: &str = include_str!("../../bench/2026-11-22-h200/sweep.csv");
+const H200_SUMMARY: &str = include_str!("../../bench/2026-11-22-h200/summary.txt");
+
+#[test]
+fn plot_redraws_a_saved_sweep_with_the_summary_its_run_printed() {
+    let dir = scratch("plot");
+    std::fs::write(dir.join("sweep.csv"), H200_SWEEP).unwrap();
+    let out = succeeds(&dir, &["plot", "sweep.csv", "--out", "plots"]);
+    // The summary.txt table: the lines between the run's `sweep:` line and
+    // its `wrote` line.
+    let table: String = H200_SUMMARY
+        .lines()
+        .filter(|line| !line.starts_with("sweep:") && !line.starts_with("wrote "))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert!(out.starts_with(&table), "{out}");
+    let mut written = 0;
+    for mode in ["ccl", "cca"] {
+        for connectivity in [4, 8] {
+            for kind in ["time", "stages"] {
+                let stem = format!("{kind}-{mode}-{connectivity}conn");
+                let svg = std::fs::read_to_string(dir.join(format!("plots/{stem}.svg"))).unwrap();
+                assert!(svg.starts_with("<svg") && svg.len() < 100_000, "{stem}.svg");
+                let png = image::open(dir.join(format!("plots/{stem}.png"))).unwrap();
+                assert_eq!((png.width(), png.height()), (1280, 460), "{stem}.png");
+                written += 2;
+            }
+        }
+    }
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("wrote ")).count(),
+        written
+    );
+}
+
+#[test]
+fn plot_refuses_what_is_not_a_sweep() {
+    let dir = scratch("plot-bad");
+    std::fs::write(dir.join("other.csv"), "a,b\n1,2\n").unwrap();
+    fails_with(
+        &dir,
+        &["plot", "other.csv"],
+        "other.csv: line 1: not a sweep's CSV",
+    );
+    fails_with(&dir, &["plot", "missing.csv"], "missing.csv");
 }

@@ -1,10 +1,14 @@
 //! The sweep's measurements as CSV, one row per variant × connectivity ×
-//! task × granularity × density, for plotting and comparison elsewhere.
+//! task × granularity × density, for plotting and comparison elsewhere, and
+//! read back for re-plotting a saved sweep.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-use super::{Measurement, SweepError};
+use ccl_core::Backend;
+
+use super::{Measurement, StageMedian, SweepError};
 
 /// The CSV header.
 pub const HEADER: &str = "variant,backend,connectivity,mode,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages";
@@ -43,27 +47,147 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
     out
 }
 
+/// Where and how CSV text differs from what [`to_csv`] writes.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct CsvError {
+    /// Line number, from 1.
+    pub line: usize,
+    /// What is wrong on that line.
+    pub message: String,
+}
+
+/// The measurements in CSV text that [`to_csv`] wrote: its inverse, up to
+/// the six decimals written. The `gpx_per_s` column is derived from the
+/// others, so it is not read.
+///
+/// # Errors
+/// The first line that is not the header or not a row of [`HEADER`]'s
+/// columns, or a time that is negative or not a number.
+pub fn from_csv(text: &str) -> Result<Vec<Measurement>, CsvError> {
+    let mut lines = text.lines().zip(1..);
+    if lines.next().map(|(header, _)| header.trim_end()) != Some(HEADER) {
+        return Err(CsvError {
+            line: 1,
+            message: format!("not a sweep's CSV: the first line must be `{HEADER}`"),
+        });
+    }
+    lines
+        .filter(|(row, _)| !row.trim().is_empty())
+        .map(|(row, line)| parse_row(row.trim_end()).map_err(|message| CsvError { line, message }))
+        .collect()
+}
+
 /// Writes `sweep.csv` into `dir` (created if missing) and returns its path.
 pub fn write(measurements: &[Measurement], dir: &Path) -> Result<PathBuf, SweepError> {
-    let io_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SweepError::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    std::fs::create_dir_all(dir).map_err(SweepError::io(dir))?;
     let path = dir.join("sweep.csv");
-    std::fs::write(&path, to_csv(measurements)).map_err(io_error(&path))?;
+    std::fs::write(&path, to_csv(measurements)).map_err(SweepError::io(&path))?;
     Ok(path)
+}
+
+/// Reads a sweep's CSV, as [`write()`] saved it.
+pub fn read(path: &Path) -> Result<Vec<Measurement>, SweepError> {
+    let text = std::fs::read_to_string(path).map_err(SweepError::io(path))?;
+    from_csv(&text).map_err(|source| SweepError::Csv {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn parse_row(row: &str) -> Result<Measurement, String> {
+    let fields: Vec<&str> = row.split(',').collect();
+    let &[
+        variant,
+        backend,
+        connectivity,
+        mode,
+        width,
+        height,
+        granularity,
+        density,
+        reps,
+        median_ms,
+        min_ms,
+        _gpx_per_s,
+        transfer_ms,
+        stages,
+    ] = fields.as_slice()
+    else {
+        return Err(format!(
+            "{} fields where the header has {}",
+            fields.len(),
+            HEADER.split(',').count()
+        ));
+    };
+    if variant.is_empty() {
+        return Err("no variant name".into());
+    }
+    Ok(Measurement {
+        variant: variant.to_string(),
+        backend: parse_backend(backend)?,
+        connectivity: parse("connectivity", connectivity)?,
+        task: parse("mode", mode)?,
+        width: parse("width", width)?,
+        height: parse("height", height)?,
+        granularity: parse("granularity", granularity)?,
+        density: parse("density", density)?,
+        reps: parse("reps", reps)?,
+        median_ms: parse_ms("median_ms", median_ms)?,
+        min_ms: parse_ms("min_ms", min_ms)?,
+        transfer_ms: parse_ms("transfer_ms", transfer_ms)?,
+        stages: parse_stages(stages)?,
+    })
+}
+
+fn parse<T: FromStr>(column: &str, text: &str) -> Result<T, String> {
+    text.parse()
+        .map_err(|_| format!("{column}: cannot read `{text}`"))
+}
+
+/// A time in ms: finite and not negative, as every plot and summary assumes.
+fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
+    let ms: f64 = parse(column, text)?;
+    if ms.is_finite() && ms >= 0.0 {
+        Ok(ms)
+    } else {
+        Err(format!("{column}: `{text}` is not a time in ms"))
+    }
+}
+
+fn parse_backend(text: &str) -> Result<Backend, String> {
+    [Backend::Cpu, Backend::Cuda]
+        .into_iter()
+        .find(|backend| backend.to_string() == text)
+        .ok_or_else(|| format!("backend: expected cpu or cuda, not `{text}`"))
+}
+
+/// `stage=ms` pairs separated by `;`, or nothing.
+fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(';')
+        .map(|pair| {
+            let (stage, ms) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("stages: expected stage=ms, not `{pair}`"))?;
+            Ok(StageMedian {
+                stage: stage.to_string(),
+                ms: parse_ms(stage, ms)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ccl_core::{Backend, Connectivity, StageTime, Task};
+    use ccl_core::{Connectivity, Task};
 
-    #[test]
-    fn one_row_per_measurement_with_stages() {
-        let m = Measurement {
-            variant: "v",
+    fn measurement(variant: &str, stages: &[(&str, f64)]) -> Measurement {
+        Measurement {
+            variant: variant.to_string(),
             backend: Backend::Cuda,
             connectivity: Connectivity::Eight,
             task: Task::Analyze,
@@ -75,18 +199,19 @@ mod tests {
             median_ms: 2.0,
             min_ms: 1.5,
             transfer_ms: 0.25,
-            stages: vec![
-                StageTime {
-                    stage: "strip",
-                    ms: 1.5,
-                },
-                StageTime {
-                    stage: "merge",
-                    ms: 0.5,
-                },
-            ],
-        };
-        let csv = to_csv(&[m]);
+            stages: stages
+                .iter()
+                .map(|&(stage, ms)| StageMedian {
+                    stage: stage.to_string(),
+                    ms,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn one_row_per_measurement_with_stages() {
+        let csv = to_csv(&[measurement("v", &[("strip", 1.5), ("merge", 0.5)])]);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], HEADER);
         assert_eq!(
@@ -94,5 +219,49 @@ mod tests {
             "v,cuda,8,cca,2000,1000,4,45,10,2.000000,1.500000,1.000000,0.250000,strip=1.500000;merge=0.500000"
         );
         assert_eq!(lines[1].split(',').count(), HEADER.split(',').count());
+    }
+
+    #[test]
+    fn reading_inverts_writing() {
+        let measurements = vec![
+            measurement("ha4-64", &[("strip", 1.5), ("merge", 0.5)]),
+            Measurement {
+                backend: Backend::Cpu,
+                connectivity: Connectivity::Four,
+                task: Task::Label,
+                median_ms: 0.123456,
+                ..measurement("cpu-uf", &[])
+            },
+        ];
+        assert_eq!(from_csv(&to_csv(&measurements)).unwrap(), measurements);
+    }
+
+    #[test]
+    fn bad_rows_name_their_line_and_column() {
+        let row = |fields: &str| format!("{HEADER}\n{fields}\n");
+        let cases = [
+            ("variant,backend\n", "line 1: not a sweep's CSV"),
+            (
+                &row("v,gpu,8,cca,2,1,4,45,10,2,1.5,1,0.25,"),
+                "line 2: backend: expected cpu or cuda, not `gpu`",
+            ),
+            (
+                &row("v,cuda,6,cca,2,1,4,45,10,2,1.5,1,0.25,"),
+                "line 2: connectivity: cannot read `6`",
+            ),
+            (
+                &row("v,cuda,8,cca,2,1,4,45,10,NaN,1.5,1,0.25,"),
+                "line 2: median_ms: `NaN` is not a time in ms",
+            ),
+            (
+                &row("v,cuda,8,cca,2,1,4,45,10,2,1.5,1,0.25,strip"),
+                "line 2: stages: expected stage=ms, not `strip`",
+            ),
+            (&row("v,cuda,8"), "line 2: 3 fields where the header has 14"),
+        ];
+        for (text, expected) in cases {
+            let message = from_csv(text).unwrap_err().to_string();
+            assert!(message.starts_with(expected), "{message}");
+        }
     }
 }

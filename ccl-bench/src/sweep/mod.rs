@@ -4,10 +4,14 @@
 //! its time is kept.
 //!
 //! [`run`] measures, [`summary`] reduces the measurements to the protocol's
-//! summary figures, [`csv`] writes them out.
+//! summary figures, [`csv`] writes them out and reads them back, [`plot`]
+//! draws them.
 
 pub mod csv;
+pub mod plot;
 pub mod summary;
+
+use std::path::{Path, PathBuf};
 
 use ccl_core::{
     Algorithm, Backend, BinaryImage, BinaryImageBuf, Connectivity, StageTime, Task, TimedRun,
@@ -85,7 +89,7 @@ impl Config {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measurement {
     /// Variant name.
-    pub variant: &'static str,
+    pub variant: String,
     /// Where it ran.
     pub backend: Backend,
     /// Connectivity.
@@ -108,8 +112,17 @@ pub struct Measurement {
     pub min_ms: f64,
     /// Time to load the image (host to device for CUDA) in ms.
     pub transfer_ms: f64,
-    /// Median time of each stage in ms, in the variant's stage order.
-    pub stages: Vec<StageTime>,
+    /// Median time of each stage, in the variant's stage order.
+    pub stages: Vec<StageMedian>,
+}
+
+/// The median time of one named stage over a measurement's runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageMedian {
+    /// Stage name, as the variant's [`StageTime`]s give it.
+    pub stage: String,
+    /// Median over the runs, in ms.
+    pub ms: f64,
 }
 
 impl Measurement {
@@ -173,14 +186,38 @@ pub enum SweepError {
         /// How the answer differs (boxed: it is large and rare).
         mismatch: Box<Mismatch>,
     },
-    /// Writing the results failed.
+    /// Writing the results, or reading saved ones, failed.
     #[error("{}: {source}", path.display())]
     Io {
         /// The file or folder involved.
-        path: std::path::PathBuf,
+        path: PathBuf,
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A saved sweep is not CSV as [`csv::to_csv`] writes it.
+    #[error("{}: {source}", path.display())]
+    Csv {
+        /// The file read.
+        path: PathBuf,
+        /// Where and how it differs.
+        source: csv::CsvError,
+    },
+    /// Drawing a plot failed.
+    #[error("{}: {message}", path.display())]
+    Plot {
+        /// The plot's file.
+        path: PathBuf,
+        /// What the plotting library reported.
+        message: String,
+    },
+}
+
+impl SweepError {
+    /// A closure that wraps an I/O error on `path`, for `map_err`.
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SweepError {
+        let path = path.to_path_buf();
+        move |source| SweepError::Io { path, source }
+    }
 }
 
 /// Measures every variant of `variants` as `config` says, one image at a
@@ -258,7 +295,7 @@ pub fn run(
                             pending
                                 .push(checks.spawn(move || answer.check(expected).map_err(wrong)));
                             measurements.push(Measurement {
-                                variant: algorithm.name,
+                                variant: algorithm.name.to_string(),
                                 backend: algorithm.backend,
                                 connectivity,
                                 task,
@@ -335,7 +372,7 @@ struct Bench<'a> {
 struct Timing {
     median_ms: f64,
     min_ms: f64,
-    stages: Vec<StageTime>,
+    stages: Vec<StageMedian>,
 }
 
 impl Bench<'_> {
@@ -400,14 +437,14 @@ impl Answer {
 }
 
 /// The median of each stage over runs, in the first run's stage order.
-fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageTime> {
+fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageMedian> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
     first
         .iter()
-        .map(|stage| StageTime {
-            stage: stage.stage,
+        .map(|stage| StageMedian {
+            stage: stage.stage.to_string(),
             ms: median(
                 runs.iter()
                     .flat_map(|run| run.iter().filter(|s| s.stage == stage.stage))

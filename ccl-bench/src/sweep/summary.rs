@@ -12,7 +12,7 @@ use super::Measurement;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Variant name.
-    pub variant: &'static str,
+    pub variant: String,
     /// Connectivity.
     pub connectivity: Connectivity,
     /// Labeling or analysis.
@@ -37,7 +37,9 @@ pub fn percolation_density(connectivity: Connectivity) -> u32 {
 
 /// One row per variant, connectivity, task and granularity, in that order.
 pub fn summarize(measurements: &[Measurement]) -> Vec<Row> {
-    let key = |m: &Measurement| (m.variant, m.connectivity, m.task, m.granularity);
+    fn key(m: &Measurement) -> (&str, Connectivity, Task, u32) {
+        (&m.variant, m.connectivity, m.task, m.granularity)
+    }
     let mut keys: Vec<_> = measurements.iter().map(key).collect();
     keys.sort();
     keys.dedup();
@@ -48,7 +50,7 @@ pub fn summarize(measurements: &[Measurement]) -> Vec<Row> {
             let mean_ms = group.iter().map(|m| m.median_ms).sum::<f64>() / count;
             let peak = percolation_density(k.1);
             Row {
-                variant: k.0,
+                variant: k.0.to_string(),
                 connectivity: k.1,
                 task: k.2,
                 granularity: k.3,
@@ -76,7 +78,7 @@ pub fn table(rows: &[Row]) -> String {
         .iter()
         .map(|r| {
             [
-                r.variant.to_string(),
+                r.variant.clone(),
                 r.connectivity.to_string(),
                 r.task.to_string(),
                 r.granularity.to_string(),
@@ -120,7 +122,7 @@ mod tests {
 
     fn measurement(density: u32, median_ms: f64) -> Measurement {
         Measurement {
-            variant: "v",
+            variant: "v".into(),
             backend: Backend::Cpu,
             connectivity: Connectivity::Four,
             task: Task::Label,

@@ -1,11 +1,12 @@
 //! `ccl`: label, analyze, generate, verify and benchmark binary images with
-//! every registered connected-component algorithm.
+//! every registered connected-component algorithm, and plot the benchmarks.
 
 mod analyze;
 mod args;
 mod generate;
 mod label;
 mod list;
+mod plot;
 mod sweep;
 mod verify;
 
@@ -39,6 +40,8 @@ enum Command {
     Verify(verify::Args),
     /// Time variants over the benchmark's densities and granularities.
     Sweep(sweep::Args),
+    /// Print a saved sweep's summary and draw its plots.
+    Plot(plot::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Plot(args) => plot::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -1,6 +1,6 @@
 //! `ccl sweep`: times variants over BENCHMARK.md's densities and
 //! granularities, checks every result against cpu-uf, prints the summary
-//! table and writes every measurement as CSV.
+//! table, writes every measurement as CSV and draws the plots.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -39,7 +39,7 @@ pub struct Args {
     /// What to time: labeling (ccl), analysis (cca) or both.
     #[arg(long, value_enum, default_value_t = Mode::Both)]
     mode: Mode,
-    /// Folder for sweep.csv.
+    /// Folder for sweep.csv and the plots.
     #[arg(long, value_name = "DIR", default_value = "target/sweep")]
     out: PathBuf,
 }
@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         path.display(),
         measurements.len()
     )?;
-    Ok(ExitCode::SUCCESS)
+    crate::plot::write_plots(&mut out, &measurements, &args.out)
 }
 
 /// The variants named (each must run here and perform one of `tasks` in one

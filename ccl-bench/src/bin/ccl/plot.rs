@@ -1,0 +1,48 @@
+//! `ccl plot`: a saved sweep's summary table and plots, as `ccl sweep`
+//! prints and draws them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use ccl_bench::sweep::{self, Measurement};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A sweep's CSV, as `ccl sweep` writes it.
+    #[arg(value_name = "CSV")]
+    csv: PathBuf,
+    /// Folder for the plots [default: the CSV's folder].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+    let measurements = sweep::csv::read(&args.csv)?;
+    if measurements.is_empty() {
+        return Err(format!("{}: no measurements to plot", args.csv.display()).into());
+    }
+    let dir = args.out.unwrap_or_else(|| match args.csv.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    });
+    let mut out = std::io::stdout().lock();
+    write!(
+        out,
+        "{}",
+        sweep::summary::table(&sweep::summary::summarize(&measurements))
+    )?;
+    write_plots(&mut out, &measurements, &dir)
+}
+
+/// Draws the plots of `measurements` into `dir` and lists them on `out`.
+pub fn write_plots(
+    out: &mut impl Write,
+    measurements: &[Measurement],
+    dir: &Path,
+) -> Result<ExitCode, crate::Error> {
+    for path in sweep::plot::write(measurements, dir)? {
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
