@@ -5,6 +5,9 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
 
 use ccl_bench::sweep::{self, Config};
 use ccl_core::{Algorithm, Connectivity, Task};
@@ -115,18 +118,23 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         names.join(", ")
     );
 
-    let total = config.densities.len() * config.granularities.len();
-    let mut done = 0;
-    let show_progress = std::io::stderr().is_terminal();
+    let images = config.densities.len() * config.granularities.len();
+    // Only a person watching wants a bar; logs and pipes get none.
+    let progress = if std::io::stderr().is_terminal() {
+        ProgressBar::new(images as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(ProgressStyle::with_template(
+        "image {pos}/{len} {bar:30} {elapsed:>4}  {msg}",
+    )?);
+    // Large images take seconds each: the elapsed time keeps moving.
+    progress.enable_steady_tick(Duration::from_millis(250));
     let measurements = sweep::run(&config, &variants, |image| {
-        done += 1;
-        if show_progress {
-            eprint!("\r\x1b[2K[{done}/{total}] {image}");
-        }
+        progress.inc(1);
+        progress.set_message(image.to_string());
     });
-    if show_progress {
-        eprint!("\r\x1b[2K");
-    }
+    progress.finish_and_clear();
     let measurements = measurements?;
 
     let mut out = std::io::stdout().lock();
