@@ -48,8 +48,10 @@ pub enum Task {
     Analyze,
 }
 
-/// Where an algorithm runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::Display, strum::IntoStaticStr)]
+/// Where an algorithm runs; prints and parses as `cpu` / `cuda`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, strum::Display, strum::EnumString, strum::IntoStaticStr,
+)]
 pub enum Backend {
     /// On the host's CPU cores.
     #[strum(to_string = "cpu")]

@@ -6,8 +6,6 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use ccl_core::Backend;
-
 use super::{Measurement, StageMedian, SweepError};
 
 /// The CSV header.
@@ -125,7 +123,7 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
     }
     Ok(Measurement {
         variant: variant.to_string(),
-        backend: parse_backend(backend)?,
+        backend: parse("backend", backend)?,
         connectivity: parse("connectivity", connectivity)?,
         task: parse("mode", mode)?,
         width: parse("width", width)?,
@@ -155,13 +153,6 @@ fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_backend(text: &str) -> Result<Backend, String> {
-    [Backend::Cpu, Backend::Cuda]
-        .into_iter()
-        .find(|backend| backend.to_string() == text)
-        .ok_or_else(|| format!("backend: expected cpu or cuda, not `{text}`"))
-}
-
 /// `stage=ms` pairs separated by `;`, or nothing.
 fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
     if text.is_empty() {
@@ -188,7 +179,7 @@ mod tests {
     fn measurement(variant: &str, stages: &[(&str, f64)]) -> Measurement {
         Measurement {
             variant: variant.to_string(),
-            backend: Backend::Cuda,
+            backend: ccl_core::Backend::Cuda,
             connectivity: Connectivity::Eight,
             task: Task::Analyze,
             width: 2000,
@@ -226,7 +217,7 @@ mod tests {
         let measurements = vec![
             measurement("ha4-64", &[("strip", 1.5), ("merge", 0.5)]),
             Measurement {
-                backend: Backend::Cpu,
+                backend: ccl_core::Backend::Cpu,
                 connectivity: Connectivity::Four,
                 task: Task::Label,
                 median_ms: 0.123456,
@@ -243,7 +234,7 @@ mod tests {
             ("variant,backend\n", "line 1: not a sweep's CSV"),
             (
                 &row("v,gpu,8,cca,2,1,4,45,10,2,1.5,1,0.25,"),
-                "line 2: backend: expected cpu or cuda, not `gpu`",
+                "line 2: backend: cannot read `gpu`",
             ),
             (
                 &row("v,cuda,6,cca,2,1,4,45,10,2,1.5,1,0.25,"),
