@@ -2,24 +2,17 @@
 //! canonical order (row i is canonical label i + 1).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ccl_core::{ComponentStats, Connectivity, Task};
+use ccl_core::{ComponentStats, Task};
 use serde::Serialize;
 
-use crate::args::{choose_algorithm, parse_connectivity};
+use crate::args::Input;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Input image (PNG, PGM/PBM/PPM, TIFF); nonzero pixels are foreground.
-    image: PathBuf,
-    /// Algorithm (see `ccl list`); default: the preferred one available here.
-    #[arg(short, long)]
-    algorithm: Option<String>,
-    /// Connectivity: 4 or 8.
-    #[arg(short, long, value_name = "4|8", default_value = "8", value_parser = parse_connectivity)]
-    connectivity: Connectivity,
+    #[command(flatten)]
+    input: Input,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -114,11 +107,10 @@ impl Row {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
-    let image = ccl_testdata::load_image(&args.image)?;
-    let algorithm = choose_algorithm(args.algorithm.as_deref(), Task::Analyze, args.connectivity)?;
+    let (image, algorithm) = args.input.load(Task::Analyze)?;
     let stats = algorithm
         .analyzer()?
-        .analyze(&image.view(), args.connectivity)?;
+        .analyze(&image.view(), args.input.connectivity)?;
     let rows: Vec<Row> = stats
         .iter()
         .enumerate()
@@ -130,7 +122,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
             let report = Report {
                 width: image.width(),
                 height: image.height(),
-                connectivity: args.connectivity.neighbours(),
+                connectivity: args.input.connectivity.neighbours(),
                 algorithm: algorithm.name,
                 components: rows.len(),
                 stats: rows,

@@ -24,6 +24,31 @@ impl FromStr for Size {
     }
 }
 
+/// The image, algorithm and connectivity that `label` and `analyze` take.
+#[derive(clap::Args)]
+pub struct Input {
+    /// Input image (PNG, PGM/PBM/PPM, TIFF); nonzero pixels are foreground.
+    pub image: std::path::PathBuf,
+    /// Algorithm (see `ccl list`); default: the preferred one available here.
+    #[arg(short, long)]
+    pub algorithm: Option<String>,
+    /// Connectivity: 4 or 8.
+    #[arg(short, long, value_name = "4|8", default_value = "8", value_parser = parse_connectivity)]
+    pub connectivity: Connectivity,
+}
+
+impl Input {
+    /// The loaded image and the algorithm that will run `task` on it.
+    pub fn load(
+        &self,
+        task: Task,
+    ) -> Result<(ccl_core::BinaryImageBuf, &'static Algorithm), crate::Error> {
+        let image = ccl_testdata::load_image(&self.image)?;
+        let algorithm = choose_algorithm(self.algorithm.as_deref(), task, self.connectivity)?;
+        Ok((image, algorithm))
+    }
+}
+
 /// Parses `4`, `8`, `four` or `eight`.
 pub fn parse_connectivity(text: &str) -> Result<Connectivity, String> {
     text.parse()

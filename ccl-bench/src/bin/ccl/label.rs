@@ -4,20 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ccl_core::{Connectivity, LabelImage, Task};
+use ccl_core::{LabelImage, Task};
 
-use crate::args::{choose_algorithm, parse_connectivity};
+use crate::args::Input;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Input image (PNG, PGM/PBM/PPM, TIFF); nonzero pixels are foreground.
-    image: PathBuf,
-    /// Algorithm (see `ccl list`); default: the preferred one available here.
-    #[arg(short, long)]
-    algorithm: Option<String>,
-    /// Connectivity: 4 or 8.
-    #[arg(short, long, value_name = "4|8", default_value = "8", value_parser = parse_connectivity)]
-    connectivity: Connectivity,
+    #[command(flatten)]
+    input: Input,
     /// Write the canonical labels as a colour PNG: background black, each
     /// label a fixed colour.
     #[arg(short, long, value_name = "OUT.png")]
@@ -25,11 +19,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
-    let image = ccl_testdata::load_image(&args.image)?;
-    let algorithm = choose_algorithm(args.algorithm.as_deref(), Task::Label, args.connectivity)?;
+    let (image, algorithm) = args.input.load(Task::Label)?;
     let labels = algorithm
         .labeler()?
-        .label(&image.view(), args.connectivity)?
+        .label(&image.view(), args.input.connectivity)?
         .canonical();
     if let Some(output) = &args.output {
         write_colour_png(&labels, output)?;

@@ -27,12 +27,17 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         _ => PathBuf::from("."),
     });
     let mut out = std::io::stdout().lock();
+    write_summary(&mut out, &measurements)?;
+    write_plots(&mut out, &measurements, &dir)
+}
+
+/// The summary table of `measurements`, as a sweep prints it last.
+pub fn write_summary(out: &mut impl Write, measurements: &[Measurement]) -> std::io::Result<()> {
     write!(
         out,
         "{}",
-        sweep::summary::table(&sweep::summary::summarize(&measurements))
-    )?;
-    write_plots(&mut out, &measurements, &dir)
+        sweep::summary::table(&sweep::summary::summarize(measurements))
+    )
 }
 
 /// Draws the plots of `measurements` into `dir` and lists them on `out`.

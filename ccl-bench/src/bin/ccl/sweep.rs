@@ -138,11 +138,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let measurements = measurements?;
 
     let mut out = std::io::stdout().lock();
-    write!(
-        out,
-        "{}",
-        sweep::summary::table(&sweep::summary::summarize(&measurements))
-    )?;
+    crate::plot::write_summary(&mut out, &measurements)?;
     let path = sweep::csv::write(&measurements, &args.out)?;
     writeln!(
         out,
@@ -154,9 +150,8 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
 }
 
 /// The variants named (each must run here and perform one of `tasks` in one
-/// of `connectivities`), or every
-/// available variant that performs one of `tasks` in one of
-/// `connectivities`, listing those skipped on stderr.
+/// of `connectivities`), or every available variant that does, listing
+/// those skipped on stderr.
 fn select(
     names: &[String],
     tasks: &[Task],
