@@ -1,4 +1,4 @@
-//! Criterion benches of every available registered variant on BENCHMARK.md
+//! Criterion benches of every available registered variant on the benchmark
 //! random images, in each task and connectivity it supports.
 //!
 //! A variant's timed form loads each image once; an iteration is one run.
@@ -33,8 +33,7 @@ fn test_mode() -> bool {
 /// The timed form of every variant that can run here; the others are
 /// listed on stderr with the reason.
 fn runners() -> Vec<(&'static Algorithm, Box<dyn TimedRun>)> {
-    ccl_bench::link_all();
-    ccl_core::registry()
+    ccl::algorithms()
         .into_iter()
         .filter_map(
             |algorithm| match algorithm.probe().and_then(|()| algorithm.timed()) {

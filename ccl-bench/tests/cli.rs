@@ -124,8 +124,7 @@ fn unsupported_connectivity() {
         "expected 4 or 8",
     );
     // Every available variant that lacks a connectivity refuses it by name.
-    ccl_bench::link_all();
-    for algorithm in ccl_core::registry() {
+    for algorithm in ccl::algorithms() {
         if algorithm.probe().is_err() {
             continue;
         }
@@ -351,8 +350,7 @@ fn label_counts_and_writes_colour_labels() {
 fn list_names_every_variant() {
     let dir = scratch("list");
     let out = succeeds(&dir, &["list"]);
-    ccl_bench::link_all();
-    for algorithm in ccl_core::registry() {
+    for algorithm in ccl::algorithms() {
         let line = out
             .lines()
             .find(|l| l.starts_with(&format!("{} ", algorithm.name)))
@@ -374,8 +372,8 @@ fn sweep_writes_one_csv_row_per_measurement() {
     let out = succeeds(
         &dir,
         &[
-            "sweep", "-a", "cpu-uf", "--size", "48x40", "--reps", "1", "--mode", "ccl", "-c", "4",
-            "--out", "results",
+            "sweep", "-a", "cpu-uf", "--size", "48x40", "--reps", "1", "--task", "label", "-c",
+            "4", "--out", "results",
         ],
     );
     // Header, then one row per granularity.
@@ -389,10 +387,10 @@ fn sweep_writes_one_csv_row_per_measurement() {
     assert_eq!(rows.len(), 21 * 3);
     assert!(
         rows.iter()
-            .all(|r| r.starts_with("cpu-uf,cpu,4,ccl,48,40,")),
+            .all(|r| r.starts_with("cpu-uf,cpu,4,label,48,40,")),
         "{csv}"
     );
-    // One mode and connectivity: a time and a stage plot, each SVG and PNG.
+    // One task and connectivity: a time and a stage plot, each SVG and PNG.
     for plot in ["time-ccl-4conn", "stages-ccl-4conn"] {
         for extension in ["svg", "png"] {
             let path = format!("results/{plot}.{extension}");
@@ -420,10 +418,10 @@ fn plot_redraws_a_saved_sweep_with_the_summary_its_run_printed() {
         .collect();
     assert!(out.starts_with(&table), "{out}");
     let mut written = 0;
-    for mode in ["ccl", "cca"] {
+    for task in ["label", "analyze"] {
         for connectivity in [4, 8] {
             for kind in ["time", "stages"] {
-                let stem = format!("{kind}-{mode}-{connectivity}conn");
+                let stem = format!("{kind}-{task}-{connectivity}conn");
                 let svg = std::fs::read_to_string(dir.join(format!("plots/{stem}.svg"))).unwrap();
                 assert!(svg.starts_with("<svg") && svg.len() < 100_000, "{stem}.svg");
                 let png = image::open(dir.join(format!("plots/{stem}.png"))).unwrap();

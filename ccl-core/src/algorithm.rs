@@ -23,7 +23,10 @@ pub trait Analyzer {
     ) -> Result<Vec<ComponentStats>>;
 }
 
-/// What a run computes.
+/// What a run computes: labeling (CCL, a label per pixel) or analysis
+/// (CCA, the features of every component). Prints as `label` / `analyze`,
+/// the words of the CLI's commands, the sweep's `--task` and its CSV; also
+/// parses from the papers' `ccl` / `cca`.
 #[derive(
     Clone,
     Copy,
@@ -41,10 +44,10 @@ pub trait Analyzer {
 #[strum(ascii_case_insensitive)]
 pub enum Task {
     /// Connected component labeling (labels only).
-    #[strum(to_string = "ccl", serialize = "label")]
+    #[strum(to_string = "label", serialize = "ccl")]
     Label,
     /// Connected component analysis (the seven features, no label image).
-    #[strum(to_string = "cca", serialize = "analyze")]
+    #[strum(to_string = "analyze", serialize = "cca")]
     Analyze,
 }
 
@@ -103,6 +106,11 @@ pub type TimedFactory = fn() -> Result<Box<dyn TimedRun>>;
 pub struct Algorithm {
     /// Kebab-case name, e.g. `cpu-uf`, `ha4-64`.
     pub name: &'static str,
+    /// Former names that [`find`](crate::find) still accepts.
+    pub aliases: &'static [&'static str],
+    /// The package that registers it (`env!("CARGO_PKG_NAME")`), so that a
+    /// test can prove every algorithm crate of the workspace is linked.
+    pub crate_name: &'static str,
     /// Where it runs.
     pub backend: Backend,
     /// The connectivities it implements.
@@ -127,6 +135,11 @@ impl Algorithm {
         self.connectivities.contains(&connectivity)
     }
 
+    /// Whether `name` is its name or one of its aliases.
+    pub fn is_called(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+
     /// Whether it performs `task`.
     pub fn performs(&self, task: Task) -> bool {
         match task {
@@ -147,10 +160,7 @@ impl Algorithm {
         } else {
             Err(Error::UnsupportedTask {
                 algorithm: self.name.to_string(),
-                task: match task {
-                    Task::Label => "label".into(),
-                    Task::Analyze => "analyze".into(),
-                },
+                task,
             })
         }
     }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::{Connectivity, MAX_PIXELS};
+use crate::{Connectivity, MAX_PIXELS, Task};
 
 /// Everything that can go wrong in `ccl`, from bad input to a CUDA failure.
 ///
@@ -50,8 +50,8 @@ pub enum Error {
     UnsupportedTask {
         /// Name of the algorithm.
         algorithm: String,
-        /// What was asked, e.g. "label" or "analyze".
-        task: String,
+        /// What was asked.
+        task: Task,
     },
 
     /// No registered algorithm has this name.

@@ -123,11 +123,6 @@ impl<'a> BinaryImage<'a> {
         self.pixels
     }
 
-    /// True when rows are packed back to back (`stride == width`).
-    pub fn is_packed(&self) -> bool {
-        self.stride == self.width || self.height <= 1
-    }
-
     /// Row `y` as `width` bytes.
     ///
     /// # Panics

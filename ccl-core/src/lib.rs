@@ -20,22 +20,51 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 //!
-//! An algorithm crate implements the traits for its type and registers it:
+//! An algorithm crate implements the traits for its type and registers it;
+//! the registry then finds it by name (here a toy that calls every
+//! foreground pixel a component of its own, right for no real image):
 //!
-//! ```ignore
-//! ccl_core::inventory::submit! {
-//!     ccl_core::Algorithm {
-//!         name: "cpu-uf",
-//!         backend: ccl_core::Backend::Cpu,
-//!         connectivities: &[Connectivity::Four, Connectivity::Eight],
-//!         summary: "…",
-//!         priority: 10,
-//!         probe: || Ok(()),
-//!         labeler: Some(|| Ok(Box::new(UnionFind::new()))),
-//!         analyzer: Some(|| Ok(Box::new(UnionFind::new()))),
-//!         timed: || Ok(Box::new(HostTimedRun::new(UnionFind::new()))),
+//! ```
+//! use ccl_core::{Algorithm, Backend, BinaryImage, Connectivity, HostTimedRun, LabelImage};
+//! use ccl_core::{Analyzer, ComponentStats, Labeler, Result};
+//!
+//! struct Singletons;
+//!
+//! impl Labeler for Singletons {
+//!     fn label(&mut self, image: &BinaryImage<'_>, _: Connectivity) -> Result<LabelImage> {
+//!         let pixels = image.to_buf();
+//!         let labels = pixels.pixels().iter().zip(1..).map(|(&p, i)| p as u32 * i).collect();
+//!         LabelImage::new(image.width(), image.height(), labels)
 //!     }
 //! }
+//!
+//! impl Analyzer for Singletons {
+//!     fn analyze(&mut self, image: &BinaryImage<'_>, c: Connectivity) -> Result<Vec<ComponentStats>> {
+//!         Ok(ComponentStats::from_labels(&self.label(image, c)?))
+//!     }
+//! }
+//!
+//! ccl_core::inventory::submit! {
+//!     Algorithm {
+//!         name: "singletons",
+//!         aliases: &[],
+//!         crate_name: env!("CARGO_PKG_NAME"),
+//!         backend: Backend::Cpu,
+//!         connectivities: &[Connectivity::Four, Connectivity::Eight],
+//!         summary: "every foreground pixel its own component (a toy)",
+//!         priority: 0,
+//!         probe: || Ok(()),
+//!         labeler: Some(|| Ok(Box::new(Singletons))),
+//!         analyzer: Some(|| Ok(Box::new(Singletons))),
+//!         timed: || Ok(Box::new(HostTimedRun::new(Singletons))),
+//!     }
+//! }
+//!
+//! let toy = ccl_core::find("singletons")?;
+//! let image = BinaryImage::new(&[1, 1], 2, 1)?;
+//! let labels = toy.labeler()?.label(&image, Connectivity::Four)?;
+//! assert_eq!(labels.component_count(), 2);
+//! # Ok::<(), ccl_core::Error>(())
 //! ```
 
 mod algorithm;

@@ -14,12 +14,13 @@ pub fn registry() -> Vec<&'static Algorithm> {
     all
 }
 
-/// The algorithm called `name`, or an error listing the known names.
+/// The algorithm called `name` (or formerly called so, see
+/// [`Algorithm::aliases`]), or an error listing the known names.
 pub fn find(name: &str) -> Result<&'static Algorithm> {
     let all = registry();
     all.iter()
         .copied()
-        .find(|a| a.name == name)
+        .find(|a| a.is_called(name))
         .ok_or_else(|| Error::UnknownAlgorithm {
             name: name.to_string(),
             known: if all.is_empty() {

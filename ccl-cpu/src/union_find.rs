@@ -18,6 +18,8 @@ pub struct UnionFind;
 ccl_core::inventory::submit! {
     Algorithm {
         name: NAME,
+        aliases: &[],
+        crate_name: env!("CARGO_PKG_NAME"),
         backend: Backend::Cpu,
         connectivities: CONNECTIVITIES,
         summary: "two-pass union-find with path compression, single thread (Rosenfeld & Pfaltz 1966); the reference",

@@ -26,9 +26,8 @@
 // two pixels per lane); Eight selects 8-connectivity (HA8, the seed's
 // announced future work).
 
-#define STRIP_ROWS 4
-#define SPAN_WORDS 16
-#define WORDS_PER_GROUP 1024
+// STRIP_ROWS and SPAN_WORDS are defined by the launcher (ha.rs).
+
 #define NO_RANK 0xffffffffu
 
 template <typename Mask> struct Word {
@@ -290,8 +289,9 @@ __device__ void relabel(const u8* image, int pitch, u32* L, int width, int heigh
 }
 
 // Analysis, step 1: flags the roots (local starts that are their own
-// parent) of each word in `root_bits` and counts them per group of
-// WORDS_PER_GROUP words (`group_count`, zeroed before).
+// parent) of each word in `root_bits`, in the shared CclRootIndex layout (a
+// 64-pixel word is two 32-bit words, low half first), and counts them per
+// group of CCL_ROOT_GROUP_WORDS 32-bit words (`group_count`, zeroed before).
 template <typename Mask>
 __device__ void count_roots(const u8* image, int pitch, const u32* L, int width, int height,
                             Mask* root_bits, u32* group_count) {
@@ -314,72 +314,14 @@ __device__ void count_roots(const u8* image, int pitch, const u32* L, int width,
         const u64 word_index = (u64)s.y * words_per_row + s.span * SPAN_WORDS + w;
         if (lane == 0) {
             root_bits[word_index] = roots;
-            if (roots) atomicAdd(group_count + word_index / WORDS_PER_GROUP, (u32)ccl_popc(roots));
+            if (roots)
+                atomicAdd(group_count + word_index * per_lane / CCL_ROOT_GROUP_WORDS, (u32)ccl_popc(roots));
         }
     }
 }
 
-// Analysis, step 2 (one block of 1024 threads): exclusive prefix sum of the
-// group counts, and the number of components.
-__device__ void scan_groups(const u32* group_count, u32* group_offset, u32* components, u32 groups) {
-    __shared__ u32 warp_totals[32];
-    u32 carry = 0;
-    for (u32 first = 0; first < groups; first += blockDim.x) {
-        const u32 i = first + threadIdx.x;
-        const u32 count = i < groups ? group_count[i] : 0;
-        const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
-        if (i < groups) group_offset[i] = carry + inclusive - count;
-        // The last thread's inclusive sum is the tile's total.
-        if (threadIdx.x == blockDim.x - 1) warp_totals[0] = inclusive;
-        __syncthreads();
-        carry += warp_totals[0];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) *components = carry;
-}
-
-// Analysis, step 3 (one block of WORDS_PER_GROUP threads per group): the
-// rank of each word's first root among all roots in raster order, so a
-// component's features land at index rank, and the initial features of every
-// component.
-template <typename Mask>
-__device__ void rank_roots(const Mask* root_bits, const u32* group_offset, u32* word_offset,
-                           CclStats* stats, u32 words, u32 words_per_row) {
-    __shared__ u32 warp_totals[32];
-    const u32 word = blockIdx.x * WORDS_PER_GROUP + threadIdx.x;
-    Mask roots = word < words ? root_bits[word] : 0;
-    const u32 count = ccl_popc(roots);
-    const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
-    if (word >= words) return;
-    u32 rank = group_offset[blockIdx.x] + inclusive - count;
-    word_offset[word] = rank;
-    const u32 y = word / words_per_row;
-    for (; roots; roots &= roots - 1, ++rank) {
-        CclStats s;
-        s.area = 0;
-        s.x_min = 0xffffffffu;
-        s.y_min = y;
-        s.x_max = 0;
-        s.y_max = 0;
-        s.padding = 0;
-        s.sum_x = 0;
-        s.sum_y = 0;
-        stats[rank] = s;
-    }
-}
-
-// Adds a run of pixels of row y to a component's features.
-__device__ __forceinline__ void add_to_component(CclStats* s, u32 area, u64 sum_x, u32 x_min, u32 x_max,
-                                                 u32 y) {
-    atomicAdd(&s->area, area);
-    atomicAdd(&s->sum_x, sum_x);
-    atomicAdd(&s->sum_y, (u64)y * area);
-    atomicMin(&s->x_min, x_min);
-    atomicMax(&s->x_max, x_max);
-    atomicMax(&s->y_max, y);
-}
-
-// Analysis, step 4 (seed Algorithm 6): each segment piece adds its area,
+// Analysis, step 2 (seed Algorithm 6; the ranking between the steps is the
+// shared back end's): each segment piece adds its area,
 // coordinate sums (phi(n) = n(n + 1) / 2 through the run's first and last
 // column) and extent to its component. Two reductions keep atomics off the
 // hot roots: lanes of a word with the same component combine first
@@ -387,9 +329,8 @@ __device__ __forceinline__ void add_to_component(CclStats* s, u32 area, u64 sum_
 // row keeping one component's sums in registers while it recurs.
 template <typename Mask>
 __device__ void features(const u8* image, int pitch, const u32* L, int width, int height,
-                         const Mask* root_bits, const u32* word_offset, CclStats* stats) {
+                         CclRootIndex roots, CclStatsOut out) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
-    const u32 words_per_row = (width + bits - 1) / bits;
     RowSpan<Mask> s;
     if (!warp_row_span(image, pitch, width, height, &s)) return;
     const int lane = threadIdx.x;
@@ -407,9 +348,7 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
             if (starts) {
                 const u32 root = ccl_find_final(L, s.row_index + base + p);
                 const u32 root_y = root / width, root_x = root - root_y * width;
-                const u32 root_word = root_y * words_per_row + root_x / bits;
-                rank = word_offset[root_word] +
-                       ccl_popc(root_bits[root_word] & ccl_bits_below(Mask(0), root_x % bits));
+                rank = ccl_root_rank(roots, root_x, root_y);
                 first = p;
                 last = ccl_run_end(word, p);
                 area = last - first + 1;
@@ -449,8 +388,8 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
             const u32 r_last = __shfl_sync(CCL_FULL_MASK, last, rightmost);
             if (starters && !joins && r_rank != pending) {
                 if (pending != NO_RANK && lane == 0)
-                    add_to_component(stats + pending, pending_area, pending_sum_x, pending_x_min,
-                                     pending_x_max, y);
+                    ccl_add_to_component(out, pending, pending_area, pending_sum_x, pending_x_min,
+                                         pending_x_max, y);
                 pending = r_rank;
                 pending_area = r_area;
                 pending_sum_x = r_sum;
@@ -458,48 +397,38 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
                 pending_x_max = base + r_last;
             }
             if (leader && !folded && rank != pending)
-                add_to_component(stats + rank, area, sum_x, base + first, base + last, y);
+                ccl_add_to_component(out, rank, area, sum_x, base + first, base + last, y);
         }
     }
     if (pending != NO_RANK && lane == 0)
-        add_to_component(stats + pending, pending_area, pending_sum_x, pending_x_min, pending_x_max, y);
+        ccl_add_to_component(out, pending, pending_area, pending_sum_x, pending_x_min, pending_x_max, y);
 }
 
 // ------------------------------------------------------------ entry points
 
 #define HA_LABEL_KERNELS(NAME, MASK, EIGHT)                                                              \
-    extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_strip(const u8* image, int pitch, u32* L, int width, int height) {                        \
-        strip_labeling<MASK, EIGHT>(image, pitch, L, width, height);                                     \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_strip(CclImage image, u32* L) {            \
+        strip_labeling<MASK, EIGHT>(image.pixels, image.pitch, L, image.width, image.height);           \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_border(const u8* image, int pitch, u32* L, int width, int height) {                       \
-        border_merge<MASK, EIGHT>(image, pitch, L, width, height);                                       \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_border(CclImage image, u32* L) {           \
+        border_merge<MASK, EIGHT>(image.pixels, image.pitch, L, image.width, image.height);             \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_stitch(const u8* image, int pitch, u32* L, int width, int height) {                       \
-        stitch_spans<MASK, EIGHT>(image, pitch, L, width, height);                                       \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_stitch(CclImage image, u32* L) {           \
+        stitch_spans<MASK, EIGHT>(image.pixels, image.pitch, L, image.width, image.height);             \
     }
 
 #define HA_WORD_KERNELS(NAME, MASK)                                                                      \
-    extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_relabel(const u8* image, int pitch, u32* L, int width, int height) {                      \
-        relabel<MASK>(image, pitch, L, width, height);                                                   \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_relabel(CclImage image, u32* L) {          \
+        relabel<MASK>(image.pixels, image.pitch, L, image.width, image.height);                         \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_count_roots(const u8* image, int pitch, const u32* L, int width, int height,              \
-                           MASK* root_bits, u32* group_count) {                                          \
-        count_roots<MASK>(image, pitch, L, width, height, root_bits, group_count);                       \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(WORDS_PER_GROUP)                                       \
-        NAME##_rank_roots(const MASK* root_bits, const u32* group_offset, u32* word_offset,              \
-                          CclStats* stats, u32 words, u32 words_per_row) {                               \
-        rank_roots<MASK>(root_bits, group_offset, word_offset, stats, words, words_per_row);             \
+        NAME##_count_roots(CclImage image, const u32* L, u32* root_bits, u32* group_count) {            \
+        count_roots<MASK>(image.pixels, image.pitch, L, image.width, image.height, (MASK*)root_bits,    \
+                          group_count);                                                                  \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_features(const u8* image, int pitch, const u32* L, int width, int height,                 \
-                        const MASK* root_bits, const u32* word_offset, CclStats* stats) {                \
-        features<MASK>(image, pitch, L, width, height, root_bits, word_offset, stats);                   \
+        NAME##_features(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out) {            \
+        features<MASK>(image.pixels, image.pitch, L, image.width, image.height, roots, out);            \
     }
 
 HA_LABEL_KERNELS(ha_w32_c4, u32, false)
@@ -508,8 +437,3 @@ HA_LABEL_KERNELS(ha_w32_c8, u32, true)
 HA_LABEL_KERNELS(ha_w64_c8, u64, true)
 HA_WORD_KERNELS(ha_w32, u32)
 HA_WORD_KERNELS(ha_w64, u64)
-
-extern "C" __global__ void __launch_bounds__(1024)
-    ha_scan_groups(const u32* group_count, u32* group_offset, u32* components, u32 groups) {
-    scan_groups(group_count, group_offset, components, groups);
-}

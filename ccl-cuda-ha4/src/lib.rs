@@ -6,14 +6,14 @@
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
-//! use ccl_cuda_ha4::{Ha, HaVariant};
+//! use ccl_cuda_ha4::{HaVariant, ha};
 //!
 //! let pixels = [1, 1, 0, 1,
 //!               0, 1, 0, 1];
 //! let image = BinaryImage::new(&pixels, 4, 2)?;
-//! match Ha::new(HaVariant::Ha4W64) {
-//!     Ok(mut ha) => {
-//!         let labels = ha.label(&image, Connectivity::Four)?;
+//! match ha(HaVariant::Ha4W32) {
+//!     Ok(mut ha4) => {
+//!         let labels = ha4.label(&image, Connectivity::Four)?;
 //!         assert_eq!(labels.canonical().labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
 //!     }
 //!     // No GPU, driver or NVRTC here: a clear error, never a panic.
@@ -23,13 +23,12 @@
 //! ```
 //!
 //! Registered variants: `ha4-32`, `ha4-64` (4-connectivity), `ha8-32` and
-//! `ha8` (8-connectivity, 64-pixel words). Each labels ([`ccl_core::Labeler`]), analyzes
-//! ([`ccl_core::Analyzer`]) and has a device-resident path
-//! ([`Ha::label_device`], [`Ha::analyze_device`]) timed per stage.
+//! `ha8-64` (8-connectivity; `ha8` is its former name). Each labels,
+//! analyzes, and has a device-resident path timed per stage, through the
+//! variant layer of `ccl-cuda` ([`ccl_cuda::CudaVariant`]).
 
 mod ha;
-mod pipeline;
 mod variant;
 
-pub use ha::Ha;
+pub use ha::{Ha, ha};
 pub use variant::HaVariant;

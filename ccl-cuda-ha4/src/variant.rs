@@ -1,7 +1,7 @@
-//! The three registered HA variants.
+//! The registered HA variants.
 
-use ccl_core::{Algorithm, Backend, Connectivity, Labeler};
-use ccl_cuda::inventory;
+use ccl_core::Connectivity;
+use ccl_cuda::VariantInfo;
 
 use crate::Ha;
 
@@ -14,55 +14,50 @@ pub enum HaVariant {
     Ha4W64,
     /// `ha8-32`: 8-connectivity, 32-pixel words.
     Ha8W32,
-    /// `ha8`: 8-connectivity, 64-pixel words.
-    Ha8,
+    /// `ha8-64` (formerly `ha8`): 8-connectivity, 64-pixel words.
+    Ha8W64,
 }
 
 impl HaVariant {
-    /// Every variant.
-    pub const ALL: [HaVariant; 4] = [
-        HaVariant::Ha4W32,
-        HaVariant::Ha4W64,
-        HaVariant::Ha8W32,
-        HaVariant::Ha8,
-    ];
-
     /// Registry name.
     pub const fn name(self) -> &'static str {
         match self {
             HaVariant::Ha4W32 => "ha4-32",
             HaVariant::Ha4W64 => "ha4-64",
             HaVariant::Ha8W32 => "ha8-32",
-            HaVariant::Ha8 => "ha8",
+            HaVariant::Ha8W64 => "ha8-64",
         }
     }
 
     /// Pixels per word: 32 or 64.
-    pub fn word_bits(self) -> u32 {
+    pub const fn word_bits(self) -> u32 {
         match self {
             HaVariant::Ha4W32 | HaVariant::Ha8W32 => 32,
-            HaVariant::Ha4W64 | HaVariant::Ha8 => 64,
+            HaVariant::Ha4W64 | HaVariant::Ha8W64 => 64,
         }
     }
 
-    /// The one connectivity it implements.
-    pub const fn connectivity(self) -> Connectivity {
-        match self {
-            HaVariant::Ha4W32 | HaVariant::Ha4W64 => Connectivity::Four,
-            HaVariant::Ha8W32 | HaVariant::Ha8 => Connectivity::Eight,
-        }
-    }
-
-    pub(crate) const fn connectivities(self) -> &'static [Connectivity] {
+    /// The one connectivity it implements, as the registry declares it.
+    pub const fn connectivities(self) -> &'static [Connectivity] {
         match self {
             HaVariant::Ha4W32 | HaVariant::Ha4W64 => &[Connectivity::Four],
-            HaVariant::Ha8W32 | HaVariant::Ha8 => &[Connectivity::Eight],
+            HaVariant::Ha8W32 | HaVariant::Ha8W64 => &[Connectivity::Eight],
+        }
+    }
+
+    /// What the variant layer checks calls against.
+    pub const fn info(self) -> VariantInfo {
+        VariantInfo {
+            name: self.name(),
+            connectivities: self.connectivities(),
+            analyzes: true,
         }
     }
 
     /// Kernel name prefix of the labeling kernels, e.g. `ha_w64_c4`.
     pub(crate) fn label_kernels(self) -> String {
-        format!("ha_w{}_c{}", self.word_bits(), self.connectivity())
+        let connectivity = self.connectivities()[0];
+        format!("ha_w{}_c{connectivity}", self.word_bits())
     }
 
     /// Kernel name prefix of the per-word kernels, e.g. `ha_w64`.
@@ -71,47 +66,43 @@ impl HaVariant {
     }
 }
 
-fn boxed(variant: HaVariant) -> ccl_core::Result<Box<Ha>> {
-    Ok(Box::new(Ha::new(variant)?))
-}
-
 // Priorities follow the H200 sweep of bench/2026-11-22-h200: the 32-pixel
-// words are faster there, so they are the CLI's default.
+// words are faster there, so they are the default.
 macro_rules! register {
-    ($variant:expr, $summary:literal, $priority:literal) => {
-        inventory::submit! {
-            Algorithm {
-                name: $variant.name(),
-                backend: Backend::Cuda,
-                connectivities: $variant.connectivities(),
-                summary: $summary,
-                priority: $priority,
-                probe: ccl_cuda::probe,
-                labeler: Some(|| Ok(boxed($variant)? as Box<dyn Labeler>)),
-                analyzer: Some(|| Ok(boxed($variant)? as Box<dyn ccl_core::Analyzer>)),
-                timed: || Ok(boxed($variant)? as Box<dyn ccl_core::TimedRun>),
-            }
+    ($variant:expr, $aliases:expr, $summary:literal, $priority:literal) => {
+        ccl_cuda::register_variant! {
+            name: $variant.name(),
+            aliases: $aliases,
+            connectivities: $variant.connectivities(),
+            analyzes: $variant.info().analyzes,
+            summary: $summary,
+            priority: $priority,
+            new: |gpu, _| Ha::new(gpu, $variant),
         }
     };
 }
 
 register!(
     HaVariant::Ha4W32,
+    &[],
     "HA4, strips of 4 rows, one warp per row, 32-pixel words (Hennequin et al., DASIP 2018)",
     60
 );
 register!(
     HaVariant::Ha4W64,
+    &[],
     "HA4 with 64-pixel words, two pixels per lane (Hennequin et al., DASIP 2018, Alg. 7)",
     55
 );
 register!(
     HaVariant::Ha8W32,
-    "HA8 with 32-pixel words, one pixel per lane (after Hennequin et al., DASIP 2018)",
+    &[],
+    "HA8: HA4 extended to 8-connectivity, 32-pixel words (after Hennequin et al., DASIP 2018)",
     60
 );
 register!(
-    HaVariant::Ha8,
-    "HA8: HA4 extended to 8-connectivity, 64-pixel words (after Hennequin et al., DASIP 2018)",
+    HaVariant::Ha8W64,
+    &["ha8"],
+    "HA8 with 64-pixel words, two pixels per lane (after Hennequin et al., DASIP 2018)",
     55
 );

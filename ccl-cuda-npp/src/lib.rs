@@ -5,13 +5,13 @@
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
-//! use ccl_cuda_npp::NppUf;
+//! use ccl_cuda_npp::npp_uf;
 //!
 //! // Any nonzero byte is foreground, whatever its value.
 //! let pixels = [1, 9, 0, 1,
 //!               0, 255, 0, 1];
 //! let image = BinaryImage::new(&pixels, 4, 2)?;
-//! match NppUf::new() {
+//! match npp_uf() {
 //!     Ok(mut npp) => {
 //!         let labels = npp.label(&image, Connectivity::Four)?;
 //!         assert_eq!(labels.canonical().labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
@@ -25,7 +25,7 @@
 //! NPP is opened at run time (`libnppc.so.13` / `libnppif.so.13`, or the
 //! unversioned names, from the loader path, `/usr/local/cuda/lib64` or
 //! `$CUDA_HOME/lib64`): the crate builds anywhere, and where NPP or a GPU is
-//! missing, the registry entry's probe and [`NppUf::new`] say which.
+//! missing, the registry entry's probe and [`npp_uf`] say which.
 //!
 //! NPP labels every region of equal pixel values, background included, so
 //! a kernel first maps the input to 0 / 255. NPP also over-segments on
@@ -34,15 +34,15 @@
 //! kernel joins NPP's union-find trees across every touching foreground
 //! pair, and a last one writes background 0 and foreground root + 1: the
 //! result keeps ccl's contract (background 0, one distinct nonzero label
-//! per component). [`NppUf::label_device`] times the stages `binarize`,
+//! per component). The device-resident path
+//! ([`ccl_cuda::CudaVariant::label_device`]) times the stages `binarize`,
 //! `npp` (NPP alone), `repair` and `finish`. NPP computes no features, so
 //! `npp-uf` only labels; images are limited to [`MAX_PIXELS`] by NPP's
 //! 32-bit scratch-size arithmetic.
 
 mod library;
-mod npp;
 mod pipeline;
 mod variant;
 
-pub use npp::NppUf;
-pub use pipeline::MAX_PIXELS;
+pub use pipeline::{MAX_PIXELS, NppUf};
+pub use variant::npp_uf;

@@ -1,5 +1,5 @@
 // npp.cu: the kernels that adapt NPP's nppiLabelMarkersUF_8u32u to ccl's
-// contract (DESIGN.md, "Semantics"). Order: npp_binarize, NPP, npp_repair,
+// contract (docs/design.md, "Semantics"). Order: npp_binarize, NPP, npp_repair,
 // npp_finish.
 //
 // What NPP does (checked on an H200 with NPP 13.0.1 and 13.2.0):

@@ -1,16 +1,15 @@
-//! Binarize, NPP's LabelMarkersUF, repair, finish (the kernels are in
-//! `npp.cu`, which says why each is needed): queued in order on the shared
-//! stream, into scratch buffers reused across calls.
+//! [`NppUf`]: binarize, NPP's LabelMarkersUF, repair, finish (the kernels
+//! are in `npp.cu`, which says why each is needed), queued in order on the
+//! variant's stream, into scratch buffers reused across calls.
 
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
 use ccl_cuda::cudarc::driver::sys::{self, CUdevice_attribute};
-use ccl_cuda::cudarc::driver::{
-    CudaFunction, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
-};
+use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
 use ccl_cuda::{
-    DeviceBuffer, DeviceImage, Gpu, KernelSource, StageClock, blocks, cuda_error, inventory,
+    DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Gpu, ImageArgs, Kernel, KernelSource, Run,
+    blocks, cuda_error, inventory, linear_grid,
 };
 
 use crate::library::{NPPI_NORM_INF, NPPI_NORM_L1, Npp, NppStreamContext, NppiSize, npp};
@@ -19,6 +18,7 @@ use crate::library::{NPPI_NORM_INF, NPPI_NORM_L1, Npp, NppStreamContext, NppiSiz
 pub(crate) const KERNELS: KernelSource = KernelSource {
     name: "npp",
     source: include_str!("npp.cu"),
+    constants: &[],
 };
 
 inventory::submit! { KERNELS }
@@ -46,14 +46,20 @@ pub(crate) fn check_size(width: usize, height: usize) -> Result<()> {
     Ok(())
 }
 
-/// Kernels, NPP handle and scratch buffers.
-pub(crate) struct Pipeline {
-    gpu: Arc<Gpu>,
+/// The adapter kernels; each field declares a kernel's arguments.
+struct Kernels {
+    binarize: Kernel<(ImageArgs, DevPtr<u8>)>,
+    repair: Kernel<(DevPtr<u8>, DevPtr<u32>, i32, i32, i32)>,
+    finish: Kernel<(DevPtr<u8>, DevPtr<u32>, DevPtr<u32>, u64)>,
+}
+
+/// NPP's union-find labeler as the device-resident stages of `npp-uf`:
+/// `binarize`, `npp` (NPP's own call alone), `repair` and `finish`. Labels
+/// only: NPP computes none of ccl's features.
+pub struct NppUf {
     npp: &'static Npp,
     context: NppStreamContext,
-    binarize: CudaFunction,
-    repair: CudaFunction,
-    finish: CudaFunction,
+    kernels: Kernels,
     /// The input as 0 / 255, packed.
     binary: DeviceBuffer<u8>,
     /// NPP's labels: a union-find forest of raster indices.
@@ -65,19 +71,19 @@ pub(crate) struct Pipeline {
     scratch_bytes: Option<((usize, usize), usize)>,
 }
 
-impl Pipeline {
-    /// Opens NPP first, so that where it is missing the error says so.
-    pub(crate) fn new() -> Result<Self> {
+impl NppUf {
+    /// Opens NPP first, so that where it is missing the error says so, then
+    /// compiles the adapter kernels for `gpu` and binds NPP to `stream`.
+    pub fn new(gpu: &Arc<Gpu>, stream: &Arc<CudaStream>) -> Result<Self> {
         let npp = npp()?;
-        let gpu = ccl_cuda::gpu()?;
-        let context = stream_context(&gpu)?;
         Ok(Self {
-            binarize: gpu.function(&KERNELS, "npp_binarize")?,
-            repair: gpu.function(&KERNELS, "npp_repair")?,
-            finish: gpu.function(&KERNELS, "npp_finish")?,
-            gpu,
             npp,
-            context,
+            context: stream_context(gpu, stream)?,
+            kernels: Kernels {
+                binarize: Kernel::load(gpu, &KERNELS, "npp_binarize")?,
+                repair: Kernel::load(gpu, &KERNELS, "npp_repair")?,
+                finish: Kernel::load(gpu, &KERNELS, "npp_finish")?,
+            },
             binary: DeviceBuffer::new(),
             forest: DeviceBuffer::new(),
             scratch: DeviceBuffer::new(),
@@ -85,48 +91,43 @@ impl Pipeline {
         })
     }
 
-    pub(crate) fn gpu(&self) -> &Arc<Gpu> {
-        &self.gpu
-    }
-
-    pub(crate) fn npp_version(&self) -> (i32, i32, i32) {
-        self.npp.version()
-    }
-
-    /// Labels `image` into `labels` (at least width * height, packed; any
-    /// device memory: NPP writes its own buffer).
-    pub(crate) fn label(
-        &mut self,
-        image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
-        connectivity: Connectivity,
-        clock: &mut StageClock,
-    ) -> Result<()> {
-        let pixels = image.pixel_count();
-        if labels.len() < pixels {
-            return Err(Error::InvalidDimensions(format!(
-                "the label buffer holds {} labels, the image has {pixels} pixels",
-                labels.len()
-            )));
-        }
-        if image.is_empty() {
-            return Ok(());
-        }
-        check_size(image.width(), image.height())?;
-        let (pitch, width, height) = image.kernel_dims();
-        let size = NppiSize { width, height };
-        let scratch_bytes = match self.scratch_bytes {
-            Some((dims, bytes)) if dims == (image.width(), image.height()) => bytes,
+    /// NPP's scratch bytes for `image`, queried once per size.
+    fn scratch_bytes(&mut self, image: &DeviceImage<'_>, size: NppiSize) -> Result<usize> {
+        let dims = (image.width(), image.height());
+        match self.scratch_bytes {
+            Some((known, bytes)) if known == dims => Ok(bytes),
             _ => {
                 let bytes = self.npp.buffer_size(size)?;
-                self.scratch_bytes = Some(((image.width(), image.height()), bytes));
-                bytes
+                self.scratch_bytes = Some((dims, bytes));
+                Ok(bytes)
             }
-        };
-        let stream = self.gpu.stream().clone();
-        let binary = self.binary.reserve(&stream, pixels)?;
-        let forest = self.forest.reserve(&stream, pixels)?;
-        let scratch = self.scratch.reserve(&stream, scratch_bytes)?;
+        }
+    }
+}
+
+impl DeviceVariant for NppUf {
+    fn check_size(&self, width: usize, height: usize) -> Result<()> {
+        check_size(width, height)
+    }
+
+    /// Labels: 0 for background, 1 + the raster index of a pixel of the
+    /// component (NPP's root, not always its first pixel) for foreground.
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let stream = run.stream;
+        let pixels = image.pixel_count();
+        let args = image.args(stream);
+        let (width, height) = (args.width, args.height);
+        let size = NppiSize { width, height };
+        let scratch_bytes = self.scratch_bytes(image, size)?;
+        let binary = DevPtr::of_mut(self.binary.reserve(stream, pixels)?, stream);
+        let forest = DevPtr::of_mut(self.forest.reserve(stream, pixels)?, stream);
+        let scratch = DevPtr::of_mut(self.scratch.reserve(stream, scratch_bytes)?, stream);
+        let labels = DevPtr::of_mut(labels, stream);
 
         let rows = LaunchConfig {
             grid_dim: (
@@ -139,94 +140,64 @@ impl Pipeline {
         };
         // SAFETY: reads `height` rows of `pitch` bytes (checked by
         // DeviceImage), writes width * height bytes of `binary`.
-        unsafe {
-            stream
-                .launch_builder(&self.binarize)
-                .arg(image.pixels())
-                .arg(&pitch)
-                .arg(&mut *binary)
-                .arg(&width)
-                .arg(&height)
-                .launch(rows)
-        }
-        .map_err(cuda_error)?;
-        clock.mark("binarize")?;
+        unsafe { self.kernels.binarize.launch(stream, rows, (args, binary)) }?;
+        run.clock.mark("binarize")?;
 
-        let norm = match connectivity {
+        let norm = match run.connectivity {
             Connectivity::Four => NPPI_NORM_L1,
             Connectivity::Eight => NPPI_NORM_INF,
         };
         // NPP's runtime works in the thread's current context: make it ours.
-        self.gpu.context().bind_to_thread().map_err(cuda_error)?;
-        {
-            let (src, _src) = binary.device_ptr(&stream);
-            let (dst, _dst) = forest.device_ptr_mut(&stream);
-            let (buffer, _buffer) = scratch.device_ptr_mut(&stream);
-            // SAFETY: `binary` is packed (row step = width), `forest` is an
-            // allocation of its own holding width * height u32 with row step
-            // 4 * width (fits an int: at most MAX_PIXELS pixels), `scratch`
-            // has NPP's size; all three outlive the call, which is queued on
-            // our stream before the buffers can be reused.
-            unsafe {
-                self.npp.label_markers_uf(
-                    src as *mut u8,
-                    width,
-                    dst as *mut u32,
-                    4 * width,
-                    size,
-                    norm,
-                    buffer as *mut u8,
-                    self.context,
-                )
-            }?;
-        }
-        clock.mark("npp")?;
+        stream.context().bind_to_thread().map_err(cuda_error)?;
+        // SAFETY: `binary` is packed (row step = width), `forest` is an
+        // allocation of its own holding width * height u32 with row step
+        // 4 * width (fits an int: at most MAX_PIXELS pixels), `scratch` has
+        // NPP's size; all three outlive the call, which is queued on the
+        // variant's stream, the one its buffers are used on.
+        unsafe {
+            self.npp.label_markers_uf(
+                binary.address() as *mut u8,
+                width,
+                forest.address() as *mut u32,
+                4 * width,
+                size,
+                norm,
+                scratch.address() as *mut u8,
+                self.context,
+            )
+        }?;
+        run.clock.mark("npp")?;
 
-        let eight = i32::from(connectivity == Connectivity::Eight);
+        let eight = i32::from(run.connectivity == Connectivity::Eight);
         // SAFETY: reads width * height bytes of `binary` and links within
         // the width * height entries of `forest`.
         unsafe {
-            stream
-                .launch_builder(&self.repair)
-                .arg(&*binary)
-                .arg(&mut *forest)
-                .arg(&width)
-                .arg(&height)
-                .arg(&eight)
-                .launch(rows)
-        }
-        .map_err(cuda_error)?;
-        clock.mark("repair")?;
+            self.kernels
+                .repair
+                .launch(stream, rows, (binary, forest, width, height, eight))
+        }?;
+        run.clock.mark("repair")?;
 
-        let pixels_u64 = pixels as u64;
-        let grid = LaunchConfig {
-            grid_dim: (blocks(pixels, THREADS as usize)?, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
         // SAFETY: reads `pixels` entries of `binary` and `forest` (whose
-        // parents lie within it), writes `pixels` labels (checked above).
+        // parents lie within it), writes `pixels` labels (checked by the
+        // variant layer).
         unsafe {
-            stream
-                .launch_builder(&self.finish)
-                .arg(&*binary)
-                .arg(&*forest)
-                .arg(&mut *labels)
-                .arg(&pixels_u64)
-                .launch(grid)
-        }
-        .map_err(cuda_error)?;
-        clock.mark("finish")?;
-        Ok(())
+            self.kernels.finish.launch(
+                stream,
+                linear_grid(pixels, THREADS)?,
+                (binary, forest, labels, pixels as u64),
+            )
+        }?;
+        run.clock.mark("finish")
     }
 }
 
-/// NPP's stream context for `gpu`'s stream, from the driver's attributes of
-/// its device (the values NPP's docs take from `cudaGetDeviceProperties`).
-fn stream_context(gpu: &Gpu) -> Result<NppStreamContext> {
+/// NPP's stream context for `stream` of `gpu`, from the driver's attributes
+/// of its device (the values NPP's docs take from `cudaGetDeviceProperties`).
+fn stream_context(gpu: &Gpu, stream: &CudaStream) -> Result<NppStreamContext> {
     let context = gpu.context();
     let attribute = |a: CUdevice_attribute| context.attribute(a).map_err(cuda_error);
-    let stream = gpu.stream().cu_stream();
+    let stream = stream.cu_stream();
     let mut flags = 0;
     context.bind_to_thread().map_err(cuda_error)?;
     // SAFETY: `stream` is a live stream of the current context.

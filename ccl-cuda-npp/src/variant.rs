@@ -1,10 +1,17 @@
 //! The registry entry of `npp-uf`.
 
-use ccl_core::{Algorithm, Backend, Labeler, Result, TimedRun};
-use ccl_cuda::inventory;
+use ccl_core::{Connectivity, Result};
+use ccl_cuda::{CudaVariant, VariantInfo};
 
 use crate::NppUf;
-use crate::npp::{CONNECTIVITIES, NAME};
+
+/// What the registry declares: both connectivities (`nppiNormL1` is 4,
+/// `nppiNormInf` 8), labels only.
+const NPP_UF: VariantInfo = VariantInfo {
+    name: "npp-uf",
+    connectivities: &[Connectivity::Four, Connectivity::Eight],
+    analyzes: false,
+};
 
 /// `Ok` where NPP's libraries open and a GPU can be used; otherwise the
 /// error says which library, driver or device is missing. Cheap after the
@@ -14,18 +21,20 @@ fn probe() -> Result<()> {
     ccl_cuda::probe()
 }
 
-inventory::submit! {
-    Algorithm {
-        name: NAME,
-        backend: Backend::Cuda,
-        connectivities: CONNECTIVITIES,
-        summary: "NVIDIA NPP's nppiLabelMarkersUF_8u32u (union-find after Chen et al.), the \
-                  library peer, loaded at run time; labels only; its splits repaired",
-        // Low: a peer to compare with, never the CLI's default.
-        priority: 5,
-        probe,
-        labeler: Some(|| Ok(Box::new(NppUf::new()?) as Box<dyn Labeler>)),
-        analyzer: None,
-        timed: || Ok(Box::new(NppUf::new()?) as Box<dyn TimedRun>),
-    }
+/// `npp-uf` on the default GPU, as the registry makes it.
+pub fn npp_uf() -> Result<CudaVariant<NppUf>> {
+    probe()?;
+    CudaVariant::new(NPP_UF, NppUf::new)
+}
+
+ccl_cuda::register_variant! {
+    name: NPP_UF.name,
+    connectivities: NPP_UF.connectivities,
+    analyzes: NPP_UF.analyzes,
+    summary: "NVIDIA NPP's nppiLabelMarkersUF_8u32u (union-find after Chen et al.), the \
+              library peer, loaded at run time; labels only; its splits repaired",
+    // Low: a peer to compare with, never the default.
+    priority: 5,
+    probe: probe,
+    new: NppUf::new,
 }

@@ -45,21 +45,4 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             .as_ref()
             .ok_or_else(|| Error::Unavailable("device buffer used before it was allocated".into()))
     }
-
-    /// The allocation, mutably; an error if nothing was reserved yet.
-    pub fn get_mut(&mut self) -> Result<&mut CudaSlice<T>> {
-        self.slice
-            .as_mut()
-            .ok_or_else(|| Error::Unavailable("device buffer used before it was allocated".into()))
-    }
-}
-
-/// `ceil(n / per_block)` as a grid dimension, or an error if the grid would
-/// exceed CUDA's limit of 2^31 - 1 blocks.
-pub fn blocks(n: usize, per_block: usize) -> Result<u32> {
-    let count = n.div_ceil(per_block.max(1));
-    u32::try_from(count)
-        .ok()
-        .filter(|&c| c <= i32::MAX as u32)
-        .ok_or_else(|| Error::Unavailable(format!("{count} blocks exceed CUDA's grid limit")))
 }

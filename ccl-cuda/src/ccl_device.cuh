@@ -1,25 +1,38 @@
 // ccl_device.cuh: the device-side helpers shared by every ccl kernel.
 //
 // NVRTC has no standard headers, so the runtime (ccl-cuda's compile.rs)
-// prepends this file to each kernel module instead of an #include.
+// prepends this file to each kernel module instead of an #include, after the
+// #defines of the constants that Rust declares (CCL_ROOT_GROUP_WORDS).
 //
-// Conventions shared by all kernels:
-// - A label image L is a union-find forest stored in place, 1-based:
-//   L[i] == j + 1 means "the parent of pixel i is pixel j"; a root r holds
-//   L[r] == r + 1; background pixels hold 0 once a labeling is complete.
-//   Merges always link the larger root under the smaller one, so the root of
-//   a component is its first pixel in raster order and the final label is
-//   1 + that pixel's raster index.
-// - Rows are cut into words of BITS = 32 or 64 pixels; a warp owns one word
-//   and lane l holds the pixels at l + 32 k. Bit p of a word mask is pixel
-//   base + p. Pixels outside the image are background, so every warp
-//   intrinsic below runs with the full mask on every lane.
+// The forest contract, shared by every labeler and the shared analysis back
+// end (features.cu): a label image L over a width x height image, packed
+// (pixel (x, y) is index i = y * width + x, whatever the input's pitch), is
+// a union-find forest stored in place, 1-based: for a foreground pixel i,
+// L[i] == j + 1 means "the parent of i is pixel j", j a pixel of the same
+// component; following parents reaches the component's root r, which holds
+// L[r] == r + 1 and is the component's first pixel in raster order (merges
+// link the larger root under the smaller). Background entries are never
+// read. Flat final labels (1 + the raster index of the component's first
+// pixel, 0 for background) are such a forest too.
 
 typedef unsigned char u8;
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
 #define CCL_FULL_MASK 0xffffffffu
+
+// The image argument of most kernels (ccl_cuda::ImageArgs): `height` rows of
+// `width` bytes, rows `pitch` bytes apart, nonzero = foreground.
+struct CclImage {
+    const u8* pixels;
+    int pitch;
+    int width;
+    int height;
+};
+
+__device__ __forceinline__ const u8* ccl_row(CclImage image, int y) {
+    return image.pixels + (size_t)y * image.pitch;
+}
 
 // ---------------------------------------------------------------- union-find
 //
@@ -99,12 +112,11 @@ __device__ __forceinline__ int ccl_run_end(u64 mask, int p) {
 }
 
 // ------------------------------------------------------------- warp masks
-
-// Bits strictly below position p of a word.
-__device__ __forceinline__ u32 ccl_bits_below(u32, int p) { return p ? 0xffffffffu >> (32 - p) : 0u; }
-__device__ __forceinline__ u64 ccl_bits_below(u64, int p) {
-    return p ? 0xffffffffffffffffull >> (64 - p) : 0ull;
-}
+//
+// For kernels that give a warp one word of BITS = 32 or 64 pixels of a row:
+// lane l holds the pixels at l + 32 k, and bit p of a word mask is pixel
+// base + p. Pixels outside the image are background, so every warp
+// intrinsic below runs with the full mask on every lane.
 
 __device__ __forceinline__ int ccl_popc(u32 v) { return __popc(v); }
 __device__ __forceinline__ int ccl_popc(u64 v) { return __popcll(v); }
@@ -148,6 +160,44 @@ struct CclStats {
     u64 sum_x;
     u64 sum_y;
 };
+
+// Where each component's features go (ccl_cuda::features): bit b of word w
+// of `bits` flags a root at row w / words_per_row, column
+// 32 (w % words_per_row) + b; `offsets[w]` counts the roots of the words
+// before w. A root's rank among all roots in raster order is its
+// component's index in the stats array.
+struct CclRootIndex {
+    const u32* bits;
+    const u32* offsets;
+    u32 words_per_row;
+};
+
+__device__ __forceinline__ u32 ccl_root_rank(CclRootIndex roots, u32 x, u32 y) {
+    const u32 word = y * roots.words_per_row + x / 32;
+    return roots.offsets[word] + __popc(roots.bits[word] & ((1u << (x & 31u)) - 1u));
+}
+
+// The stats array and how many entries it holds: components ranked past
+// the capacity are counted but not stored (the host grows the array to the
+// count it reads back and runs again).
+struct CclStatsOut {
+    CclStats* stats;
+    u32 capacity;
+};
+
+// Adds a run of `area` pixels of row y (x_min..x_max, columns summing to
+// sum_x) to the component of rank `rank`.
+__device__ __forceinline__ void ccl_add_to_component(CclStatsOut out, u32 rank, u32 area, u64 sum_x,
+                                                     u32 x_min, u32 x_max, u32 y) {
+    if (rank >= out.capacity) return;
+    CclStats* s = out.stats + rank;
+    atomicAdd(&s->area, area);
+    atomicAdd(&s->sum_x, sum_x);
+    atomicAdd(&s->sum_y, (u64)y * area);
+    atomicMin(&s->x_min, x_min);
+    atomicMax(&s->x_max, x_max);
+    atomicMax(&s->y_max, y);
+}
 
 // ------------------------------------------------------------- block scans
 

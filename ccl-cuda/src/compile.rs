@@ -2,7 +2,9 @@
 //!
 //! Kernel sources are CUDA C files kept beside the Rust that launches them;
 //! each crate registers its modules as [`KernelSource`]s so that one test can
-//! compile every module for several architectures without a GPU.
+//! compile every module for several architectures without a GPU. Constants
+//! that Rust and a module share are declared once, in Rust, and reach the
+//! module as `#define`s ([`KernelSource::constants`]).
 
 use std::ffi::{CStr, CString};
 
@@ -13,13 +15,20 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 /// (NVRTC has no standard headers to `#include` it from).
 pub const DEVICE_HEADER: &str = include_str!("ccl_device.cuh");
 
+/// The constants of [`DEVICE_HEADER`], defined before it.
+const HEADER_CONSTANTS: &[(&str, u32)] = &[(
+    "CCL_ROOT_GROUP_WORDS",
+    crate::features::ROOT_GROUP_WORDS as u32,
+)];
+
 /// A kernel module: CUDA C source compiled at run time.
 ///
 /// ```
 /// use ccl_cuda::KernelSource;
 /// const COPY: KernelSource = KernelSource {
 ///     name: "copy",
-///     source: r#"extern "C" __global__ void copy(const u32* a, u32* b) { b[0] = a[0]; }"#,
+///     source: r#"extern "C" __global__ void copy(const u32* a, u32* b) { b[0] = a[0] + OFFSET; }"#,
+///     constants: &[("OFFSET", 7)],
 /// };
 /// // Compiling needs NVRTC but no GPU:
 /// if ccl_cuda::nvrtc_available() {
@@ -34,6 +43,17 @@ pub struct KernelSource {
     pub name: &'static str,
     /// CUDA C source, without the shared header.
     pub source: &'static str,
+    /// `(NAME, value)` pairs the source sees as `#define NAME value`: the
+    /// sizes that its launcher computes grids and buffers with.
+    pub constants: &'static [(&'static str, u32)],
+}
+
+/// `#define` lines for `constants`.
+fn defines(constants: &[(&str, u32)]) -> String {
+    constants
+        .iter()
+        .map(|(name, value)| format!("#define {name} {value}u\n"))
+        .collect()
 }
 
 inventory::collect!(KernelSource);
@@ -60,14 +80,16 @@ pub fn compile_cubin(module: &KernelSource, arch: (u32, u32)) -> Result<Vec<u8>>
     };
     if !nvrtc_available() {
         return Err(Error::NoCudaDevice(
-            "the NVRTC library (libnvrtc.so.13) cannot be loaded; install the CUDA toolkit or \
+            "NVRTC (libnvrtc.so.13) cannot be loaded: install the CUDA toolkit, or \
              `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH"
                 .into(),
         ));
     }
     // `#line` keeps NVRTC's messages pointing into the module's own file.
     let text = format!(
-        "{DEVICE_HEADER}\n#line 1 \"{name}.cu\"\n{source}",
+        "{header_constants}{DEVICE_HEADER}\n{constants}#line 1 \"{name}.cu\"\n{source}",
+        header_constants = defines(HEADER_CONSTANTS),
+        constants = defines(module.constants),
         name = module.name,
         source = module.source
     );

@@ -1,39 +1,63 @@
-//! Device discovery that never panics, and the process-wide GPU handle.
+//! Device discovery that never panics, and one GPU handle per device ordinal.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ccl_core::{Error, Result};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
+use cudarc::driver::{CudaContext, CudaModule, CudaStream, DriverError};
 use cudarc::nvrtc::Ptx;
 
 use crate::{KernelSource, compile_cubin, nvrtc_available};
 
-/// The GPU every CUDA variant of the process shares: device 0, one stream,
-/// and the kernel modules compiled so far (each compiled once per process,
-/// so timings never include compilation).
+/// One CUDA device: its context and the kernel modules compiled for it so
+/// far (each compiled once per process and device, so timings never include
+/// compilation). Work is queued on streams the caller chooses
+/// ([`default_stream`](Self::default_stream), [`new_stream`](Self::new_stream)).
+///
+/// # Streams and ordering
+///
+/// Kernels receive raw device pointers, so cudarc's per-buffer event
+/// tracking is switched off for the context: it would only add events to
+/// cudarc's own copies and frees. Ordering follows one rule instead: a
+/// pipeline is bound to one stream when it is made, and allocates, uses and
+/// frees its buffers on that stream only; device buffers that a caller
+/// passes to a device-resident call must be ready in that stream's order
+/// (as with any CUDA library that takes a stream).
 pub struct Gpu {
+    ordinal: usize,
     context: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
     name: String,
     arch: (u32, u32),
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
 }
 
-/// The shared GPU, or [`Error::NoCudaDevice`] saying what is missing: the
-/// driver library, NVRTC, or a device.
+/// The handle of device `ordinal`, or [`Error::NoCudaDevice`] saying what is
+/// missing: the driver library, NVRTC, or the device.
 ///
-/// The first call opens device 0; its outcome is kept for the process.
-pub fn gpu() -> Result<Arc<Gpu>> {
-    static GPU: OnceLock<std::result::Result<Arc<Gpu>, String>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::open().map(Arc::new))
+/// The first call for an ordinal opens it; its outcome is kept for the
+/// process, so every later call returns the same handle (or the same error).
+pub fn gpu(ordinal: usize) -> Result<Arc<Gpu>> {
+    type Opened = std::result::Result<Arc<Gpu>, String>;
+    static GPUS: OnceLock<Mutex<HashMap<usize, Opened>>> = OnceLock::new();
+    let mut gpus = GPUS
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| Error::Cuda("the device table was poisoned by a panic".into()))?;
+    gpus.entry(ordinal)
+        .or_insert_with(|| Gpu::open(ordinal).map(Arc::new))
         .clone()
         .map_err(Error::NoCudaDevice)
 }
 
-/// `Ok` when CUDA variants can run here, else why not.
+/// The device that variants made through the registry use: device 0 (of
+/// those `CUDA_VISIBLE_DEVICES` leaves visible).
+pub fn default_gpu() -> Result<Arc<Gpu>> {
+    gpu(0)
+}
+
+/// `Ok` when CUDA variants can run here (on [`default_gpu`]), else why not.
 pub fn probe() -> Result<()> {
-    gpu().map(|_| ())
+    default_gpu().map(|_| ())
 }
 
 /// Maps a driver error to [`Error::Cuda`], keeping the driver's code.
@@ -42,17 +66,14 @@ pub fn cuda_error(error: DriverError) -> Error {
 }
 
 impl Gpu {
-    fn open() -> std::result::Result<Gpu, String> {
+    fn open(ordinal: usize) -> std::result::Result<Gpu, String> {
         // SAFETY: only tries to open the shared library.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err("the CUDA driver library (libcuda.so) is not installed".into());
         }
         if !nvrtc_available() {
             return Err(
-                "the NVRTC library (libnvrtc.so.13) cannot be loaded, so kernels cannot \
-                        be compiled; install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` \
-                        and add its lib folder to LD_LIBRARY_PATH"
-                    .into(),
+                "NVRTC (libnvrtc.so.13) cannot be loaded, so kernels cannot be compiled".into(),
             );
         }
         cudarc::driver::result::init().map_err(|e| format!("cuInit failed: {e}"))?;
@@ -61,31 +82,45 @@ impl Gpu {
         if count < 1 {
             return Err("the CUDA driver reports no device".into());
         }
-        let context = CudaContext::new(0).map_err(|e| format!("cannot open device 0: {e}"))?;
-        // One stream orders all work, so cudarc's per-buffer event tracking
-        // would only add events (and time) to every launch.
-        // SAFETY: no buffer of this context exists yet, and ccl uses one stream.
+        if ordinal >= count as usize {
+            return Err(format!(
+                "there is no device {ordinal}: the driver reports {count}"
+            ));
+        }
+        let context =
+            CudaContext::new(ordinal).map_err(|e| format!("cannot open device {ordinal}: {e}"))?;
+        // SAFETY: no buffer of this context exists yet; the ordering rule
+        // that replaces tracking is in the type's documentation.
         unsafe { context.disable_event_tracking() };
         let (major, minor) = context
             .compute_capability()
             .map_err(|e| format!("cannot read the compute capability: {e}"))?;
         let name = context.name().unwrap_or_else(|_| "unknown device".into());
-        let stream = context.default_stream();
         Ok(Gpu {
+            ordinal,
             context,
-            stream,
             name,
             arch: (major as u32, minor as u32),
             modules: Mutex::new(HashMap::new()),
         })
     }
 
-    /// The stream all ccl work is queued on.
-    pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+    /// The device ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
     }
 
-    /// The CUDA context of device 0.
+    /// The device's default (legacy NULL) stream.
+    pub fn default_stream(&self) -> Arc<CudaStream> {
+        self.context.default_stream()
+    }
+
+    /// A new stream of this device.
+    pub fn new_stream(&self) -> Result<Arc<CudaStream>> {
+        self.context.new_stream().map_err(cuda_error)
+    }
+
+    /// The CUDA context of the device.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.context
     }
@@ -116,17 +151,5 @@ impl Gpu {
             .map_err(cuda_error)?;
         modules.insert(module.name, loaded.clone());
         Ok(loaded)
-    }
-
-    /// The kernel `function` of `module`.
-    pub fn function(&self, module: &KernelSource, function: &str) -> Result<CudaFunction> {
-        self.module(module)?
-            .load_function(function)
-            .map_err(|e| Error::Cuda(format!("{}::{function}: {e}", module.name)))
-    }
-
-    /// Waits for all queued work, reporting any asynchronous kernel error.
-    pub fn synchronize(&self) -> Result<()> {
-        self.stream.synchronize().map_err(cuda_error)
     }
 }

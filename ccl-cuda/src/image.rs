@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ccl_core::{BinaryImage, ComponentStats, Error, Result, check_size};
 use cudarc::driver::{CudaStream, CudaView, DeviceRepr, ValidAsZeroBits};
 
-use crate::{DeviceBuffer, cuda_error};
+use crate::{DevPtr, DeviceBuffer, ImageArgs, cuda_error};
 
 /// A binary image in device memory: `height` rows of `width` bytes, rows
 /// `pitch` bytes apart, nonzero = foreground. Kernels take the dimensions as
@@ -87,10 +87,15 @@ impl<'a> DeviceImage<'a> {
         self.pixel_count() == 0
     }
 
-    /// `(pitch, width, height)` as the kernels' `int` arguments.
-    pub fn kernel_dims(&self) -> (i32, i32, i32) {
-        // Fits: checked in `new`.
-        (self.pitch as i32, self.width as i32, self.height as i32)
+    /// The image as the kernels' `CclImage` argument.
+    pub fn args(&self, stream: &CudaStream) -> ImageArgs {
+        // The dimensions fit an `int`: checked in `new`.
+        ImageArgs {
+            pixels: DevPtr::of(&self.pixels, stream),
+            pitch: self.pitch as i32,
+            width: self.width as i32,
+            height: self.height as i32,
+        }
     }
 }
 

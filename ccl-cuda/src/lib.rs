@@ -1,39 +1,44 @@
-//! The one CUDA runtime layer of `ccl`: device discovery that never panics,
-//! NVRTC compilation of kernel modules (CUBIN for the device's own `sm_XY`,
-//! cached per process), reusable device buffers, CUDA-event stage timing,
-//! and the device header every kernel shares (`ccl_device.cuh`).
+//! The one CUDA runtime layer of `ccl`: device discovery that never panics
+//! and a handle per device ([`gpu`]), NVRTC compilation of kernel modules
+//! (CUBIN for the device's own `sm_XY`, cached per process), typed kernel
+//! launches ([`Kernel`]), reusable device buffers, CUDA-event stage timing,
+//! the device header every kernel shares (`ccl_device.cuh`), the shared
+//! analysis back end ([`Features`], [`Flatten`]) and the variant layer
+//! ([`DeviceVariant`], [`CudaVariant`], [`register_variant!`]).
 //!
 //! ```
 //! // On a machine without a GPU this reports why instead of panicking.
-//! match ccl_cuda::gpu() {
+//! match ccl_cuda::default_gpu() {
 //!     Ok(gpu) => println!("{} (sm_{}{})", gpu.name(), gpu.arch().0, gpu.arch().1),
 //!     Err(reason) => println!("no GPU: {reason}"),
 //! }
 //! ```
 //!
-//! An algorithm crate keeps its kernels in a `.cu` file, registers it, and
-//! launches through [`Gpu::function`]:
-//!
-//! ```ignore
-//! pub(crate) const KERNELS: KernelSource = KernelSource { name: "ha4", source: include_str!("ha4.cu") };
-//! ccl_cuda::inventory::submit! { KERNELS }
-//! let strip = ccl_cuda::gpu()?.function(&KERNELS, "ha4_strip_w64_c4")?;
-//! ```
+//! A variant crate keeps its kernels in a `.cu` file, registers the module,
+//! declares each kernel's arguments once as a [`Kernel`] field, implements
+//! [`DeviceVariant`] and registers the variant; `docs/design.md` walks
+//! through the smallest complete one.
 
 mod buffer;
 mod compile;
 mod device;
-mod host;
+pub mod features;
 mod image;
+mod launch;
 mod timing;
+mod variant;
 
-pub use buffer::{DeviceBuffer, blocks};
+pub use buffer::DeviceBuffer;
 pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
-pub use device::{Gpu, cuda_error, gpu, probe};
-pub use host::LoadedImage;
+pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};
+pub use features::{Features, Flatten};
 pub use image::{DeviceImage, DeviceStats, upload_image};
+pub use launch::{DevPtr, ImageArgs, Kernel, KernelArgs, blocks, linear_grid, warp_grid};
 pub use timing::StageClock;
+pub use variant::{CudaVariant, DeviceVariant, Run, VariantInfo};
 
+/// Re-exported for the registration macro.
+pub use ccl_core;
 /// Re-exported for launchers.
 pub use cudarc;
 /// Re-exported so that crates register kernel modules without naming it.

@@ -37,4 +37,4 @@ mod real;
 pub use io::{load_image, save_image};
 pub use patterns::{PATTERN_SIZES, Pattern, pattern, pattern_kinds, patterns};
 pub use random::{DEFAULT_SEED, random_image};
-pub use real::{RealImage, real_images};
+pub use real::{REAL_DIR, RealImage, real_images};

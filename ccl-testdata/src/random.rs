@@ -1,4 +1,4 @@
-//! MT19937 density / granularity images, bit for bit as BENCHMARK.md
+//! MT19937 density / granularity images, bit for bit as docs/benchmark.md
 //! ("Random images") specifies them, so that other tools (C++
 //! `std::mt19937`, NumPy's `RandomState`, the seeds' generators) regenerate
 //! exactly the images this project benchmarks.
@@ -94,7 +94,7 @@ mod tests {
     /// The golden values below come from an independent Python
     /// implementation of MT19937 (`init_genrand` and the reference
     /// `genrand_int32`, checked against the C++ standard's 10000th output
-    /// 4123659995 for seed 5489) and of the BENCHMARK.md rule.
+    /// 4123659995 for seed 5489) and of the docs/benchmark.md rule.
     fn fnv1a(bytes: &[u8]) -> u64 {
         bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
             (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)

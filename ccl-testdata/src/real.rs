@@ -30,8 +30,8 @@ pub struct RealImage {
     pub max_area_8: usize,
 }
 
-/// Where the embedded files live in the repository, for error messages.
-const DIR: &str = "ccl-testdata/data/real";
+/// Where the embedded files live, relative to the repository root.
+pub const REAL_DIR: &str = "ccl-testdata/data/real";
 
 const PNGS: &[(&str, &[u8])] = &[
     ("cell", include_bytes!("../data/real/cell.png")),
@@ -61,7 +61,7 @@ const COMPONENTS_JSON: &str = include_str!("../data/real/components.json");
 /// `components.json` (size, foreground count): a broken build, never user
 /// input.
 pub fn real_images() -> Result<Vec<RealImage>> {
-    let json_path = Path::new(DIR).join("components.json");
+    let json_path = Path::new(REAL_DIR).join("components.json");
     let bad_json = |message: String| Error::Decode {
         path: json_path.clone(),
         message,
@@ -78,7 +78,7 @@ pub fn real_images() -> Result<Vec<RealImage>> {
                     .map(|n| n as usize)
                     .ok_or_else(|| bad_json(format!("no number at {name}.{}", keys.join("."))))
             };
-            let path = Path::new(DIR).join(format!("{name}.png"));
+            let path = Path::new(REAL_DIR).join(format!("{name}.png"));
             let image = crate::io::decode(png, &path)?;
             let real = RealImage {
                 name,

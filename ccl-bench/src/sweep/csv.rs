@@ -9,7 +9,7 @@ use std::str::FromStr;
 use super::{Measurement, StageMedian, SweepError};
 
 /// The CSV header.
-pub const HEADER: &str = "variant,backend,connectivity,mode,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages";
+pub const HEADER: &str = "variant,backend,connectivity,task,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages";
 
 /// The measurements as CSV text with a header line. The `stages` column
 /// lists `stage=ms` pairs separated by `;`.
@@ -99,7 +99,7 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
         variant,
         backend,
         connectivity,
-        mode,
+        task,
         width,
         height,
         granularity,
@@ -125,7 +125,7 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
         variant: variant.to_string(),
         backend: parse("backend", backend)?,
         connectivity: parse("connectivity", connectivity)?,
-        task: parse("mode", mode)?,
+        task: parse("task", task)?,
         width: parse("width", width)?,
         height: parse("height", height)?,
         granularity: parse("granularity", granularity)?,
@@ -207,7 +207,7 @@ mod tests {
         assert_eq!(lines[0], HEADER);
         assert_eq!(
             lines[1],
-            "v,cuda,8,cca,2000,1000,4,45,10,2.000000,1.500000,1.000000,0.250000,strip=1.500000;merge=0.500000"
+            "v,cuda,8,analyze,2000,1000,4,45,10,2.000000,1.500000,1.000000,0.250000,strip=1.500000;merge=0.500000"
         );
         assert_eq!(lines[1].split(',').count(), HEADER.split(',').count());
     }

@@ -1,4 +1,4 @@
-//! The benchmark sweep of BENCHMARK.md: every chosen variant on MT19937
+//! The benchmark sweep of docs/benchmark.md: every chosen variant on MT19937
 //! images over densities and granularities, timed through
 //! [`Algorithm::timed`], each result checked against the reference before
 //! its time is kept.
@@ -17,8 +17,8 @@ use ccl_core::{
     Algorithm, Backend, BinaryImage, BinaryImageBuf, Connectivity, StageTime, Task, TimedRun,
 };
 
-use crate::cases::Source;
-use crate::verify::{Expected, Mismatch, compare_labels, compare_stats};
+use ccl_testkit::cases::Source;
+use ccl_testkit::verify::{Expected, Mismatch, compare_labels, compare_stats};
 
 /// The densities of a sweep: 0, 5, …, 100 %.
 pub const DENSITIES: [u32; 21] = {
@@ -479,7 +479,7 @@ mod tests {
 
     #[test]
     fn a_wrong_answer_stops_the_sweep_naming_variant_and_image() {
-        static WRONG: Algorithm = crate::test_support::MERGE_ALL;
+        static WRONG: Algorithm = ccl_testkit::wrong::MERGE_ALL;
         let config = Config {
             densities: vec![0, 50],
             granularities: vec![4],
@@ -498,8 +498,7 @@ mod tests {
 
     #[test]
     fn every_supported_combination_is_measured() {
-        crate::link_all();
-        let reference = ccl_core::find(crate::verify::REFERENCE).unwrap();
+        let reference = ccl::find(ccl_testkit::verify::REFERENCE).unwrap();
         let config = Config {
             densities: vec![0, 60],
             reps: 2,

@@ -1,11 +1,11 @@
-//! Plots of a sweep, written into its folder for each mode and connectivity
+//! Plots of a sweep, written into its folder for each task and connectivity
 //! measured, each as SVG (small, its text left to the viewer's fonts: these
 //! are committed) and PNG (its text drawn with an embedded cut of DejaVu
 //! Sans, so that no system font is needed):
 //!
-//! - `time-<mode>-<c>conn`: median time against density, one panel per
+//! - `time-<task>-<c>conn`: median time against density, one panel per
 //!   granularity, one line per variant (the seeds' Fig. 5 and 7);
-//! - `stages-<mode>-<c>conn`: for each variant and granularity, the mean over
+//! - `stages-<task>-<c>conn`: for each variant and granularity, the mean over
 //!   the densities of each stage's median time, stacked.
 //!
 //! A plot shows one sweep: one measurement per variant, granularity and
@@ -49,7 +49,7 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 /// Writes the plots of `measurements` into `dir` (created if missing): a
-/// time and a stage plot, as SVG and PNG, for each mode and connectivity
+/// time and a stage plot, as SVG and PNG, for each task and connectivity
 /// measured. Returns the paths written.
 ///
 /// # Errors
@@ -143,18 +143,18 @@ fn granularities(group: &[&Measurement]) -> Vec<u32> {
     distinct(group.iter().map(|m| m.granularity))
 }
 
-/// What a group of measurements is: mode, connectivity and image size.
+/// What a group of measurements is: task, connectivity and image size.
 fn heading(task: Task, connectivity: Connectivity, group: &[&Measurement]) -> String {
-    let mode = match task {
-        Task::Label => "CCL (labels)",
-        Task::Analyze => "CCA (7 features)",
+    let what = match task {
+        Task::Label => "label (CCL)",
+        Task::Analyze => "analyze (CCA, 7 features)",
     };
     let sizes = distinct(group.iter().map(|m| (m.width, m.height)));
     let size = match sizes.as_slice() {
         [(width, height)] => format!("{width}×{height}"),
         _ => "mixed sizes".into(),
     };
-    format!("{mode}, {connectivity}-connectivity, {size}")
+    format!("{what}, {connectivity}-connectivity, {size}")
 }
 
 /// The text style of every label, at `size` pixels.

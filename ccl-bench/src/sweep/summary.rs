@@ -27,7 +27,7 @@ pub struct Row {
 }
 
 /// The density near which random images percolate, where labeling is
-/// slowest: about 60 % for 4-connectivity, 45 % for 8 (BENCHMARK.md).
+/// slowest: about 60 % for 4-connectivity, 45 % for 8 (docs/benchmark.md).
 pub fn percolation_density(connectivity: Connectivity) -> u32 {
     match connectivity {
         Connectivity::Four => 60,
@@ -69,7 +69,7 @@ pub fn table(rows: &[Row]) -> String {
     let header = [
         "variant",
         "conn",
-        "mode",
+        "task",
         "g",
         "mean Gpx/s",
         "peak/mean time",

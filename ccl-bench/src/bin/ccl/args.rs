@@ -63,9 +63,9 @@ pub fn choose_algorithm(
     connectivity: Connectivity,
 ) -> ccl_core::Result<&'static Algorithm> {
     let Some(name) = name else {
-        return ccl_core::default_algorithm(task, connectivity);
+        return ccl::default_algorithm(task, connectivity);
     };
-    let algorithm = ccl_core::find(name)?;
+    let algorithm = ccl::find(name)?;
     algorithm.check_task(task)?;
     algorithm.check_connectivity(connectivity)?;
     algorithm.probe()?;

@@ -1,4 +1,4 @@
-//! `ccl gen`: writes a benchmark image (BENCHMARK.md's MT19937 density /
+//! `ccl gen`: writes a benchmark image (docs/benchmark.md's MT19937 density /
 //! granularity generator) or a structured pattern.
 
 use std::path::PathBuf;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use ccl_core::{Algorithm, Task};
 
 pub fn run() -> Result<ExitCode, crate::Error> {
-    let registry = ccl_core::registry();
+    let registry = ccl::algorithms();
     // Probing a CUDA variant initialises the driver: do it once per variant.
     let probes: Vec<ccl_core::Result<()>> = registry.iter().map(|a| a.probe()).collect();
     let header = ["name", "backend", "conn", "tasks", "status"].map(String::from);
@@ -47,10 +47,10 @@ fn describe(algorithm: &Algorithm, available: bool) -> [String; 5] {
         .map(|c| c.to_string())
         .collect::<Vec<_>>()
         .join(",");
-    let tasks = [(Task::Label, "label"), (Task::Analyze, "analyze")]
+    let tasks = [Task::Label, Task::Analyze]
         .into_iter()
-        .filter(|&(task, _)| algorithm.performs(task))
-        .map(|(_, name)| name)
+        .filter(|&task| algorithm.performs(task))
+        .map(|task| task.to_string())
         .collect::<Vec<_>>()
         .join(",");
     let status = if available {

@@ -49,7 +49,6 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    ccl_bench::link_all();
     let outcome = match cli.command {
         Command::List => list::run(),
         Command::Label(args) => label::run(args),

@@ -1,4 +1,4 @@
-//! `ccl sweep`: times variants over BENCHMARK.md's densities and
+//! `ccl sweep`: times variants over docs/benchmark.md's densities and
 //! granularities, checks every result against cpu-uf, prints the summary
 //! table, writes every measurement as CSV and draws the plots.
 
@@ -39,29 +39,31 @@ pub struct Args {
     #[arg(long, value_name = "G,...", value_delimiter = ',',
           value_parser = clap::value_parser!(u32).range(1..))]
     granularities: Vec<u32>,
-    /// What to time: labeling (ccl), analysis (cca) or both.
-    #[arg(long, value_enum, default_value_t = Mode::Both)]
-    mode: Mode,
+    /// What to time: labeling (CCL), analysis (CCA) or both.
+    #[arg(long, value_enum, default_value_t = Tasks::Both)]
+    task: Tasks,
     /// Folder for sweep.csv and the plots.
     #[arg(long, value_name = "DIR", default_value = "target/sweep")]
     out: PathBuf,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum Mode {
-    /// Labels only.
-    Ccl,
-    /// The seven features, no label image.
-    Cca,
+enum Tasks {
+    /// Labels only (CCL).
+    #[value(alias = "ccl")]
+    Label,
+    /// The seven features, no label image (CCA).
+    #[value(alias = "cca")]
+    Analyze,
     /// Both, timed separately.
     Both,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
-    let tasks = match args.mode {
-        Mode::Ccl => vec![Task::Label],
-        Mode::Cca => vec![Task::Analyze],
-        Mode::Both => vec![Task::Label, Task::Analyze],
+    let tasks = match args.task {
+        Tasks::Label => vec![Task::Label],
+        Tasks::Analyze => vec![Task::Analyze],
+        Tasks::Both => vec![Task::Label, Task::Analyze],
     };
     let connectivities = args
         .connectivity
@@ -161,8 +163,8 @@ fn select(
         return names
             .iter()
             .map(|name| {
-                let algorithm = ccl_core::find(name)?;
-                // A labeler in a sweep of both modes is timed in the one it does.
+                let algorithm = ccl::find(name)?;
+                // A labeler in a sweep of both tasks is timed in the one it does.
                 if !tasks.iter().any(|&t| algorithm.performs(t)) {
                     algorithm.check_task(tasks[0])?;
                 }
@@ -175,7 +177,7 @@ fn select(
             .collect();
     }
     let mut chosen = Vec::new();
-    for algorithm in ccl_core::registry() {
+    for algorithm in ccl::algorithms() {
         let relevant = tasks.iter().any(|&t| algorithm.performs(t))
             && connectivities.iter().any(|&c| algorithm.supports(c));
         if !relevant {

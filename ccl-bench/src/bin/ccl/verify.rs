@@ -4,10 +4,10 @@
 
 use std::process::ExitCode;
 
-use ccl_bench::cases::{Case, all_cases};
-use ccl_bench::gpu_policy::{self, Decision};
-use ccl_bench::verify::{Expected, Failure, Variant};
 use ccl_core::{Algorithm, Connectivity, Task};
+use ccl_testkit::cases::{Case, all_cases};
+use ccl_testkit::policy::{self, Decision};
+use ccl_testkit::verify::{Expected, Failure, Variant};
 
 use crate::args::parse_connectivity;
 
@@ -43,11 +43,11 @@ struct NotRun {
 
 pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let selected: Vec<&'static Algorithm> = if args.algorithms.is_empty() {
-        ccl_core::registry()
+        ccl::algorithms()
     } else {
         args.algorithms
             .iter()
-            .map(|name| ccl_core::find(name))
+            .map(|name| ccl::find(name))
             .collect::<Result<_, _>>()?
     };
     let wanted = args
@@ -62,9 +62,12 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         }
     }
 
-    let cases = all_cases(args.cases)?;
-    for case in &cases {
-        check_case(case, &wanted, &mut candidates)?;
+    // Each image is made, checked and dropped in turn: memory does not
+    // grow with --cases.
+    let mut images = 0;
+    for case in all_cases(args.cases) {
+        check_case(&case?, &wanted, &mut candidates)?;
+        images += 1;
     }
 
     let width = candidates
@@ -79,7 +82,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
             "{} x {} on {} images",
             join(&c.connectivities),
             join(&c.variant.tasks()),
-            cases.len()
+            images
         );
         match &c.first_failure {
             None => println!("{name:<width$}  ok       {} checks ({scope})", c.checks),
@@ -113,7 +116,7 @@ fn prepare(algorithm: &'static Algorithm, wanted: &[Connectivity]) -> Result<Can
         reason,
         failed,
     };
-    match gpu_policy::decide(algorithm) {
+    match policy::decide(algorithm) {
         Decision::Run => {}
         Decision::Skip(reason) => return Err(not_run(reason, false)),
         Decision::Fail(reason) => return Err(not_run(reason, true)),

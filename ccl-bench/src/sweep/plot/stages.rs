@@ -29,7 +29,7 @@ const SLOT: i32 = 100;
 /// Half the width of a bar, in x units.
 const HALF_BAR: i32 = 30;
 
-/// The stage plot of one mode and connectivity.
+/// The stage plot of one task and connectivity.
 pub(super) struct StageFigure {
     title: String,
     /// The variants, in the order of the bars.
@@ -49,7 +49,7 @@ struct Bar {
 }
 
 impl StageFigure {
-    /// The plot of `group`, one mode and connectivity.
+    /// The plot of `group`, one task and connectivity.
     pub(super) fn new(heading: &str, group: &[&Measurement]) -> Self {
         let variants = distinct(group.iter().map(|m| m.variant.as_str()));
         // Stage names in order of first appearance, each with its colour.

@@ -12,7 +12,7 @@ use crate::sweep::summary::percolation_density;
 /// Grey of the percolation line.
 const REFERENCE: RGBColor = RGBColor(150, 150, 150);
 
-/// The time plot of one mode and connectivity.
+/// The time plot of one task and connectivity.
 pub(super) struct TimeFigure {
     title: String,
     /// Per granularity, one line per variant.
@@ -32,7 +32,7 @@ struct Line {
 }
 
 impl TimeFigure {
-    /// The plot of `group` (one mode and connectivity, not empty);
+    /// The plot of `group` (one task and connectivity, not empty);
     /// `variants` are all of the sweep's, which fix each one's colour.
     pub(super) fn new(heading: &str, group: &[&Measurement], variants: &[&str]) -> Self {
         let colour = |variant: &str| {

@@ -2,11 +2,11 @@
 //! (sm_80) and Hopper (sm_90), without a GPU. Skips where NVRTC is absent,
 //! fails under CI, which installs it.
 
-use ccl_bench::gpu_policy::{nvrtc_decision, under_ci};
+use ccl as _;
+use ccl_testkit::policy::{nvrtc_decision, under_ci};
 
 #[test]
 fn every_kernel_module_compiles_for_sm80_and_sm90() {
-    ccl_bench::link_all();
     let load = if ccl_cuda::nvrtc_available() {
         Ok(())
     } else {
@@ -19,10 +19,12 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
     }
     let modules = ccl_cuda::kernel_sources();
     let names: Vec<&str> = modules.iter().map(|m| m.name).collect();
-    assert!(
-        names.contains(&"ha4"),
-        "ha4 kernels not registered: {names:?}"
-    );
+    for expected in ["ccl_features", "ha4", "npp"] {
+        assert!(
+            names.contains(&expected),
+            "{expected} kernels not registered: {names:?}"
+        );
+    }
     for module in modules {
         for arch in [(8, 0), (9, 0)] {
             if let Err(e) = ccl_cuda::compile_cubin(module, arch) {

@@ -2,6 +2,7 @@
 //! size, rendered as text. One snapshot per pattern and connectivity, shared
 //! by every variant: each variant's labels must render to the same text.
 
+use ccl as _;
 use ccl_core::{Connectivity, LabelImage};
 
 /// The size every pattern is drawn at: small enough to read, odd so that
@@ -38,7 +39,7 @@ fn render_cycles_label_characters() {
 
 #[test]
 fn pattern_labelings() {
-    let variants: Vec<_> = ccl_bench::gpu_policy::testable_variants()
+    let variants: Vec<_> = ccl_testkit::policy::testable_variants()
         .into_iter()
         .filter(|a| a.labeler.is_some())
         .collect();

@@ -255,7 +255,7 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::MERGE_ALL;
+    use crate::wrong::MERGE_ALL;
     use ccl_core::BinaryImageBuf;
 
     static WRONG: Algorithm = MERGE_ALL;

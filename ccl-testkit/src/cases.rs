@@ -6,8 +6,8 @@ use std::fmt;
 use ccl_core::{BinaryImageBuf, Connectivity, Result, Task};
 
 /// Sizes of the random cases: degenerate ones, sizes around the 32 / 64 /
-/// 128 warp and block borders, and odd ones. Its length (15) is coprime
-/// with the 4 granularities, so consecutive cases visit every pairing.
+/// 128 warp and block borders, and odd ones. Its length is odd, so coprime
+/// with the 4 granularities: consecutive cases visit every pairing.
 const RANDOM_SIZES: &[(usize, usize)] = &[
     (1, 1),
     (31, 7),
@@ -32,6 +32,9 @@ const RANDOM_SIZES: &[(usize, usize)] = &[
 
 /// Granularities of the random cases.
 const RANDOM_GRANULARITIES: &[u32] = &[1, 2, 4, 16];
+
+// Every pairing of size and granularity within |sizes| x |granularities| cases.
+const _: () = assert!(RANDOM_SIZES.len() % 2 == 1);
 
 /// Where a case's image comes from, with what it takes to make it again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,12 +111,8 @@ impl Source {
     /// The shell commands that rerun `variant` on this image: `ccl gen` to
     /// write it where needed, then `ccl label` or `ccl analyze`.
     pub fn reproduce(&self, variant: &str, task: Task, connectivity: Connectivity) -> String {
-        let command = match task {
-            Task::Label => "label",
-            Task::Analyze => "analyze",
-        };
         let file = self.file();
-        let rerun = format!("ccl {command} {file} -a {variant} -c {connectivity}");
+        let rerun = format!("ccl {task} {file} -a {variant} -c {connectivity}");
         match self.gen_command(&file) {
             Some(generate) => format!("{generate} && {rerun}"),
             None => rerun,
@@ -153,48 +152,47 @@ pub struct Case {
     pub image: BinaryImageBuf,
 }
 
-/// The first `count` random cases. Case `i` has size `i mod 15` of a fixed
-/// list (sizes around 32 / 64 / 128 and odd ones), granularity 1, 2, 4, 16
-/// by `i mod 4`, density `43 i mod 101` % (every density 0..=100 within 101
-/// cases) and seed `i`.
-pub fn random_cases(count: usize) -> Result<Vec<Case>> {
-    (0..count)
-        .map(|i| {
-            let (width, height) = RANDOM_SIZES[i % RANDOM_SIZES.len()];
-            let density = (i * 43 % 101) as u32;
-            let granularity = RANDOM_GRANULARITIES[i % RANDOM_GRANULARITIES.len()];
-            // Seeds are u32 in the protocol; wrapping keeps huge counts valid.
-            let seed = i as u32;
-            Ok(Case {
-                image: ccl_testdata::random_image(width, height, density, granularity, seed)?,
-                source: Source::Random {
-                    width,
-                    height,
-                    density,
-                    granularity,
-                    seed,
-                },
-            })
+/// The first `count` random cases, each made when the iterator reaches it.
+/// Case `i` has size `i mod |sizes|` of a fixed list (sizes around 32 / 64 /
+/// 128 / 1024 and odd ones), granularity 1, 2, 4, 16 by `i mod 4`, density
+/// `43 i mod 101` % (every density 0..=100 within 101 cases) and seed `i`.
+pub fn random_cases(count: usize) -> impl Iterator<Item = Result<Case>> {
+    (0..count).map(|i| {
+        let (width, height) = RANDOM_SIZES[i % RANDOM_SIZES.len()];
+        let density = (i * 43 % 101) as u32;
+        let granularity = RANDOM_GRANULARITIES[i % RANDOM_GRANULARITIES.len()];
+        // Seeds are u32 in the protocol; wrapping keeps huge counts valid.
+        let seed = i as u32;
+        Ok(Case {
+            image: ccl_testdata::random_image(width, height, density, granularity, seed)?,
+            source: Source::Random {
+                width,
+                height,
+                density,
+                granularity,
+                seed,
+            },
         })
-        .collect()
+    })
 }
 
-/// Every pattern kind at every size of `ccl_testdata::PATTERN_SIZES`.
-pub fn pattern_cases() -> Result<Vec<Case>> {
-    let mut cases = Vec::new();
-    for &kind in ccl_testdata::pattern_kinds() {
-        for &(width, height) in ccl_testdata::PATTERN_SIZES {
-            cases.push(Case {
-                image: ccl_testdata::pattern(kind, width, height)?,
-                source: Source::Pattern {
-                    kind,
-                    width,
-                    height,
-                },
-            });
-        }
-    }
-    Ok(cases)
+/// Every pattern kind at every size of `ccl_testdata::PATTERN_SIZES`, each
+/// drawn when the iterator reaches it.
+pub fn pattern_cases() -> impl Iterator<Item = Result<Case>> {
+    ccl_testdata::pattern_kinds().iter().flat_map(|&kind| {
+        ccl_testdata::PATTERN_SIZES
+            .iter()
+            .map(move |&(width, height)| {
+                Ok(Case {
+                    image: ccl_testdata::pattern(kind, width, height)?,
+                    source: Source::Pattern {
+                        kind,
+                        width,
+                        height,
+                    },
+                })
+            })
+    })
 }
 
 /// Every real image of `ccl-testdata`.
@@ -208,12 +206,14 @@ pub fn real_cases() -> Result<Vec<Case>> {
         .collect())
 }
 
-/// `random` random cases, then every pattern, then every real image.
-pub fn all_cases(random: usize) -> Result<Vec<Case>> {
-    let mut cases = random_cases(random)?;
-    cases.extend(pattern_cases()?);
-    cases.extend(real_cases()?);
-    Ok(cases)
+/// `random` random cases, then every pattern, then every real image, each
+/// made when the iterator reaches it (memory does not grow with `random`).
+pub fn all_cases(random: usize) -> impl Iterator<Item = Result<Case>> {
+    let reals = std::iter::once_with(real_cases).flat_map(|reals| match reals {
+        Ok(cases) => cases.into_iter().map(Ok).collect::<Vec<_>>(),
+        Err(error) => vec![Err(error)],
+    });
+    random_cases(random).chain(pattern_cases()).chain(reals)
 }
 
 #[cfg(test)]
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn random_cases_cover_every_density_size_and_granularity() {
-        let cases = random_cases(101).unwrap();
+        let cases: Vec<Case> = random_cases(101).collect::<Result<_>>().unwrap();
         let mut densities: Vec<u32> = cases
             .iter()
             .map(|c| match c.source {
@@ -250,7 +250,7 @@ mod tests {
 
     #[test]
     fn random_case_regenerates_from_its_source() {
-        let case = &random_cases(20).unwrap()[19];
+        let case = &random_cases(20).last().unwrap().unwrap();
         let Source::Random {
             width,
             height,
@@ -265,10 +265,10 @@ mod tests {
         assert_eq!(again, case.image);
         assert_eq!(
             case.source
-                .reproduce("ha8", Task::Analyze, Connectivity::Eight),
+                .reproduce("ha8-64", Task::Analyze, Connectivity::Eight),
             format!(
                 "ccl gen --size {width}x{height} -d {density} -g {granularity} --seed {seed} -o case.png \
-                 && ccl analyze case.png -a ha8 -c 8"
+                 && ccl analyze case.png -a ha8-64 -c 8"
             )
         );
     }
@@ -299,11 +299,26 @@ mod tests {
             coins.reproduce("x", Task::Label, Connectivity::Four),
             "ccl label ccl-testdata/data/real/coins.png -a x -c 4"
         );
-        assert!(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join(coins.file())
-                .is_file()
+        // The path is ccl-testdata's own file, relative to the repository
+        // root where the command is meant to run.
+        assert_eq!(
+            coins.file(),
+            format!("{}/coins.png", ccl_testdata::REAL_DIR)
         );
+        assert!(
+            ccl_testdata::real_images()
+                .unwrap()
+                .iter()
+                .any(|r| r.name == "coins")
+        );
+    }
+
+    #[test]
+    fn all_cases_make_each_image_when_reached() {
+        let count = all_cases(3).count();
+        let patterns = ccl_testdata::pattern_kinds().len() * ccl_testdata::PATTERN_SIZES.len();
+        assert_eq!(count, 3 + patterns + real_cases().unwrap().len());
+        // A huge count costs nothing until iterated.
+        assert!(all_cases(usize::MAX).next().unwrap().is_ok());
     }
 }

@@ -1,7 +1,8 @@
 //! What a test (or `ccl verify`) does with a variant that cannot run here
-//! (DESIGN.md, "Testing"): skip it with a printed reason, or fail where the
-//! environment says the hardware or library must be present, so that a GPU
-//! run or a CI run can never pass by skipping.
+//! (docs/design.md, "Testing"): skip it with a printed reason, or fail where
+//! the environment says the hardware or library must be present, so that a
+//! GPU run or a CI run can never pass by skipping. Every test of the
+//! workspace decides through this module.
 //!
 //! - `CCL_REQUIRE_GPU=1` (set on the GPU machine): a CUDA variant whose probe
 //!   fails is a failure.
@@ -92,13 +93,13 @@ pub fn decide(algorithm: &Algorithm) -> Decision {
 }
 
 /// Every registered variant that can run here, for tests: prints the reason
-/// for each one skipped.
+/// for each one skipped. The caller links the algorithm crates (`use ccl as
+/// _;` links them all).
 ///
 /// # Panics
 /// When a variant that must run cannot (see [`variant_decision`]), so the
 /// calling test fails.
 pub fn testable_variants() -> Vec<&'static Algorithm> {
-    crate::link_all();
     ccl_core::registry()
         .into_iter()
         .filter(|algorithm| decide(algorithm).about(algorithm.name).should_run())
@@ -116,6 +117,8 @@ mod tests {
 
     const GPU_VARIANT: Algorithm = Algorithm {
         name: "gpu-test",
+        aliases: &[],
+        crate_name: "ccl-testkit",
         backend: Backend::Cuda,
         connectivities: &[Connectivity::Four],
         summary: "a CUDA variant that cannot run",

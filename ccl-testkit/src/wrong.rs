@@ -30,6 +30,8 @@ impl Analyzer for MergeAll {
 /// [`MergeAll`] as a registry entry (not registered).
 pub const MERGE_ALL: Algorithm = Algorithm {
     name: "merge-all",
+    aliases: &[],
+    crate_name: env!("CARGO_PKG_NAME"),
     backend: Backend::Cpu,
     connectivities: &[Connectivity::Four, Connectivity::Eight],
     summary: "every foreground pixel in one component (wrong on purpose)",

@@ -5,9 +5,10 @@
 
 use std::collections::VecDeque;
 
-use ccl_bench::verify::{Expected, Variant};
+use ccl as _;
 use ccl_core::{Analyzer, BinaryImageBuf, ComponentStats, Connectivity, LabelImage, Labeler};
 use ccl_cpu::UnionFind;
+use ccl_testkit::verify::{Expected, Variant};
 use proptest::prelude::*;
 
 /// Images of `width × height` drawn from the ranges, pixels foreground with
@@ -91,7 +92,7 @@ fn neighbours(
 #[test]
 fn every_variant_matches_the_reference() {
     // Outside the property: the skip reasons print once, not per case.
-    let variants = ccl_bench::gpu_policy::testable_variants();
+    let variants = ccl_testkit::policy::testable_variants();
     proptest!(|(image in images())| {
         for &algorithm in &variants {
             let mut variant = Variant::new(algorithm).map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -1,0 +1,136 @@
+// features.cu: the shared back end of every CUDA variant (ccl_cuda::features):
+// from any forest that keeps the contract of ccl_device.cuh, the seven
+// features of every component in raster order of the components' first
+// pixels, and the final label image.
+//
+// Order of an analysis: ccl_count_roots (or a variant's own root kernel
+// writing the same CclRootIndex layout), ccl_scan_root_groups,
+// ccl_rank_roots, then ccl_accumulate (or a variant's own feature kernel
+// using ccl_root_rank and ccl_add_to_component).
+//
+// The per-pixel kernels give each warp one word: 32 consecutive columns of
+// one row (word w is row w / words_per_row, columns 32 (w % words_per_row)
+// and on), so that a warp's loads and stores are contiguous. Blocks are
+// 32 x 8 threads.
+
+#define NO_RANK 0xffffffffu
+
+// The word of this warp, or false past the last word (the whole warp
+// returns together, so the warp intrinsics after it see every lane).
+__device__ __forceinline__ bool warp_word(u32 words, u32 words_per_row, u32* y, u32* base) {
+    const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    if (word >= words) return false;
+    *y = (u32)(word / words_per_row);
+    *base = (u32)(word % words_per_row) * 32u;
+    return true;
+}
+
+// Step 1: flags each root (a foreground pixel that is its own parent) in
+// root_bits and counts them per group of CCL_ROOT_GROUP_WORDS words
+// (group_count, zeroed before).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_count_roots(CclImage image, const u32* L, u32* root_bits, u32 words_per_row, u32 words,
+                    u32* group_count) {
+    u32 y, base;
+    if (!warp_word(words, words_per_row, &y, &base)) return;
+    const u32 x = base + threadIdx.x;
+    bool root = false;
+    if (x < (u32)image.width && ccl_row(image, y)[x]) {
+        const u32 i = y * (u32)image.width + x;
+        root = L[i] == i + 1;
+    }
+    const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
+    const u32 word = y * words_per_row + base / 32;
+    if (threadIdx.x == 0) {
+        root_bits[word] = roots;
+        if (roots) atomicAdd(group_count + word / CCL_ROOT_GROUP_WORDS, (u32)__popc(roots));
+    }
+}
+
+// Step 2 (one block of 1024 threads): exclusive prefix sum of the group
+// counts, and the number of components.
+extern "C" __global__ void __launch_bounds__(1024)
+    ccl_scan_root_groups(const u32* group_count, u32* group_offset, u32* components, u32 groups) {
+    __shared__ u32 warp_totals[32];
+    u32 carry = 0;
+    for (u32 first = 0; first < groups; first += blockDim.x) {
+        const u32 i = first + threadIdx.x;
+        const u32 count = i < groups ? group_count[i] : 0;
+        const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
+        if (i < groups) group_offset[i] = carry + inclusive - count;
+        // The last thread's inclusive sum is the tile's total.
+        if (threadIdx.x == blockDim.x - 1) warp_totals[0] = inclusive;
+        __syncthreads();
+        carry += warp_totals[0];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *components = carry;
+}
+
+// Step 3 (one block of CCL_ROOT_GROUP_WORDS threads per group): the rank
+// of each word's first root among all roots in raster order (word_offset),
+// and the initial features of every component that fits the output.
+extern "C" __global__ void __launch_bounds__(CCL_ROOT_GROUP_WORDS)
+    ccl_rank_roots(const u32* root_bits, const u32* group_offset, u32* word_offset, CclStatsOut out,
+                   u32 words, u32 words_per_row) {
+    __shared__ u32 warp_totals[32];
+    const u32 word = blockIdx.x * CCL_ROOT_GROUP_WORDS + threadIdx.x;
+    u32 roots = word < words ? root_bits[word] : 0;
+    const u32 count = __popc(roots);
+    const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
+    if (word >= words) return;
+    u32 rank = group_offset[blockIdx.x] + inclusive - count;
+    word_offset[word] = rank;
+    const u32 y = word / words_per_row;
+    for (; roots && rank < out.capacity; roots &= roots - 1, ++rank) {
+        CclStats s;
+        s.area = 0;
+        s.x_min = 0xffffffffu;
+        s.y_min = y;
+        s.x_max = 0;
+        s.y_max = 0;
+        s.padding = 0;
+        s.sum_x = 0;
+        s.sum_y = 0;
+        out.stats[rank] = s;
+    }
+}
+
+// Step 4: each foreground pixel adds itself to its component. The lanes of
+// a word with the same component combine first (__match_any_sync), so one
+// atomic per feature goes out per component and word.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32 words_per_row,
+                   u32 words) {
+    u32 y, base;
+    if (!warp_word(words, words_per_row, &y, &base)) return;
+    const u32 lane = threadIdx.x, x = base + lane, width = (u32)image.width;
+    const bool foreground = x < width && ccl_row(image, y)[x];
+    u32 rank = NO_RANK;
+    if (foreground) {
+        const u32 root = ccl_find_final(L, y * width + x);
+        rank = ccl_root_rank(roots, root % width, root / width);
+    }
+    const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+    if (!foreground) return;
+    // Lanes are consecutive columns: the group's first and last lanes are
+    // its extent, and the sum of its lanes its columns less the base.
+    const u32 first = __ffs(group) - 1, last = 31 - __clz(group), area = __popc(group);
+    const u32 lanes = __reduce_add_sync(group, lane);
+    if (lane == first)
+        ccl_add_to_component(out, rank, area, (u64)base * area + lanes, base + first, base + last, y);
+}
+
+// The label image of a forest: 0 for background, root + 1 for foreground.
+// `forest` and `labels` may be the same buffer: a pixel rewritten with its
+// root's label still points at an ancestor, so concurrent finds still end at
+// the root.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_flatten(CclImage image, const u32* forest, u32* labels, u32 words_per_row, u32 words) {
+    u32 y, base;
+    if (!warp_word(words, words_per_row, &y, &base)) return;
+    const u32 x = base + threadIdx.x, width = (u32)image.width;
+    if (x >= width) return;
+    const u32 i = y * width + x;
+    labels[i] = ccl_row(image, y)[x] ? ccl_find_final(forest, i) + 1 : 0;
+}

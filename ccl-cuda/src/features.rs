@@ -1,0 +1,471 @@
+//! The shared analysis back end (`features.cu`): the seven features of every
+//! component, in raster order of the components' first pixels, from any
+//! forest that keeps the contract of `ccl_device.cuh`; and the forest → label
+//! image finish ([`Flatten`]).
+//!
+//! A variant with a faster way to flag roots or to accumulate features (HA's
+//! segments) runs its own kernels for those steps, writing the same layout
+//! ([`Features::begin`], [`Features::roots`], [`Features::output`]), and
+//! shares the ranking ([`Features::rank`]) and the read-back.
+
+use std::sync::Arc;
+
+use ccl_core::{ComponentStats, Error, Result};
+use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
+
+use crate::{
+    DevPtr, DeviceBuffer, DeviceImage, DeviceStats, Gpu, ImageArgs, Kernel, KernelSource,
+    StageClock, cuda_error, linear_grid, warp_grid,
+};
+
+/// Root words per group of the ranking scan (`CCL_ROOT_GROUP_WORDS`).
+pub const ROOT_GROUP_WORDS: usize = 1024;
+
+/// Warps per block of the per-word kernels of `features.cu`.
+const WARPS_PER_BLOCK: u32 = 8;
+
+/// The shared kernels, compiled once per process and device.
+pub(crate) const KERNELS: KernelSource = KernelSource {
+    name: "ccl_features",
+    source: include_str!("features.cu"),
+    constants: &[],
+};
+
+inventory::submit! { KERNELS }
+
+/// `CclRootIndex`: where each root's rank is found.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RootIndexArgs {
+    /// One bit per pixel that is a root.
+    pub bits: DevPtr<u32>,
+    /// Roots before each word.
+    pub offsets: DevPtr<u32>,
+    /// Words per row of `bits`.
+    pub words_per_row: u32,
+}
+
+// SAFETY: plain old data with C layout, matching CclRootIndex.
+unsafe impl DeviceRepr for RootIndexArgs {}
+
+/// `CclStatsOut`: the stats array and its capacity.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StatsOutArgs {
+    /// One entry per component, by rank.
+    pub stats: DevPtr<DeviceStats>,
+    /// Entries allocated; higher ranks are not stored.
+    pub capacity: u32,
+}
+
+// SAFETY: plain old data with C layout, matching CclStatsOut.
+unsafe impl DeviceRepr for StatsOutArgs {}
+
+/// How the root bits of an image are laid out: `words_per_row` 32-bit words
+/// per row (at least `ceil(width / 32)`; more where a variant's own words
+/// are wider), `height` rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RootLayout {
+    /// Words per row.
+    pub words_per_row: usize,
+    /// Rows.
+    pub height: usize,
+}
+
+impl RootLayout {
+    /// One word per 32 columns: the layout of the shared kernels.
+    pub fn of(image: &DeviceImage<'_>) -> Self {
+        Self {
+            words_per_row: image.width().div_ceil(32),
+            height: image.height(),
+        }
+    }
+
+    /// Words in all.
+    pub fn words(&self) -> usize {
+        self.words_per_row * self.height
+    }
+
+    fn groups(&self) -> usize {
+        self.words().div_ceil(ROOT_GROUP_WORDS)
+    }
+
+    fn words_u32(&self) -> Result<(u32, u32)> {
+        let too_many = || Error::InvalidDimensions("too many root words for 32-bit indices".into());
+        Ok((
+            u32::try_from(self.words()).map_err(|_| too_many())?,
+            u32::try_from(self.words_per_row).map_err(|_| too_many())?,
+        ))
+    }
+
+    /// A grid with one warp per word.
+    fn grid(&self) -> Result<LaunchConfig> {
+        warp_grid(self.words(), WARPS_PER_BLOCK)
+    }
+}
+
+/// What a variant's own root kernel writes: the bit of every root, and the
+/// count of roots per group of [`ROOT_GROUP_WORDS`] words (zeroed by
+/// [`Features::begin`], to be added to atomically).
+#[derive(Clone, Copy)]
+pub struct RootTargets {
+    /// One bit per root, in the layout given to `begin`.
+    pub bits: DevPtr<u32>,
+    /// Roots per group.
+    pub group_count: DevPtr<u32>,
+}
+
+struct Kernels {
+    count_roots: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32, DevPtr<u32>)>,
+    scan_groups: Kernel<(DevPtr<u32>, DevPtr<u32>, DevPtr<u32>, u32)>,
+    rank_roots: Kernel<(
+        DevPtr<u32>,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        StatsOutArgs,
+        u32,
+        u32,
+    )>,
+    accumulate: Kernel<(
+        ImageArgs,
+        DevPtr<u32>,
+        RootIndexArgs,
+        StatsOutArgs,
+        u32,
+        u32,
+    )>,
+}
+
+/// The state of the last analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Analysis {
+    None,
+    /// The image had no pixels: no components.
+    Empty,
+    /// Roots were flagged in this layout.
+    Ran(RootLayout),
+}
+
+/// The buffers of the analysis back end, reused across calls: root bits and
+/// offsets (a bit per pixel and a word per 32 pixels), and the stats array,
+/// sized from the component count of earlier runs rather than the image.
+pub struct Features {
+    kernels: Kernels,
+    root_bits: DeviceBuffer<u32>,
+    group_count: DeviceBuffer<u32>,
+    group_offset: DeviceBuffer<u32>,
+    word_offset: DeviceBuffer<u32>,
+    components: DeviceBuffer<u32>,
+    stats: DeviceBuffer<DeviceStats>,
+    /// Stats entries allocated.
+    capacity: usize,
+    analysis: Analysis,
+}
+
+/// The smallest stats array: most images of a size have fewer components
+/// than `pixels / 64`; those with more grow the array once.
+fn initial_capacity(pixels: usize) -> usize {
+    (pixels / 64).max(4096)
+}
+
+impl Features {
+    /// Compiles (once per process and device) and loads the shared kernels.
+    pub fn new(gpu: &Arc<Gpu>) -> Result<Self> {
+        Ok(Self {
+            kernels: Kernels {
+                count_roots: Kernel::load(gpu, &KERNELS, "ccl_count_roots")?,
+                scan_groups: Kernel::load(gpu, &KERNELS, "ccl_scan_root_groups")?,
+                rank_roots: Kernel::load(gpu, &KERNELS, "ccl_rank_roots")?,
+                accumulate: Kernel::load(gpu, &KERNELS, "ccl_accumulate")?,
+            },
+            root_bits: DeviceBuffer::new(),
+            group_count: DeviceBuffer::new(),
+            group_offset: DeviceBuffer::new(),
+            word_offset: DeviceBuffer::new(),
+            components: DeviceBuffer::new(),
+            stats: DeviceBuffer::new(),
+            capacity: 0,
+            analysis: Analysis::None,
+        })
+    }
+
+    /// Starts an analysis whose roots are flagged in `layout`: reserves the
+    /// buffers (allocating only when they grow) and zeroes the group counts.
+    pub fn begin(&mut self, stream: &Arc<CudaStream>, layout: RootLayout) -> Result<RootTargets> {
+        let words = layout.words();
+        let groups = layout.groups();
+        self.analysis = Analysis::None;
+        self.word_offset.reserve(stream, words)?;
+        self.group_offset.reserve(stream, groups)?;
+        self.components.reserve(stream, 1)?;
+        // A bit per pixel of the layout: at least the image's pixels.
+        let wanted = self.capacity.max(initial_capacity(layout.words() * 32));
+        self.stats.reserve(stream, wanted)?;
+        self.capacity = wanted;
+        let group_count = self.group_count.reserve(stream, groups)?;
+        stream
+            .memset_zeros(&mut group_count.slice_mut(..groups))
+            .map_err(cuda_error)?;
+        let group_count = DevPtr::of_mut(group_count, stream);
+        let bits = DevPtr::of_mut(self.root_bits.reserve(stream, words)?, stream);
+        self.analysis = Analysis::Ran(layout);
+        Ok(RootTargets { bits, group_count })
+    }
+
+    /// Records an analysis of an image with no pixels.
+    pub fn begin_empty(&mut self) {
+        self.analysis = Analysis::Empty;
+    }
+
+    fn layout(&self) -> Result<RootLayout> {
+        match self.analysis {
+            Analysis::Ran(layout) => Ok(layout),
+            _ => Err(Error::Unavailable(
+                "the analysis back end was used before `begin`".into(),
+            )),
+        }
+    }
+
+    /// Flags the roots of `forest` with the shared kernel; `begin` must have
+    /// been called with [`RootLayout::of`] this image.
+    pub fn count_roots(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: DevPtr<u32>,
+    ) -> Result<()> {
+        let layout = self.layout()?;
+        check_layout(layout, image)?;
+        let (words, words_per_row) = layout.words_u32()?;
+        let bits = DevPtr::of_mut(self.root_bits.reserve(stream, layout.words())?, stream);
+        let group_count =
+            DevPtr::of_mut(self.group_count.reserve(stream, layout.groups())?, stream);
+        // SAFETY: `begin` reserved a bit word per word and a count per group
+        // of `layout`, which covers the image; `forest` holds width * height
+        // labels (the caller's contract).
+        unsafe {
+            self.kernels.count_roots.launch(
+                stream,
+                layout.grid()?,
+                (
+                    image.args(stream),
+                    forest,
+                    bits,
+                    words_per_row,
+                    words,
+                    group_count,
+                ),
+            )
+        }
+    }
+
+    /// Ranks the flagged roots in raster order and initialises the stats of
+    /// every component that fits the stats array.
+    pub fn rank(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        let layout = self.layout()?;
+        let (words, words_per_row) = layout.words_u32()?;
+        let groups = layout.groups();
+        let groups_u32 = u32::try_from(groups)
+            .map_err(|_| Error::InvalidDimensions("too many groups".into()))?;
+        let group_count = DevPtr::of(self.group_count.get()?, stream);
+        let group_offset = DevPtr::of_mut(self.group_offset.reserve(stream, groups)?, stream);
+        let components = DevPtr::of_mut(self.components.reserve(stream, 1)?, stream);
+        let bits = DevPtr::of(self.root_bits.get()?, stream);
+        let word_offset = DevPtr::of_mut(self.word_offset.reserve(stream, words as usize)?, stream);
+        let output = self.output(stream)?;
+        // SAFETY: `begin` reserved every buffer for `layout`: a count and an
+        // offset per group, a bit word and an offset per word; the stats
+        // array holds `capacity` entries and ranks past it are not stored.
+        unsafe {
+            self.kernels.scan_groups.launch(
+                stream,
+                linear_grid(1024, 1024)?,
+                (group_count, group_offset, components, groups_u32),
+            )?;
+            self.kernels.rank_roots.launch(
+                stream,
+                LaunchConfig {
+                    grid_dim: (groups_u32, 1, 1),
+                    block_dim: (ROOT_GROUP_WORDS as u32, 1, 1),
+                    shared_mem_bytes: 0,
+                },
+                (
+                    bits,
+                    group_offset,
+                    word_offset,
+                    output,
+                    words,
+                    words_per_row,
+                ),
+            )
+        }
+    }
+
+    /// The root index for a variant's own feature kernel (after [`rank`](Self::rank)).
+    pub fn roots(&self, stream: &CudaStream) -> Result<RootIndexArgs> {
+        let layout = self.layout()?;
+        Ok(RootIndexArgs {
+            bits: DevPtr::of(self.root_bits.get()?, stream),
+            offsets: DevPtr::of(self.word_offset.get()?, stream),
+            words_per_row: layout.words_u32()?.1,
+        })
+    }
+
+    /// The stats array for a variant's own feature kernel.
+    pub fn output(&mut self, stream: &Arc<CudaStream>) -> Result<StatsOutArgs> {
+        let stats = self.stats.reserve(stream, self.capacity)?;
+        Ok(StatsOutArgs {
+            stats: DevPtr::of_mut(stats, stream),
+            capacity: u32::try_from(self.capacity).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// Adds every foreground pixel of `image` to its component's features
+    /// with the shared kernel (after [`rank`](Self::rank)).
+    pub fn accumulate(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: DevPtr<u32>,
+    ) -> Result<()> {
+        let layout = RootLayout::of(image);
+        let (words, words_per_row) = layout.words_u32()?;
+        let roots = self.roots(stream)?;
+        let output = self.output(stream)?;
+        // SAFETY: the root index covers the image (checked when it was
+        // counted); `forest` holds width * height labels.
+        unsafe {
+            self.kernels.accumulate.launch(
+                stream,
+                layout.grid()?,
+                (
+                    image.args(stream),
+                    forest,
+                    roots,
+                    output,
+                    words_per_row,
+                    words,
+                ),
+            )
+        }
+    }
+
+    /// The whole analysis of a forest with the shared kernels, marking the
+    /// stages `roots` and `features`.
+    pub fn analyze_forest(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        check_forest(forest.len(), image)?;
+        let forest = DevPtr::of(forest, stream);
+        self.begin(stream, RootLayout::of(image))?;
+        self.count_roots(stream, image, forest)?;
+        self.rank(stream)?;
+        clock.mark("roots")?;
+        self.accumulate(stream, image, forest)?;
+        clock.mark("features")
+    }
+
+    /// Whether the last analysis stored every component. If it found more
+    /// than the stats array holds, the array is grown for the next run,
+    /// which the caller makes (reads back the count: a synchronisation).
+    pub fn complete(&mut self, stream: &Arc<CudaStream>) -> Result<bool> {
+        let count = self.component_count(stream)?;
+        if count <= self.capacity {
+            return Ok(true);
+        }
+        self.capacity = count + count / 8;
+        Ok(false)
+    }
+
+    fn component_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
+        match self.analysis {
+            Analysis::None => Err(ccl_core::not_run()),
+            Analysis::Empty => Ok(0),
+            Analysis::Ran(_) => Ok(stream
+                .clone_dtoh(&self.components.get()?.slice(..1))
+                .map_err(cuda_error)?[0] as usize),
+        }
+    }
+
+    /// The features of the last analysis, in raster order of the
+    /// components' first pixels.
+    pub fn read(&self, stream: &Arc<CudaStream>) -> Result<Vec<ComponentStats>> {
+        let count = self.component_count(stream)?;
+        if count > self.capacity {
+            return Err(Error::Cuda(format!(
+                "the analysis found {count} components but stored {}; run it again",
+                self.capacity
+            )));
+        }
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let stats = stream
+            .clone_dtoh(&self.stats.get()?.slice(..count))
+            .map_err(cuda_error)?;
+        Ok(stats.into_iter().map(ComponentStats::from).collect())
+    }
+}
+
+/// The forest → label image finish of `features.cu`.
+pub struct Flatten {
+    kernel: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32)>,
+}
+
+impl Flatten {
+    /// Compiles (once per process and device) and loads the kernel.
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        Ok(Self {
+            kernel: Kernel::load(gpu, &KERNELS, "ccl_flatten")?,
+        })
+    }
+
+    /// Rewrites the forest in `labels` as final labels, in place: 0 for
+    /// background, 1 + the root's raster index for foreground.
+    pub fn run(
+        &self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        check_forest(labels.len(), image)?;
+        let layout = RootLayout::of(image);
+        let (words, words_per_row) = layout.words_u32()?;
+        let labels = DevPtr::of_mut(labels, stream);
+        // SAFETY: `labels` holds width * height entries (checked above).
+        unsafe {
+            self.kernel.launch(
+                stream,
+                layout.grid()?,
+                (image.args(stream), labels, labels, words_per_row, words),
+            )
+        }
+    }
+}
+
+fn check_forest(len: usize, image: &DeviceImage<'_>) -> Result<()> {
+    if len < image.pixel_count() {
+        return Err(Error::InvalidDimensions(format!(
+            "the label buffer holds {len} labels, the image has {} pixels",
+            image.pixel_count()
+        )));
+    }
+    Ok(())
+}
+
+fn check_layout(layout: RootLayout, image: &DeviceImage<'_>) -> Result<()> {
+    if layout.height != image.height() || layout.words_per_row * 32 < image.width() {
+        return Err(Error::InvalidDimensions(format!(
+            "root layout of {} words x {} rows does not cover a {}x{} image",
+            layout.words_per_row,
+            layout.height,
+            image.width(),
+            image.height()
+        )));
+    }
+    Ok(())
+}

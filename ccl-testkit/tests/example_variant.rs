@@ -1,0 +1,113 @@
+//! The smallest complete CUDA variant, as `docs/design.md` shows it: its
+//! kernels (`example/union_find.cu`), one impl and a registration. It builds
+//! a union-find forest; the labels come from the shared finish (`Flatten`)
+//! and the features from the shared back end, so this test also proves
+//! those on the GPU. Registered in this test binary only.
+
+use std::sync::Arc;
+
+use ccl_core::{Connectivity, Result};
+use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
+use ccl_cuda::{
+    DevPtr, DeviceImage, DeviceVariant, Flatten, Gpu, ImageArgs, Kernel, KernelSource, Run, blocks,
+};
+
+const KERNELS: KernelSource = KernelSource {
+    name: "example_union_find",
+    source: include_str!("example/union_find.cu"),
+    constants: &[],
+};
+ccl_cuda::inventory::submit! { KERNELS }
+
+/// Pixel union-find: init, merge, then the shared finish.
+struct UnionFind {
+    init: Kernel<(ImageArgs, DevPtr<u32>)>,
+    merge: Kernel<(ImageArgs, DevPtr<u32>, i32)>,
+    flatten: Flatten,
+}
+
+impl UnionFind {
+    fn new(gpu: &Arc<Gpu>, _stream: &Arc<CudaStream>) -> Result<Self> {
+        Ok(Self {
+            init: Kernel::load(gpu, &KERNELS, "example_init")?,
+            merge: Kernel::load(gpu, &KERNELS, "example_merge")?,
+            flatten: Flatten::new(gpu)?,
+        })
+    }
+}
+
+impl DeviceVariant for UnionFind {
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let (stream, args) = (run.stream, image.args(run.stream));
+        let forest = DevPtr::of_mut(labels, stream);
+        // One thread per pixel; rows along y (at most 65535 rows here).
+        let grid = LaunchConfig {
+            grid_dim: (blocks(image.width(), 128)?, image.height() as u32, 1),
+            block_dim: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let eight = i32::from(run.connectivity == Connectivity::Eight);
+        // SAFETY: both kernels index the width * height labels the variant
+        // layer checked, and rows of the image within its height.
+        unsafe {
+            self.init.launch(stream, grid, (args, forest))?;
+            self.merge.launch(stream, grid, (args, forest, eight))?;
+        }
+        run.clock.mark("merge")?;
+        self.flatten.run(stream, image, labels)?;
+        run.clock.mark("flatten")
+    }
+}
+
+ccl_cuda::register_variant! {
+    name: "example-uf",
+    connectivities: &[Connectivity::Four, Connectivity::Eight],
+    analyzes: true,
+    summary: "pixel union-find, the smallest variant (docs/design.md); tests only",
+    priority: 0,
+    new: UnionFind::new,
+}
+
+#[test]
+fn the_example_variant_passes_the_conformance_kit() {
+    let example = ccl_core::find("example-uf").unwrap();
+    if !ccl_testkit::policy::decide(example).should_run() {
+        return;
+    }
+    let mut kit = ccl_testkit::conformance::Conformance::new(example).unwrap();
+    let cases = ccl_testkit::cases::pattern_cases()
+        .chain(ccl_testkit::cases::random_cases(60))
+        .chain(
+            ccl_testkit::cases::real_cases()
+                .unwrap()
+                .into_iter()
+                .map(Ok),
+        );
+    for case in cases {
+        kit.check(&case.unwrap());
+    }
+    assert!(kit.failures().is_empty(), "{}", kit.failures().join("\n"));
+    assert!(kit.checks() > 0);
+}
+
+#[test]
+fn the_example_kernels_compile_for_sm80_and_sm90() {
+    let load = if ccl_cuda::nvrtc_available() {
+        Ok(())
+    } else {
+        Err(ccl_core::Error::Unavailable(
+            "libnvrtc.so.13 cannot be loaded".into(),
+        ))
+    };
+    if !ccl_testkit::policy::nvrtc_decision(load, ccl_testkit::policy::under_ci()).should_run() {
+        return;
+    }
+    for arch in [(8, 0), (9, 0)] {
+        ccl_cuda::compile_cubin(&KERNELS, arch).unwrap();
+    }
+}
