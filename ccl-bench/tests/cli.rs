@@ -391,7 +391,7 @@ fn sweep_writes_one_csv_row_per_measurement() {
         "{csv}"
     );
     // One task and connectivity: a time and a stage plot, each SVG and PNG.
-    for plot in ["time-ccl-4conn", "stages-ccl-4conn"] {
+    for plot in ["time-label-4conn", "stages-label-4conn"] {
         for extension in ["svg", "png"] {
             let path = format!("results/{plot}.{extension}");
             assert!(out.contains(&format!("wrote {path}\n")), "{out}");

@@ -27,11 +27,11 @@
 // image (rows `pitch` bytes apart) -> binary (packed, width bytes a row):
 // 255 for any nonzero byte, else 0. Grid: x over columns, y strides rows
 // (gridDim.y is capped at 65535 by the launcher).
-extern "C" __global__ void npp_binarize(const u8* image, int pitch, u8* binary, int width, int height) {
+extern "C" __global__ void npp_binarize(CclImage image, u8* binary) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= width) return;
-    for (int y = blockIdx.y; y < height; y += gridDim.y)
-        binary[(u64)y * width + x] = image[(u64)y * pitch + x] ? 255 : 0;
+    if (x >= image.width) return;
+    for (int y = blockIdx.y; y < image.height; y += gridDim.y)
+        binary[(u64)y * image.width + x] = ccl_row(image, y)[x] ? 255 : 0;
 }
 
 // Joins the trees of each foreground pixel and its foreground neighbours

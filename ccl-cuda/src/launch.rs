@@ -81,6 +81,9 @@ unsafe impl DeviceRepr for ImageArgs {}
 
 /// A tuple of kernel arguments, each passed by value.
 pub trait KernelArgs {
+    /// The size in bytes of each element, in order.
+    fn sizes() -> Vec<usize>;
+
     /// Pushes every element onto `launch`, in order.
     fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>);
 }
@@ -88,6 +91,10 @@ pub trait KernelArgs {
 macro_rules! kernel_args {
     ($($name:ident),+) => {
         impl<$($name: DeviceRepr),+> KernelArgs for ($($name,)+) {
+            fn sizes() -> Vec<usize> {
+                vec![$(std::mem::size_of::<$name>()),+]
+            }
+
             fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
                 #[allow(non_snake_case)]
                 let ($($name,)+) = self;
@@ -115,11 +122,25 @@ pub struct Kernel<Args> {
 
 impl<Args: KernelArgs> Kernel<Args> {
     /// The kernel `name` of `module`, compiled for `gpu` (once per process).
+    ///
+    /// The kernel's parameters, as the compiled code declares them, must
+    /// have the sizes of the elements of `Args`, in order: a launch with
+    /// another argument list would hand the kernel (or the driver) memory
+    /// that is not its arguments, so a mismatch is an error here.
     pub fn load(gpu: &Gpu, module: &KernelSource, name: &str) -> Result<Self> {
         let function = gpu
             .module(module)?
             .load_function(name)
             .map_err(|e| Error::Cuda(format!("{}::{name}: {e}", module.name)))?;
+        let declared = Args::sizes();
+        let compiled = parameter_sizes(&function, declared.len() + 1);
+        if compiled != declared {
+            return Err(Error::Cuda(format!(
+                "{}::{name} takes parameters of {compiled:?} bytes; its Rust declaration \
+                 passes {declared:?}",
+                module.name
+            )));
+        }
         Ok(Self {
             function,
             name: name.to_string(),
@@ -147,6 +168,30 @@ impl<Args: KernelArgs> Kernel<Args> {
             .map(|_| ())
             .map_err(|e| Error::Cuda(format!("launching {}: {e}", self.name)))
     }
+}
+
+/// The sizes of `function`'s parameters, as its compiled code declares
+/// them, at most `limit` of them.
+fn parameter_sizes(function: &CudaFunction, limit: usize) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    for index in 0..limit {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live function handle; the driver writes two integers,
+        // or answers CUDA_ERROR_INVALID_VALUE past the last parameter.
+        let status = unsafe {
+            cudarc::driver::sys::cuFuncGetParamInfo(
+                function.cu_function(),
+                index,
+                &mut offset,
+                &mut size,
+            )
+        };
+        if status != cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+            break;
+        }
+        sizes.push(size);
+    }
+    sizes
 }
 
 /// `ceil(n / per_block)` as a grid dimension, or an error if the grid would

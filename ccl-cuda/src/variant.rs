@@ -215,10 +215,13 @@ impl<V: DeviceVariant> CudaVariant<V> {
     /// The features of the last analysis, in raster order of the
     /// components' first pixels.
     pub fn read_stats(&self) -> Result<Vec<ComponentStats>> {
-        self.features
-            .as_ref()
-            .ok_or_else(not_run)?
-            .read(&self.stream)
+        match &self.features {
+            Some(features) => features.read(&self.stream),
+            None => Err(Error::UnsupportedTask {
+                algorithm: self.info.name.into(),
+                task: Task::Analyze,
+            }),
+        }
     }
 
     fn load_image(&mut self, image: &BinaryImage<'_>) -> Result<()> {

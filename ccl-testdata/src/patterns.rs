@@ -219,26 +219,55 @@ fn spiral(w: usize, h: usize) -> Result<BinaryImageBuf> {
 /// consecutive points joined through the odd pixel between them, the curve
 /// clipped to the image (Kasagi et al.'s other test image). Unclipped it is
 /// one component with a path through every other pixel.
+///
+/// Only the curve's points inside the image are visited, each with its two
+/// neighbours on the curve, so the work is linear in the image's pixels
+/// however elongated it is (the curve's square may be far larger).
 fn hilbert(w: usize, h: usize) -> Result<BinaryImageBuf> {
     let mut image = BinaryImageBuf::new(w, h)?;
     let cells = w.max(h).div_ceil(2).next_power_of_two();
-    let mut set = |x: usize, y: usize| {
-        if x < w && y < h {
-            image.set(x, y, true);
+    let points = cells as u128 * cells as u128;
+    for cy in 0..h.div_ceil(2) {
+        for cx in 0..w.div_ceil(2) {
+            image.set(2 * cx, 2 * cy, true);
+            let d = hilbert_index(cells, cx, cy) as u128;
+            // Consecutive points are 2 apart on one axis: the pixel between
+            // them is the sum of their cell coordinates. It is set from the
+            // point below it on that axis, which is inside whenever it is.
+            for next in [d.checked_sub(1), Some(d + 1).filter(|&n| n < points)]
+                .into_iter()
+                .flatten()
+            {
+                let (nx, ny) = hilbert_point(cells, next as usize);
+                let (mx, my) = (cx + nx, cy + ny);
+                if mx < w && my < h {
+                    image.set(mx, my, true);
+                }
+            }
         }
-    };
-    let mut previous: Option<(usize, usize)> = None;
-    for d in 0..cells * cells {
-        let (cx, cy) = hilbert_point(cells, d);
-        let (x, y) = (2 * cx, 2 * cy);
-        set(x, y);
-        if let Some((px, py)) = previous {
-            // Consecutive points are 2 apart on one axis: fill the middle.
-            set((x + px) / 2, (y + py) / 2);
-        }
-        previous = Some((x, y));
     }
     Ok(image)
+}
+
+/// The position of cell `(x, y)` along the Hilbert curve filling an `n × n`
+/// grid (`n` a power of two): the classic xy2d, inverse of [`hilbert_point`].
+fn hilbert_index(n: usize, mut x: usize, mut y: usize) -> usize {
+    let mut d = 0;
+    let mut s = n / 2;
+    while s > 0 {
+        let rx = usize::from(x & s != 0);
+        let ry = usize::from(y & s != 0);
+        d += s * s * ((3 * rx) ^ ry);
+        if ry == 0 {
+            if rx == 1 {
+                x = n - 1 - x;
+                y = n - 1 - y;
+            }
+            std::mem::swap(&mut x, &mut y);
+        }
+        s /= 2;
+    }
+    d
 }
 
 /// The `d`-th point of the Hilbert curve filling an `n × n` grid (`n` a power
@@ -269,6 +298,58 @@ mod tests {
     use super::*;
     use ccl_core::{Connectivity, Labeler};
     use ccl_cpu::UnionFind;
+
+    #[test]
+    fn hilbert_index_inverts_hilbert_point() {
+        for n in [1, 2, 4, 16, 64] {
+            for d in 0..n * n {
+                let (x, y) = hilbert_point(n, d);
+                assert_eq!(hilbert_index(n, x, y), d, "n={n}, d={d}");
+            }
+        }
+    }
+
+    #[test]
+    fn hilbert_equals_the_whole_curve_walked_and_clipped() {
+        for (w, h) in [
+            (1, 1),
+            (2, 9),
+            (15, 11),
+            (32, 32),
+            (33, 17),
+            (64, 3),
+            (70, 70),
+        ] {
+            let mut walked = BinaryImageBuf::new(w, h).unwrap();
+            let cells = w.max(h).div_ceil(2).next_power_of_two();
+            let mut previous: Option<(usize, usize)> = None;
+            for d in 0..cells * cells {
+                let (cx, cy) = hilbert_point(cells, d);
+                let mut set = |x: usize, y: usize| {
+                    if x < w && y < h {
+                        walked.set(x, y, true);
+                    }
+                };
+                set(2 * cx, 2 * cy);
+                if let Some((px, py)) = previous {
+                    set(cx + px, cy + py);
+                }
+                previous = Some((cx, cy));
+            }
+            assert_eq!(hilbert(w, h).unwrap(), walked, "{w}x{h}");
+        }
+    }
+
+    #[test]
+    fn hilbert_of_a_very_elongated_image_takes_time_linear_in_its_pixels() {
+        // The curve's square here has 2^38 points: walking it all (as this
+        // pattern once did) never ends in practice.
+        for (w, h) in [(1 << 20, 1), (1, 1 << 20)] {
+            let count = hilbert(w, h).unwrap().view().foreground_count();
+            // Every curve point (even pixel), and some of the pixels between.
+            assert!((1 << 19..1 << 20).contains(&count), "{w}x{h}: {count}");
+        }
+    }
 
     fn components(image: &BinaryImageBuf, connectivity: Connectivity) -> usize {
         UnionFind

@@ -111,3 +111,18 @@ fn the_example_kernels_compile_for_sm80_and_sm90() {
         ccl_cuda::compile_cubin(&KERNELS, arch).unwrap();
     }
 }
+
+#[test]
+fn a_kernel_declared_with_other_arguments_is_refused() {
+    let example = ccl_core::find("example-uf").unwrap();
+    if !ccl_testkit::policy::decide(example).should_run() {
+        return;
+    }
+    let gpu = ccl_cuda::default_gpu().unwrap();
+    // example_merge takes (CclImage, u32*, int): one argument short.
+    let error = Kernel::<(ImageArgs, DevPtr<u32>)>::load(&gpu, &KERNELS, "example_merge")
+        .err()
+        .expect("a mismatched declaration is refused");
+    assert!(error.to_string().contains("Rust declaration"), "{error}");
+    assert!(Kernel::<(ImageArgs, DevPtr<u32>, i32)>::load(&gpu, &KERNELS, "example_merge").is_ok());
+}
