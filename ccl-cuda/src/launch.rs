@@ -123,17 +123,22 @@ pub struct Kernel<Args> {
 impl<Args: KernelArgs> Kernel<Args> {
     /// The kernel `name` of `module`, compiled for `gpu` (once per process).
     ///
-    /// The kernel's parameters, as the compiled code declares them, must
-    /// have the sizes of the elements of `Args`, in order: a launch with
-    /// another argument list would hand the kernel (or the driver) memory
-    /// that is not its arguments, so a mismatch is an error here.
+    /// The kernel's first parameters, as the compiled code declares them,
+    /// must have the sizes of the elements of `Args`, in order: a launch
+    /// with another argument list would hand the kernel (or the driver)
+    /// memory that is not its arguments, so a mismatch is an error here.
     pub fn load(gpu: &Gpu, module: &KernelSource, name: &str) -> Result<Self> {
         let function = gpu
             .module(module)?
             .load_function(name)
             .map_err(|e| Error::Cuda(format!("{}::{name}: {e}", module.name)))?;
         let declared = Args::sizes();
-        let compiled = parameter_sizes(&function, declared.len() + 1);
+        let compiled = parameter_sizes(&function, declared.len()).map_err(|e| {
+            Error::Cuda(format!(
+                "{}::{name}: its Rust declaration passes {declared:?} bytes, but {e}",
+                module.name
+            ))
+        })?;
         if compiled != declared {
             return Err(Error::Cuda(format!(
                 "{}::{name} takes parameters of {compiled:?} bytes; its Rust declaration \
@@ -170,28 +175,30 @@ impl<Args: KernelArgs> Kernel<Args> {
     }
 }
 
-/// The sizes of `function`'s parameters, as its compiled code declares
-/// them, at most `limit` of them.
-fn parameter_sizes(function: &CudaFunction, limit: usize) -> Vec<usize> {
-    let mut sizes = Vec::new();
-    for index in 0..limit {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: a live function handle; the driver writes two integers,
-        // or answers CUDA_ERROR_INVALID_VALUE past the last parameter.
-        let status = unsafe {
-            cudarc::driver::sys::cuFuncGetParamInfo(
-                function.cu_function(),
-                index,
-                &mut offset,
-                &mut size,
-            )
-        };
-        if status != cudarc::driver::sys::CUresult::CUDA_SUCCESS {
-            break;
-        }
-        sizes.push(size);
-    }
-    sizes
+/// The sizes of `function`'s first `count` parameters, as its compiled
+/// code declares them; an error where it has fewer. (The driver of CUDA
+/// 13.0 has no call for the parameter count, and asking past the last
+/// parameter is an API error that compute-sanitizer reports, so a kernel
+/// with more parameters than `count` goes unnoticed.)
+fn parameter_sizes(function: &CudaFunction, count: usize) -> Result<Vec<usize>> {
+    use cudarc::driver::sys;
+    (0..count)
+        .map(|index| {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: a live function handle; the driver writes two
+            // integers, or answers CUDA_ERROR_INVALID_VALUE past the last
+            // parameter.
+            let status = unsafe {
+                sys::cuFuncGetParamInfo(function.cu_function(), index, &mut offset, &mut size)
+            };
+            if status != sys::CUresult::CUDA_SUCCESS {
+                return Err(Error::Cuda(format!(
+                    "the kernel has no parameter {index} ({status:?})"
+                )));
+            }
+            Ok(size)
+        })
+        .collect()
 }
 
 /// `ceil(n / per_block)` as a grid dimension, or an error if the grid would

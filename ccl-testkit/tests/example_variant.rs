@@ -119,10 +119,15 @@ fn a_kernel_declared_with_other_arguments_is_refused() {
         return;
     }
     let gpu = ccl_cuda::default_gpu().unwrap();
-    // example_merge takes (CclImage, u32*, int): one argument short.
-    let error = Kernel::<(ImageArgs, DevPtr<u32>)>::load(&gpu, &KERNELS, "example_merge")
+    // example_merge takes (CclImage, u32*, int): arguments in another
+    // order, or one too many, are refused.
+    let error = Kernel::<(DevPtr<u32>, ImageArgs, i32)>::load(&gpu, &KERNELS, "example_merge")
         .err()
         .expect("a mismatched declaration is refused");
     assert!(error.to_string().contains("Rust declaration"), "{error}");
+    let error = Kernel::<(ImageArgs, DevPtr<u32>, i32, i32)>::load(&gpu, &KERNELS, "example_merge")
+        .err()
+        .expect("one argument too many is refused");
+    assert!(error.to_string().contains("no parameter 3"), "{error}");
     assert!(Kernel::<(ImageArgs, DevPtr<u32>, i32)>::load(&gpu, &KERNELS, "example_merge").is_ok());
 }
