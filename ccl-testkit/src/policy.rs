@@ -77,6 +77,23 @@ pub fn nvrtc_decision(load: ccl_core::Result<()>, under_ci: bool) -> Decision {
     }
 }
 
+/// For a test that compiles kernels, given whether NVRTC can be loaded
+/// (`ccl_cuda::nvrtc_available()`): `true` to run; `false` to skip, after
+/// printing why.
+///
+/// # Panics
+/// Under CI when NVRTC is missing, so that the calling test fails.
+pub fn nvrtc_test_runs(nvrtc_available: bool) -> bool {
+    let load = if nvrtc_available {
+        Ok(())
+    } else {
+        Err(ccl_core::Error::Unavailable(
+            "libnvrtc.so.13 cannot be loaded".into(),
+        ))
+    };
+    nvrtc_decision(load, under_ci()).should_run()
+}
+
 /// Whether `CCL_REQUIRE_GPU=1` is set.
 pub fn gpu_required() -> bool {
     std::env::var(REQUIRE_GPU_VAR).is_ok_and(|v| v == "1")

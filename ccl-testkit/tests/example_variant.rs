@@ -97,14 +97,7 @@ fn the_example_variant_passes_the_conformance_kit() {
 
 #[test]
 fn the_example_kernels_compile_for_sm80_and_sm90() {
-    let load = if ccl_cuda::nvrtc_available() {
-        Ok(())
-    } else {
-        Err(ccl_core::Error::Unavailable(
-            "libnvrtc.so.13 cannot be loaded".into(),
-        ))
-    };
-    if !ccl_testkit::policy::nvrtc_decision(load, ccl_testkit::policy::under_ci()).should_run() {
+    if !ccl_testkit::policy::nvrtc_test_runs(ccl_cuda::nvrtc_available()) {
         return;
     }
     for arch in [(8, 0), (9, 0)] {

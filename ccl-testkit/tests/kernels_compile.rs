@@ -3,18 +3,10 @@
 //! fails under CI, which installs it.
 
 use ccl as _;
-use ccl_testkit::policy::{nvrtc_decision, under_ci};
 
 #[test]
 fn every_kernel_module_compiles_for_sm80_and_sm90() {
-    let load = if ccl_cuda::nvrtc_available() {
-        Ok(())
-    } else {
-        Err(ccl_core::Error::Unavailable(
-            "libnvrtc.so.13 cannot be loaded".into(),
-        ))
-    };
-    if !nvrtc_decision(load, under_ci()).should_run() {
+    if !ccl_testkit::policy::nvrtc_test_runs(ccl_cuda::nvrtc_available()) {
         return;
     }
     let modules = ccl_cuda::kernel_sources();
