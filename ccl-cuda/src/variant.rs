@@ -429,7 +429,7 @@ impl<V: DeviceVariant> TimedRun for CudaVariant<V> {
 ///     summary: "HA4, … (Hennequin et al., DASIP 2018)",
 ///     priority: 60,
 ///     probe: my_probe,                   // optional: default ccl_cuda::probe
-///     new: |gpu, stream| HaLabeling::new(gpu, HaVariant::Ha4W32),
+///     new: |gpu, _stream| Ha::new(gpu, HaVariant::Ha4W32),
 /// }
 /// ```
 #[macro_export]

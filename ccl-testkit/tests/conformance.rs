@@ -44,6 +44,22 @@ fn large_images_at_the_percolation_thresholds() {
 }
 
 #[test]
+fn more_components_than_the_first_stats_array_holds() {
+    // A 4-connected checkerboard of 1024x1024 has 2^19 components: a CUDA
+    // analysis starts with room for max(4096, pixels / 64) = 16384, so it
+    // grows its stats array from the count it reads back and runs again.
+    let (width, height) = (1024, 1024);
+    check_registry(std::iter::once(Ok(Case {
+        image: ccl_testdata::pattern("checkerboard", width, height).unwrap(),
+        source: Source::Pattern {
+            kind: "checkerboard",
+            width,
+            height,
+        },
+    })));
+}
+
+#[test]
 fn real_image_counts_match_components_json() {
     let reals = ccl_testdata::real_images().unwrap();
     assert!(!reals.is_empty(), "ccl-testdata has no real images");
