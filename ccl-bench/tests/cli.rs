@@ -447,3 +447,310 @@ fn plot_refuses_what_is_not_a_sweep() {
     );
     fails_with(&dir, &["plot", "missing.csv"], "missing.csv");
 }
+
+/// Runs `ccl` with `args` in `dir`, `input` on its standard input.
+fn ccl_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let binary =
+        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
+    let mut child = Command::new(binary)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn large_images_round_trip() {
+    // Over the image decoder's default 512 MiB limit, far under the labels'.
+    let dir = scratch("large-round-trip");
+    let (width, height) = (20_000, 20_000);
+    succeeds(
+        &dir,
+        &[
+            "gen",
+            "--size",
+            "20000x20000",
+            "-d",
+            "50",
+            "-g",
+            "4",
+            "-o",
+            "big.png",
+        ],
+    );
+    let image = ccl_testdata::random_image(width, height, 50, 4, 0).unwrap();
+    let expected = UnionFind
+        .label(&image.view(), Connectivity::Four)
+        .unwrap()
+        .component_count();
+    drop(image);
+    let out = succeeds(&dir, &["label", "big.png", "-a", "cpu-uf", "-c", "4"]);
+    assert_eq!(out.trim(), format!("{expected} components"));
+}
+
+/// A gray scan: light background (200) with `disks` dark disks (30), and
+/// some noise in between so that it is not two-valued.
+fn write_gray_scan(path: &Path, disks: usize) {
+    let (width, height) = (40 * disks + 20, 60);
+    let mut pixels = vec![0u8; width * height];
+    for y in 0..height {
+        for x in 0..width {
+            let (cx, cy) = (40 * (x / 40) + 30, 30);
+            let inside =
+                x / 40 < disks && (x as i64 - cx as i64).pow(2) + (y as i64 - cy).pow(2) < 144;
+            pixels[y * width + x] = if inside {
+                30
+            } else {
+                200 + ((x * 7 + y * 3) % 9) as u8
+            };
+        }
+    }
+    let header = format!("P5\n{width} {height}\n255\n");
+    std::fs::write(path, [header.as_bytes(), &pixels].concat()).unwrap();
+}
+
+#[test]
+fn gray_images_are_binarized_as_asked_and_the_default_says_so() {
+    let dir = scratch("gray");
+    write_gray_scan(&dir.join("scan.pgm"), 5);
+    // Every nonzero pixel: one component, and a note on stderr.
+    let output = ccl(&dir, &["label", "scan.pgm", "-a", "cpu-uf"]);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output).trim(), "1 component");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("not a binary mask") && stderr.contains("--otsu"),
+        "{stderr}"
+    );
+    // Dark disks on a light background.
+    for args in [["--otsu", "--invert"], ["--threshold", "100"]] {
+        let mut all = vec!["label", "scan.pgm", "-a", "cpu-uf"];
+        all.extend(args);
+        if args[0] == "--threshold" {
+            all.push("--invert");
+        }
+        let output = ccl(&dir, &all);
+        assert!(output.status.success(), "{all:?}");
+        assert_eq!(stdout(&output).trim(), "5 components", "{all:?}");
+    }
+    // Without --invert the background is the one component.
+    let out = succeeds(&dir, &["label", "scan.pgm", "-a", "cpu-uf", "--otsu"]);
+    assert_eq!(out.trim(), "1 component");
+    // A binary mask gets no note.
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "20x20", "-d", "50", "-g", "2", "-o", "mask.png",
+        ],
+    );
+    let output = ccl(&dir, &["label", "mask.png", "-a", "cpu-uf"]);
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    fails_with(
+        &dir,
+        &["label", "scan.pgm", "--threshold", "255"],
+        "no foreground",
+    );
+}
+
+#[test]
+fn labels_export_as_32_bit_tiff_and_npy() {
+    let dir = scratch("export");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "70x30", "-d", "40", "-g", "1", "-o", "a.png",
+        ],
+    );
+    let image = ccl_testdata::random_image(70, 30, 40, 1, 0).unwrap();
+    let expected = UnionFind.label(&image.view(), Connectivity::Eight).unwrap();
+    succeeds(
+        &dir,
+        &["label", "a.png", "-a", "cpu-uf", "-o", "labels.tif"],
+    );
+    let mut tiff =
+        tiff::decoder::Decoder::new(std::fs::File::open(dir.join("labels.tif")).unwrap()).unwrap();
+    assert_eq!(tiff.dimensions().unwrap(), (70, 30));
+    match tiff.read_image().unwrap() {
+        tiff::decoder::DecodingResult::U32(values) => assert_eq!(values, expected.labels()),
+        _ => panic!("not a 32-bit unsigned TIFF"),
+    }
+    succeeds(
+        &dir,
+        &["label", "a.png", "-a", "cpu-uf", "-o", "labels.npy"],
+    );
+    let npy = std::fs::read(dir.join("labels.npy")).unwrap();
+    assert_eq!(&npy[..8], b"\x93NUMPY\x01\x00");
+    let header_len = u16::from_le_bytes([npy[8], npy[9]]) as usize;
+    let header = std::str::from_utf8(&npy[10..10 + header_len]).unwrap();
+    assert!(
+        header.contains("'descr': '<u4'") && header.contains("'shape': (30, 70)"),
+        "{header}"
+    );
+    assert_eq!((10 + header_len) % 64, 0, "data 64-byte aligned");
+    let values: Vec<u32> = npy[10 + header_len..]
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(values, expected.labels());
+    fails_with(&dir, &["label", "a.png", "-o", "labels.pgm"], ".npy");
+}
+
+#[test]
+fn decoding_errors_speak_of_the_file_not_the_decoder() {
+    let dir = scratch("messages");
+    succeeds(
+        &dir,
+        &[
+            "gen",
+            "--size",
+            "64x64",
+            "-d",
+            "50",
+            "-g",
+            "1",
+            "-o",
+            "whole.png",
+        ],
+    );
+    let bytes = std::fs::read(dir.join("whole.png")).unwrap();
+    std::fs::write(dir.join("cut.png"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(dir.join("bad.png"), [&b"\x89PNX"[..], &bytes[4..]].concat()).unwrap();
+    for (file, needle) in [("cut.png", "ends early"), ("bad.png", "bad.png")] {
+        let output = ccl(&dir, &["label", file]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        assert!(stderr.contains(needle), "{stderr}");
+        for internal in ["Some(", "Format error", "Png:"] {
+            assert!(!stderr.contains(internal), "{file}: {stderr}");
+        }
+    }
+    std::fs::write(dir.join("huge.pgm"), "P5\n100000 100000\n255\n").unwrap();
+    fails_with(&dir, &["label", "huge.pgm"], "too large");
+}
+
+#[test]
+fn verify_of_a_named_variant_that_cannot_run_fails() {
+    let dir = scratch("verify-named");
+    let ha = ccl::find("ha4-32").unwrap();
+    let output = ccl(&dir, &["verify", "-a", "ha4-32", "--cases", "2"]);
+    let out = stdout(&output);
+    match ha.probe() {
+        Ok(()) => assert!(output.status.success(), "{out}"),
+        Err(_) => assert!(!output.status.success() && out.contains("FAILED"), "{out}"),
+    }
+    // Asking a 4-connectivity variant for 8-connectivity is no check at all.
+    let output = ccl(&dir, &["verify", "-a", "ha4-32", "-c", "8", "--cases", "1"]);
+    assert!(!output.status.success(), "{}", stdout(&output));
+}
+
+#[test]
+fn a_closed_pipe_ends_every_format_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = scratch("pipe");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "300x300", "-d", "30", "-g", "1", "-o", "a.png",
+        ],
+    );
+    let binary =
+        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
+    for format in ["json", "csv", "table"] {
+        let mut child = Command::new(&binary)
+            .args(["analyze", "a.png", "-a", "cpu-uf", "--format", format])
+            .current_dir(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 50];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        // The read end is closed here: the rest of the output hits a closed pipe.
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success() && stderr.is_empty(),
+            "{format}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn help_and_usage_say_what_gen_needs() {
+    let dir = scratch("gen-help");
+    let help = succeeds(&dir, &["gen", "--help"]);
+    assert!(help.contains(".tif"), "{help}");
+    assert!(
+        help.contains("-d <D> -g <G>") && !help.contains("[-d"),
+        "{help}"
+    );
+    // A subcommand's error points at its own help.
+    fails_with(
+        &dir,
+        &["gen", "--size", "8x8", "-o", "a.png"],
+        "`ccl gen --help`",
+    );
+    fails_with(&dir, &["label"], "`ccl label --help`");
+}
+
+#[test]
+fn sweep_explains_a_missing_percolation_peak() {
+    let dir = scratch("sweep-peak");
+    let out = succeeds(
+        &dir,
+        &[
+            "sweep",
+            "-a",
+            "cpu-uf",
+            "--size",
+            "16x16",
+            "--reps",
+            "1",
+            "--densities",
+            "0,50",
+            "--granularities",
+            "1",
+            "--out",
+            "results",
+        ],
+    );
+    assert!(out.contains("lack the percolation threshold"), "{out}");
+}
+
+#[test]
+fn standard_input_is_read_and_endless_files_are_refused() {
+    let dir = scratch("stdin");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "30x20", "-d", "40", "-g", "2", "-o", "a.png",
+        ],
+    );
+    let expected = succeeds(&dir, &["label", "a.png", "-a", "cpu-uf"]);
+    let png = std::fs::read(dir.join("a.png")).unwrap();
+    let output = ccl_with_stdin(&dir, &["label", "-", "-a", "cpu-uf"], &png);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(stdout(&output), expected);
+    let output = ccl_with_stdin(&dir, &["label", "-"], b"not an image");
+    assert!(!output.status.success());
+    // /dev/zero never ends: it is refused from its first bytes.
+    if Path::new("/dev/zero").exists() {
+        fails_with(&dir, &["label", "/dev/zero"], "/dev/zero");
+    }
+}

@@ -34,7 +34,7 @@ mod patterns;
 mod random;
 mod real;
 
-pub use io::{load_image, save_image};
+pub use io::{Binarization, Decoded, Threshold, load_image, read_image, save_image};
 pub use patterns::{PATTERN_SIZES, Pattern, pattern, pattern_kinds, patterns};
 pub use random::{DEFAULT_SEED, random_image};
 pub use real::{REAL_DIR, RealImage, real_images};

@@ -112,6 +112,12 @@ pub fn table(rows: &[Row]) -> String {
     for row in &cells {
         line(row);
     }
+    if rows.iter().any(|r| r.peak_ratio.is_none()) {
+        out.push_str(
+            "peak/mean `-`: the densities swept lack the percolation threshold \
+             (60 % for 4-connectivity, 45 % for 8)\n",
+        );
+    }
     out
 }
 

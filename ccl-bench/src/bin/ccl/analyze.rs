@@ -127,8 +127,10 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
                 components: rows.len(),
                 stats: rows,
             };
-            serde_json::to_writer(&mut out, &report)?;
-            writeln!(out)?;
+            // A write error (a closed pipe) stays an io::Error, which `main`
+            // knows; serde_json would wrap it in its own error type.
+            let json = serde_json::to_string(&report)?;
+            writeln!(out, "{json}")?;
         }
         Format::Csv => {
             writeln!(out, "{}", COLUMNS.join(","))?;

@@ -3,6 +3,7 @@
 use std::str::FromStr;
 
 use ccl_core::{Algorithm, Connectivity, Task};
+use ccl_testdata::{Binarization, Threshold};
 
 /// `WIDTHxHEIGHT`, e.g. `2048x2048`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,11 +25,26 @@ impl FromStr for Size {
     }
 }
 
-/// The image, algorithm and connectivity that `label` and `analyze` take.
+/// The image, its binarization, the algorithm and the connectivity that
+/// `label` and `analyze` take.
 #[derive(clap::Args)]
 pub struct Input {
-    /// Input image (PNG, PGM/PBM/PPM, TIFF); nonzero pixels are foreground.
+    /// Input image (PNG, PGM/PBM/PPM, TIFF), or - for standard input. By
+    /// default every nonzero pixel is foreground (masks); gray photos and
+    /// scans need --threshold or --otsu.
     pub image: std::path::PathBuf,
+    /// Foreground where the gray value is above T (0..=255, or 0..=65535
+    /// for 16-bit images), as OpenCV's THRESH_BINARY.
+    #[arg(long, value_name = "T", conflicts_with = "otsu")]
+    pub threshold: Option<u32>,
+    /// Foreground above Otsu's threshold of the gray values (the automatic
+    /// choice, as OpenCV's THRESH_OTSU).
+    #[arg(long)]
+    pub otsu: bool,
+    /// Swap foreground and background after thresholding: dark objects on
+    /// a light background (scans, bright-field microscopy).
+    #[arg(long)]
+    pub invert: bool,
     /// Algorithm (see `ccl list`); default: the preferred one available here.
     #[arg(short, long)]
     pub algorithm: Option<String>,
@@ -38,14 +54,35 @@ pub struct Input {
 }
 
 impl Input {
-    /// The loaded image and the algorithm that will run `task` on it.
+    /// The loaded, binarized image and the algorithm that will run `task`
+    /// on it. Says on stderr when a gray image is read with the nonzero
+    /// rule, and which threshold Otsu's method chose.
     pub fn load(
         &self,
         task: Task,
     ) -> Result<(ccl_core::BinaryImageBuf, &'static Algorithm), crate::Error> {
-        let image = ccl_testdata::load_image(&self.image)?;
         let algorithm = choose_algorithm(self.algorithm.as_deref(), task, self.connectivity)?;
-        Ok((image, algorithm))
+        let threshold = match (self.threshold, self.otsu) {
+            (Some(t), _) => Threshold::Above(t),
+            (None, true) => Threshold::Otsu,
+            (None, false) => Threshold::Nonzero,
+        };
+        let binarization = Binarization {
+            threshold,
+            invert: self.invert,
+        };
+        let decoded = ccl_testdata::read_image(&self.image, binarization)?;
+        let name = self.image.display();
+        match (threshold, decoded.threshold) {
+            (Threshold::Nonzero, _) if decoded.gray_levels > 2 => eprintln!(
+                "note: {name} is not a binary mask (it has more than two gray levels); every \
+                 nonzero pixel is foreground. Use --threshold T or --otsu to binarize it, with \
+                 --invert for dark objects on a light background."
+            ),
+            (Threshold::Otsu, Some(t)) => eprintln!("note: Otsu's threshold for {name} is {t}"),
+            _ => {}
+        }
+        Ok((decoded.image, algorithm))
     }
 }
 

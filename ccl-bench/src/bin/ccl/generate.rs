@@ -7,6 +7,10 @@ use std::process::ExitCode;
 use crate::args::Size;
 
 #[derive(clap::Args)]
+#[command(
+    override_usage = "ccl gen --size <WxH> -d <D> -g <G> [--seed <SEED>] -o <OUT>\n       \
+                      ccl gen --size <WxH> --pattern <KIND> -o <OUT>"
+)]
 pub struct Args {
     /// Image size.
     #[arg(long, value_name = "WxH")]
@@ -26,7 +30,7 @@ pub struct Args {
     /// unknown name lists them all).
     #[arg(long, value_name = "KIND", conflicts_with_all = ["density", "granularity"])]
     pattern: Option<String>,
-    /// Output file: .png, .pgm or .pbm.
+    /// Output file: .png, .pgm, .pbm, .tif or .tiff.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
 }

@@ -12,7 +12,7 @@ mod verify;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// The error every command returns; `main` prints it as one `error:` line.
 type Error = Box<dyn std::error::Error>;
@@ -89,7 +89,17 @@ fn usage_error(error: clap::Error) -> ExitCode {
         .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
         .filter(|line| !line.is_empty())
         .collect();
-    eprintln!("{}; see `ccl --help`", message.join(" "));
+    // The help of the subcommand that was given, if one was.
+    let subcommand = std::env::args().nth(1).filter(|name| {
+        Cli::command()
+            .get_subcommands()
+            .any(|c| c.get_name() == name)
+    });
+    let help = match subcommand {
+        Some(name) => format!("ccl {name} --help"),
+        None => "ccl --help".into(),
+    };
+    eprintln!("{}; see `{help}`", message.join(" "));
     ExitCode::from(2)
 }
 

@@ -53,10 +53,13 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let wanted = args
         .connectivity
         .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
+    // A variant the user named must be verified: one that cannot run here
+    // is a failure, not a skip.
+    let named = !args.algorithms.is_empty();
     let mut candidates = Vec::new();
     let mut not_run = Vec::new();
     for algorithm in selected {
-        match prepare(algorithm, &wanted) {
+        match prepare(algorithm, &wanted, named) {
             Ok(candidate) => candidates.push(candidate),
             Err(skipped) => not_run.push(skipped),
         }
@@ -109,8 +112,13 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     })
 }
 
-/// A variant ready to verify, or why it is not verified.
-fn prepare(algorithm: &'static Algorithm, wanted: &[Connectivity]) -> Result<Candidate, NotRun> {
+/// A variant ready to verify, or why it is not verified (a failure when it
+/// was `named` or must run here).
+fn prepare(
+    algorithm: &'static Algorithm,
+    wanted: &[Connectivity],
+    named: bool,
+) -> Result<Candidate, NotRun> {
     let not_run = |reason: String, failed: bool| NotRun {
         name: algorithm.name,
         reason,
@@ -118,7 +126,7 @@ fn prepare(algorithm: &'static Algorithm, wanted: &[Connectivity]) -> Result<Can
     };
     match policy::decide(algorithm) {
         Decision::Run => {}
-        Decision::Skip(reason) => return Err(not_run(reason, false)),
+        Decision::Skip(reason) => return Err(not_run(reason, named)),
         Decision::Fail(reason) => return Err(not_run(reason, true)),
     }
     let connectivities: Vec<Connectivity> = wanted
@@ -131,7 +139,7 @@ fn prepare(algorithm: &'static Algorithm, wanted: &[Connectivity]) -> Result<Can
             "supports only {}-connectivity",
             join(algorithm.connectivities)
         );
-        return Err(not_run(reason, false));
+        return Err(not_run(reason, named));
     }
     let variant = Variant::new(algorithm).map_err(|e| not_run(e.to_string(), true))?;
     Ok(Candidate {
