@@ -16,12 +16,15 @@ fn scratch(test: &str) -> PathBuf {
     dir
 }
 
-/// Runs `ccl` with `args` in `dir`. Under a nextest archive (the GPU
-/// machine) the binary is not where cargo built it: nextest says where.
+/// The `ccl` binary. Under a nextest archive (the GPU machine) it is not
+/// where cargo built it: nextest says where.
+fn ccl_binary() -> std::ffi::OsString {
+    std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into())
+}
+
+/// Runs `ccl` with `args` in `dir`.
 fn ccl(dir: &Path, args: &[&str]) -> Output {
-    let binary =
-        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
-    Command::new(binary)
+    Command::new(ccl_binary())
         .args(args)
         .current_dir(dir)
         .output()
@@ -92,6 +95,15 @@ fn truncated_and_non_image_files() {
     let bytes = std::fs::read(dir.join("whole.png")).unwrap();
     std::fs::write(dir.join("cut.png"), &bytes[..bytes.len() / 2]).unwrap();
     fails_with(&dir, &["label", "cut.png"], "cut.png");
+    // Errors speak of the file, not of the decoder.
+    std::fs::write(dir.join("bad.png"), [&b"\x89PNX"[..], &bytes[4..]].concat()).unwrap();
+    for (file, needle) in [("cut.png", "ends early"), ("bad.png", "bad.png")] {
+        fails_with(&dir, &["label", file], needle);
+        let stderr = String::from_utf8(ccl(&dir, &["label", file]).stderr).unwrap();
+        for internal in ["Some(", "Format error", "Png:"] {
+            assert!(!stderr.contains(internal), "{file}: {stderr}");
+        }
+    }
     std::fs::write(dir.join("notes.txt"), "not an image\n").unwrap();
     fails_with(&dir, &["analyze", "notes.txt"], "notes.txt");
     std::fs::write(dir.join("fake.png"), "not a png either").unwrap();
@@ -163,6 +175,7 @@ fn image_too_large() {
     // A header that promises more pixels than 32-bit labels allow.
     std::fs::write(dir.join("big.pgm"), "P5\n70000 70000\n255\n").unwrap();
     fails_with(&dir, &["label", "big.pgm"], "big.pgm");
+    fails_with(&dir, &["label", "big.pgm"], "too large");
 }
 
 #[test]
@@ -452,9 +465,7 @@ fn plot_refuses_what_is_not_a_sweep() {
 fn ccl_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;
     use std::process::Stdio;
-    let binary =
-        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
-    let mut child = Command::new(binary)
+    let mut child = Command::new(ccl_binary())
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
@@ -607,39 +618,6 @@ fn labels_export_as_32_bit_tiff_and_npy() {
 }
 
 #[test]
-fn decoding_errors_speak_of_the_file_not_the_decoder() {
-    let dir = scratch("messages");
-    succeeds(
-        &dir,
-        &[
-            "gen",
-            "--size",
-            "64x64",
-            "-d",
-            "50",
-            "-g",
-            "1",
-            "-o",
-            "whole.png",
-        ],
-    );
-    let bytes = std::fs::read(dir.join("whole.png")).unwrap();
-    std::fs::write(dir.join("cut.png"), &bytes[..bytes.len() / 2]).unwrap();
-    std::fs::write(dir.join("bad.png"), [&b"\x89PNX"[..], &bytes[4..]].concat()).unwrap();
-    for (file, needle) in [("cut.png", "ends early"), ("bad.png", "bad.png")] {
-        let output = ccl(&dir, &["label", file]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success());
-        assert!(stderr.contains(needle), "{stderr}");
-        for internal in ["Some(", "Format error", "Png:"] {
-            assert!(!stderr.contains(internal), "{file}: {stderr}");
-        }
-    }
-    std::fs::write(dir.join("huge.pgm"), "P5\n100000 100000\n255\n").unwrap();
-    fails_with(&dir, &["label", "huge.pgm"], "too large");
-}
-
-#[test]
 fn verify_of_a_named_variant_that_cannot_run_fails() {
     let dir = scratch("verify-named");
     let ha = ccl::find("ha4-32").unwrap();
@@ -665,10 +643,8 @@ fn a_closed_pipe_ends_every_format_quietly() {
             "gen", "--size", "300x300", "-d", "30", "-g", "1", "-o", "a.png",
         ],
     );
-    let binary =
-        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
     for format in ["json", "csv", "table"] {
-        let mut child = Command::new(&binary)
+        let mut child = Command::new(ccl_binary())
             .args(["analyze", "a.png", "-a", "cpu-uf", "--format", format])
             .current_dir(&dir)
             .stdout(Stdio::piped())

@@ -17,7 +17,7 @@ pub struct Args {
     /// Write the canonical labels (0 background, 1..=N components), chosen
     /// by extension: .tif / .tiff, 32-bit unsigned gray; .npy, a NumPy
     /// uint32 array of shape (height, width); .png, a colour picture
-    /// (background black, neighbouring components distinct colours).
+    /// (background black; the first 262,143 labels all distinct colours).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
 }
