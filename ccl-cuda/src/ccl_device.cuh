@@ -34,6 +34,17 @@ __device__ __forceinline__ const u8* ccl_row(CclImage image, int y) {
     return image.pixels + (size_t)y * image.pitch;
 }
 
+// Whether pixel (x, y) is foreground; pixels outside the image are background.
+__device__ __forceinline__ bool ccl_pixel(CclImage image, int x, int y) {
+    return x >= 0 && y >= 0 && x < image.width && y < image.height && ccl_row(image, y)[x] != 0;
+}
+
+// The rows of a 2-D launch (ccl_cuda::tile_grid) this thread handles: its
+// grid has at most 65535 rows of blocks, so taller images take several.
+#define CCL_FOR_EACH_ROW(ROW, ROWS)                                      \
+    for (int ROW = blockIdx.y * blockDim.y + threadIdx.y; ROW < (ROWS); \
+         ROW += gridDim.y * blockDim.y)
+
 // ---------------------------------------------------------------- union-find
 //
 // `Base` is what a stored parent adds to the parent's index: 1 for ccl's

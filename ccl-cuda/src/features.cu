@@ -8,10 +8,10 @@
 // ccl_rank_roots, then ccl_accumulate (or a variant's own feature kernel
 // using ccl_root_rank and ccl_add_to_component).
 //
-// The per-pixel kernels give each warp one word: 32 consecutive columns of
-// one row (word w is row w / words_per_row, columns 32 (w % words_per_row)
-// and on), so that a warp's loads and stores are contiguous. Blocks are
-// 32 x 8 threads.
+// The per-pixel kernels give each warp one word (ccl_accumulate: a span of
+// words): 32 consecutive columns of one row (word w is row w /
+// words_per_row, columns 32 (w % words_per_row) and on), so that a warp's
+// loads and stores are contiguous. Blocks are 32 x 8 threads.
 
 #define NO_RANK 0xffffffffu
 
@@ -96,29 +96,66 @@ extern "C" __global__ void __launch_bounds__(CCL_ROOT_GROUP_WORDS)
     }
 }
 
-// Step 4: each foreground pixel adds itself to its component. The lanes of
-// a word with the same component combine first (__match_any_sync), so one
-// atomic per feature goes out per component and word.
+// Step 4: each foreground pixel adds itself to its component. A warp takes
+// ACCUMULATE_SPAN_WORDS consecutive words of one row. Within a word, the
+// lanes of one component combine (__match_any_sync); across words, the
+// component of the word's last lane stays pending in registers while the
+// next words continue it. A component that crosses many words (the large
+// components of dense images, whose same-address atomics would otherwise
+// serialize) costs one atomic per feature per span instead of per word.
 extern "C" __global__ void __launch_bounds__(256)
     ccl_accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32 words_per_row,
-                   u32 words) {
-    u32 y, base;
-    if (!warp_word(words, words_per_row, &y, &base)) return;
-    const u32 lane = threadIdx.x, x = base + lane, width = (u32)image.width;
-    const bool foreground = x < width && ccl_row(image, y)[x];
-    u32 rank = NO_RANK;
-    if (foreground) {
-        const u32 root = ccl_find_final(L, y * width + x);
-        rank = ccl_root_rank(roots, root % width, root / width);
+                   u32 spans_per_row, u32 spans) {
+    const u64 span = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    if (span >= spans) return;
+    const u32 y = (u32)(span / spans_per_row), lane = threadIdx.x, width = (u32)image.width;
+    const u32 first_word = (u32)(span % spans_per_row) * ACCUMULATE_SPAN_WORDS;
+    const u32 end_word = min(first_word + ACCUMULATE_SPAN_WORDS, words_per_row);
+    const u8* row = ccl_row(image, y);
+    // The pending component and what it has gathered, the same in every lane.
+    u32 pending = NO_RANK, area_p = 0, x_min_p = 0, x_max_p = 0;
+    u64 sum_x_p = 0;
+    for (u32 word = first_word; word < end_word; ++word) {
+        const u32 base = word * 32u, x = base + lane;
+        const bool foreground = x < width && row[x];
+        u32 rank = NO_RANK;
+        if (foreground) {
+            const u32 root = ccl_find_final(L, y * width + x);
+            rank = ccl_root_rank(roots, root % width, root / width);
+        }
+        // Lanes are consecutive columns: a group's first and last lanes are
+        // its extent, and the sum of its lanes its columns less the base.
+        const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+        const u32 first = __ffs(group) - 1, last = 31 - __clz(group), area = __popc(group);
+        const u64 sum_x = (u64)base * area + __reduce_add_sync(group, lane);
+        const bool leader = foreground && lane == first;
+        // The group that continues the pending component joins it.
+        const u32 before = pending;
+        const u32 continues = __ballot_sync(CCL_FULL_MASK, leader && rank == pending);
+        if (continues) {
+            const int from = __ffs(continues) - 1;
+            area_p += __shfl_sync(CCL_FULL_MASK, area, from);
+            sum_x_p += __shfl_sync(CCL_FULL_MASK, sum_x, from);
+            x_max_p = base + __shfl_sync(CCL_FULL_MASK, last, from);
+        }
+        // The last lane's component, if another, becomes the pending one.
+        const u32 last_rank = __shfl_sync(CCL_FULL_MASK, rank, 31);
+        if (last_rank != NO_RANK && last_rank != pending) {
+            if (lane == 0 && pending != NO_RANK)
+                ccl_add_to_component(out, pending, area_p, sum_x_p, x_min_p, x_max_p, y);
+            const int from = __shfl_sync(CCL_FULL_MASK, first, 31);
+            pending = last_rank;
+            area_p = __shfl_sync(CCL_FULL_MASK, area, from);
+            sum_x_p = __shfl_sync(CCL_FULL_MASK, sum_x, from);
+            x_min_p = base + from;
+            x_max_p = base + __shfl_sync(CCL_FULL_MASK, last, from);
+        }
+        // Every other group goes out now.
+        if (leader && rank != before && rank != pending)
+            ccl_add_to_component(out, rank, area, sum_x, base + first, base + last, y);
     }
-    const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
-    if (!foreground) return;
-    // Lanes are consecutive columns: the group's first and last lanes are
-    // its extent, and the sum of its lanes its columns less the base.
-    const u32 first = __ffs(group) - 1, last = 31 - __clz(group), area = __popc(group);
-    const u32 lanes = __reduce_add_sync(group, lane);
-    if (lane == first)
-        ccl_add_to_component(out, rank, area, (u64)base * area + lanes, base + first, base + last, y);
+    if (lane == 0 && pending != NO_RANK)
+        ccl_add_to_component(out, pending, area_p, sum_x_p, x_min_p, x_max_p, y);
 }
 
 // The label image of a forest: 0 for background, root + 1 for foreground.

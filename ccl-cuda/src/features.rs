@@ -24,11 +24,15 @@ pub const ROOT_GROUP_WORDS: usize = 1024;
 /// Warps per block of the per-word kernels of `features.cu`.
 const WARPS_PER_BLOCK: u32 = 8;
 
+/// Words of a row per warp of the accumulation: a component crossing them
+/// costs one atomic per feature instead of one per word.
+const ACCUMULATE_SPAN_WORDS: u32 = 16;
+
 /// The shared kernels, compiled once per process and device.
 pub(crate) const KERNELS: KernelSource = KernelSource {
     name: "ccl_features",
     source: include_str!("features.cu"),
-    constants: &[],
+    constants: &[("ACCUMULATE_SPAN_WORDS", ACCUMULATE_SPAN_WORDS)],
 };
 
 inventory::submit! { KERNELS }
@@ -131,6 +135,7 @@ struct Kernels {
         DevPtr<u32>,
         RootIndexArgs,
         StatsOutArgs,
+        u32,
         u32,
         u32,
     )>,
@@ -329,22 +334,28 @@ impl Features {
         forest: DevPtr<u32>,
     ) -> Result<()> {
         let layout = RootLayout::of(image);
-        let (words, words_per_row) = layout.words_u32()?;
+        let (_, words_per_row) = layout.words_u32()?;
+        let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);
+        let spans = spans_per_row as usize * layout.height;
+        let spans_u32 = u32::try_from(spans).map_err(|_| {
+            Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
+        })?;
         let roots = self.roots(stream)?;
         let output = self.output(stream)?;
         // SAFETY: the root index covers the image (checked when it was
-        // counted); `forest` holds width * height labels.
+        // counted); `forest` holds width * height labels; one warp per span.
         unsafe {
             self.kernels.accumulate.launch(
                 stream,
-                layout.grid()?,
+                warp_grid(spans, WARPS_PER_BLOCK)?,
                 (
                     image.args(stream),
                     forest,
                     roots,
                     output,
                     words_per_row,
-                    words,
+                    spans_per_row,
+                    spans_u32,
                 ),
             )
         }

@@ -220,6 +220,24 @@ pub fn linear_grid(threads: usize, per_block: u32) -> Result<LaunchConfig> {
     })
 }
 
+/// The most blocks a grid may have along y (and z).
+const MAX_GRID_ROWS: usize = 65_535;
+
+/// A two-dimensional grid over `columns` × `rows` items (pixels, 2×2
+/// blocks), `block` = (x, y) threads per block, one item per thread. Grid
+/// rows stop at CUDA's limit of 65535, so a kernel walks its rows with
+/// `CCL_FOR_EACH_ROW` (`ccl_device.cuh`), whatever the image's height.
+pub fn tile_grid(columns: usize, rows: usize, block: (u32, u32)) -> Result<LaunchConfig> {
+    let grid_rows = rows
+        .div_ceil(block.1.max(1) as usize)
+        .clamp(1, MAX_GRID_ROWS);
+    Ok(LaunchConfig {
+        grid_dim: (blocks(columns, block.0 as usize)?, grid_rows as u32, 1),
+        block_dim: (block.0, block.1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
 /// Blocks of 32 x `warps` threads, `items` warps in all: the grid of the
 /// kernels that give each warp one item (a word, a span of a row).
 pub fn warp_grid(items: usize, warps: u32) -> Result<LaunchConfig> {

@@ -33,7 +33,9 @@ pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nv
 pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};
 pub use features::{Features, Flatten};
 pub use image::{DeviceImage, DeviceStats, upload_image};
-pub use launch::{DevPtr, ImageArgs, Kernel, KernelArgs, blocks, linear_grid, warp_grid};
+pub use launch::{
+    DevPtr, ImageArgs, Kernel, KernelArgs, blocks, linear_grid, tile_grid, warp_grid,
+};
 pub use timing::StageClock;
 pub use variant::{CudaVariant, DeviceVariant, Run, VariantInfo};
 

@@ -47,7 +47,9 @@ pub use ccl_core::{
 // A workspace test proves every algorithm crate is named.
 use ccl_cpu as _;
 use ccl_cuda_ha4 as _;
+use ccl_cuda_ke8 as _;
 use ccl_cuda_npp as _;
+use ccl_cuda_playne as _;
 
 /// Every registered variant, sorted by name.
 pub fn algorithms() -> Vec<&'static Algorithm> {
@@ -93,7 +95,13 @@ mod tests {
     #[test]
     fn every_algorithm_crate_is_linked() {
         let names: Vec<&str> = algorithms().iter().map(|a| a.crate_name).collect();
-        for name in ["ccl-cpu", "ccl-cuda-ha4", "ccl-cuda-npp"] {
+        for name in [
+            "ccl-cpu",
+            "ccl-cuda-ha4",
+            "ccl-cuda-ke8",
+            "ccl-cuda-npp",
+            "ccl-cuda-playne",
+        ] {
             assert!(names.contains(&name), "{name} not linked: {names:?}");
         }
     }
