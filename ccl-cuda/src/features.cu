@@ -98,11 +98,11 @@ extern "C" __global__ void __launch_bounds__(CCL_ROOT_GROUP_WORDS)
 
 // Step 4: each foreground pixel adds itself to its component. A warp takes
 // ACCUMULATE_SPAN_WORDS consecutive words of one row. Within a word, the
-// lanes of one component combine (__match_any_sync); across words, the
-// component of the word's last lane stays pending in registers while the
-// next words continue it. A component that crosses many words (the large
-// components of dense images, whose same-address atomics would otherwise
-// serialize) costs one atomic per feature per span instead of per word.
+// lanes of one component combine (__match_any_sync); across words, one
+// component stays pending in registers while the next words continue it. A
+// component that crosses many words (the large components of dense images,
+// whose same-address atomics would otherwise serialize) costs one atomic per
+// feature per span instead of per word.
 extern "C" __global__ void __launch_bounds__(256)
     ccl_accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32 words_per_row,
                    u32 spans_per_row, u32 spans) {
@@ -138,9 +138,10 @@ extern "C" __global__ void __launch_bounds__(256)
             sum_x_p += __shfl_sync(CCL_FULL_MASK, sum_x, from);
             x_max_p = base + __shfl_sync(CCL_FULL_MASK, last, from);
         }
-        // The last lane's component, if another, becomes the pending one.
+        // A pending component absent from this word gives way to the last
+        // lane's (a large component stays pending while small ones pass).
         const u32 last_rank = __shfl_sync(CCL_FULL_MASK, rank, 31);
-        if (last_rank != NO_RANK && last_rank != pending) {
+        if (!continues && last_rank != NO_RANK) {
             if (lane == 0 && pending != NO_RANK)
                 ccl_add_to_component(out, pending, area_p, sum_x_p, x_min_p, x_max_p, y);
             const int from = __shfl_sync(CCL_FULL_MASK, first, 31);
