@@ -19,6 +19,8 @@
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
+//! // Linking the crate registers its variants.
+//! use ccl_cuda_ke8 as _;
 //!
 //! let pixels = [1, 0, 0, 1,
 //!               0, 1, 0, 1];

@@ -9,6 +9,8 @@
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
+//! // Linking the crate registers its variants.
+//! use ccl_cuda_playne as _;
 //!
 //! let pixels = [1, 0, 1,
 //!               0, 1, 0];
