@@ -86,17 +86,16 @@ __device__ __forceinline__ Neighbours block_neighbours(CclImage image, Block b) 
     return n;
 }
 
-// Writes `value` to the block's foreground pixels (and `background` to the
-// others when `all`).
-__device__ __forceinline__ void block_write(CclImage image, u32* L, Block b, u32 value, bool all,
-                                            u32 background) {
+// Writes `value` to the block's foreground pixels (and 0 to the others
+// when `all`).
+__device__ __forceinline__ void block_write(CclImage image, u32* L, Block b, u32 value, bool all) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
         const int x = b.x0 + (k & 1), y = b.y0 + (k >> 1);
         if (x >= image.width || y >= image.height) continue;
         const bool foreground = b.window & BIT(1 + (k >> 1), 1 + (k & 1));
         if (foreground) L[block_index(image, x, y)] = value;
-        else if (all) L[block_index(image, x, y)] = background;
+        else if (all) L[block_index(image, x, y)] = 0;
     }
 }
 
@@ -110,7 +109,7 @@ __device__ __forceinline__ void block_write(CclImage image, u32* L, Block b, u32
 extern "C" __global__ void buf_init(CclImage image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
-        if (b.window & BLOCK_PIXELS) block_write(image, L, b, b.key + 1, false, 0);
+        if (b.window & BLOCK_PIXELS) block_write(image, L, b, b.key + 1, false);
     }
 }
 
@@ -149,7 +148,7 @@ extern "C" __global__ void bke_init(CclImage image, u32* L) {
         const Block b = block_at(image, bx, by);
         if (!(b.window & BLOCK_PIXELS)) continue;
         const u32 link = bke_link(b, block_neighbours(image, b));
-        block_write(image, L, b, b.key + 1, false, 0);
+        block_write(image, L, b, b.key + 1, false);
         if (link != NO_BLOCK) L[b.key] = link + 1;
     }
 }
@@ -178,6 +177,6 @@ extern "C" __global__ void block_relabel(CclImage image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
         const u32 label = (b.window & BLOCK_PIXELS) ? ccl_find_final(L, b.key) + 1 : 0;
-        block_write(image, L, b, label, true, 0);
+        block_write(image, L, b, label, true);
     }
 }

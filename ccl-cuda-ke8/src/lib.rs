@@ -15,7 +15,8 @@
 //! The block-based ones are 8-connectivity only: the foreground pixels of a
 //! 2×2 block are one 8-connected set, which is what lets a block be one
 //! node; in 4-connectivity a block's two diagonal pixels may belong to
-//! different components. Kernels in `ke.cu` and `block.cu`.
+//! different components. Kernels in `ke.cu` (run by the pipeline KE
+//! shares with Playne's, [`ccl_cuda::Equivalence`]) and `block.cu`.
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
@@ -40,4 +41,4 @@ mod block;
 mod ke;
 
 pub use block::{BlockAlgorithm, BlockBased};
-pub use ke::Komura;
+pub use ke::KOMURA;

@@ -5,7 +5,8 @@
 //! at initialisation, a compression, unions only where the local
 //! configuration needs one (the `atomicMin` merge of the shared device
 //! header), and a final compression that leaves the labels. Kernels in
-//! `playne.cu`.
+//! `playne.cu`, run by the pipeline it shares with Komura's
+//! ([`ccl_cuda::Equivalence`]).
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
@@ -32,4 +33,4 @@
 
 mod playne;
 
-pub use playne::Playne;
+pub use playne::PLAYNE;

@@ -3,8 +3,9 @@
 //! (CUBIN for the device's own `sm_XY`, cached per process), typed kernel
 //! launches ([`Kernel`]), reusable device buffers, CUDA-event stage timing,
 //! the device header every kernel shares (`ccl_device.cuh`), the shared
-//! analysis back end ([`Features`], [`Flatten`]) and the variant layer
-//! ([`DeviceVariant`], [`CudaVariant`], [`register_variant!`]).
+//! analysis back end ([`Features`], [`Flatten`]), the variant layer
+//! ([`DeviceVariant`], [`CudaVariant`], [`register_variant!`]) and the
+//! pixel label-equivalence pipeline of Playne and Komura ([`Equivalence`]).
 //!
 //! ```
 //! // On a machine without a GPU this reports why instead of panicking.
@@ -22,6 +23,7 @@
 mod buffer;
 mod compile;
 mod device;
+mod equivalence;
 pub mod features;
 mod image;
 mod launch;
@@ -31,6 +33,7 @@ mod variant;
 pub use buffer::DeviceBuffer;
 pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
 pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};
+pub use equivalence::{Equivalence, EquivalenceKernels};
 pub use features::{Features, Flatten};
 pub use image::{DeviceImage, DeviceStats, upload_image};
 pub use launch::{

@@ -1,0 +1,81 @@
+//! The pixel label-equivalence pipeline that Playne–Hawick and Komura share:
+//! a link kernel, a compression, a union kernel, a compression. A variant
+//! of this shape is its two kernels and a registration.
+
+use std::sync::Arc;
+
+use ccl_core::{Connectivity, Result};
+use cudarc::driver::CudaViewMut;
+
+use crate::{
+    DevPtr, DeviceImage, DeviceVariant, Flatten, Gpu, ImageArgs, Kernel, KernelSource, Run,
+    tile_grid,
+};
+
+/// Threads per block of both kernels: a warp along a row, 8 rows.
+const BLOCK: (u32, u32) = (32, 8);
+
+/// Where a variant's two kernels are. Each is
+/// `(CclImage image, u32* L, int eight)`, one thread per pixel, launched on
+/// [`tile_grid`] (rows walked with `CCL_FOR_EACH_ROW`).
+#[derive(Clone, Copy, Debug)]
+pub struct EquivalenceKernels {
+    /// The module that holds both.
+    pub module: &'static KernelSource,
+    /// Links each foreground pixel to one backward neighbour (or itself),
+    /// parents at smaller indices: a forest of `ccl_device.cuh`'s contract.
+    pub link: &'static str,
+    /// Makes, after the compression, the unions the links leave out.
+    pub unions: &'static str,
+    /// The stage name of `unions` in timed runs (the paper's word).
+    pub unions_stage: &'static str,
+}
+
+/// Link, compress, unions, compress: the last compression leaves every
+/// pixel pointing at its root, i.e. the labels. The compressions are the
+/// shared [`Flatten`]; the first keeps the unions' finds short (the links
+/// alone make chains as long as a component is tall).
+pub struct Equivalence {
+    link: Kernel<(ImageArgs, DevPtr<u32>, i32)>,
+    unions: Kernel<(ImageArgs, DevPtr<u32>, i32)>,
+    unions_stage: &'static str,
+    compress: Flatten,
+}
+
+impl Equivalence {
+    /// Compiles (once per process and device) and loads the kernels.
+    pub fn new(gpu: &Arc<Gpu>, kernels: &EquivalenceKernels) -> Result<Self> {
+        Ok(Self {
+            link: Kernel::load(gpu, kernels.module, kernels.link)?,
+            unions: Kernel::load(gpu, kernels.module, kernels.unions)?,
+            unions_stage: kernels.unions_stage,
+            compress: Flatten::new(gpu)?,
+        })
+    }
+}
+
+impl DeviceVariant for Equivalence {
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let (stream, args) = (run.stream, image.args(run.stream));
+        let grid = tile_grid(image.width(), image.height(), BLOCK)?;
+        let eight = i32::from(run.connectivity == Connectivity::Eight);
+        let forest = DevPtr::of_mut(labels, stream);
+        // SAFETY: both kernels write only the width * height entries of the
+        // labels (the variant layer checked their length) and read pixels
+        // inside the image.
+        unsafe { self.link.launch(stream, grid, (args, forest, eight))? };
+        run.clock.mark("init")?;
+        self.compress.run(stream, image, labels)?;
+        run.clock.mark("compress")?;
+        // SAFETY: as above.
+        unsafe { self.unions.launch(stream, grid, (args, forest, eight))? };
+        run.clock.mark(self.unions_stage)?;
+        self.compress.run(stream, image, labels)?;
+        run.clock.mark("relabel")
+    }
+}
