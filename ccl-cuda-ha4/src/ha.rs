@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use ccl_core::Result;
+use ccl_core::{Error, Result};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
 use ccl_cuda::features::{RootIndexArgs, RootLayout, StatsOutArgs};
+use ccl_cuda::features::DeviceNode;
 use ccl_cuda::{
-    CudaVariant, DevPtr, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel,
+    CudaVariant, DevPtr, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel, KernelArgs,
     KernelSource, Run, blocks, inventory, linear_grid, warp_grid,
 };
 
@@ -21,7 +22,7 @@ const SPAN_WORDS: usize = 16;
 const WARPS_PER_BLOCK: u32 = 4;
 
 /// The kernels of every HA variant, compiled once per process.
-pub(crate) const KERNELS: KernelSource = KernelSource {
+pub const KERNELS: KernelSource = KernelSource {
     name: "ha4",
     source: include_str!("ha4.cu"),
     constants: &[
@@ -30,13 +31,49 @@ pub(crate) const KERNELS: KernelSource = KernelSource {
     ],
 };
 
+/// The same kernels counting their feature updates: the instrumented build
+/// that `ccl updates` (ccl-cuda-flsl) loads with [`Ha::load`].
+pub const COUNTED_KERNELS: KernelSource = KernelSource {
+    name: "ha4_counted",
+    source: KERNELS.source,
+    constants: &[
+        ("STRIP_ROWS", STRIP_ROWS as u32),
+        ("SPAN_WORDS", SPAN_WORDS as u32),
+        ("CCL_COUNT_UPDATES", 1),
+    ],
+};
+
 inventory::submit! { KERNELS }
+inventory::submit! { COUNTED_KERNELS }
+
+/// The arguments of the forest-building kernels that move features on the
+/// fly: the image, the forest, a record per pixel, the update counts (null
+/// outside the instrumented build).
+type OtfArgs = (ImageArgs, DevPtr<u32>, DevPtr<DeviceNode>, DevPtr<u32>);
+
+/// The kernels that build a forest (strip labeling, border merge, span
+/// stitching), all taking `Args`.
+struct ForestKernels<Args> {
+    strip: Kernel<Args>,
+    border: Kernel<Args>,
+    stitch: Kernel<Args>,
+}
+
+impl<Args: KernelArgs> ForestKernels<Args> {
+    fn load(gpu: &Gpu, module: &KernelSource, prefix: &str) -> Result<Self> {
+        Ok(Self {
+            strip: Kernel::load(gpu, module, &format!("{prefix}_strip"))?,
+            border: Kernel::load(gpu, module, &format!("{prefix}_border"))?,
+            stitch: Kernel::load(gpu, module, &format!("{prefix}_stitch"))?,
+        })
+    }
+}
 
 /// The kernels of one variant; each field declares a kernel's arguments.
 struct Kernels {
-    strip: Kernel<(ImageArgs, DevPtr<u32>)>,
-    border: Kernel<(ImageArgs, DevPtr<u32>)>,
-    stitch: Kernel<(ImageArgs, DevPtr<u32>)>,
+    forest: ForestKernels<(ImageArgs, DevPtr<u32>)>,
+    /// The on-the-fly forest kernels (32-pixel words only).
+    forest_otf: Option<ForestKernels<OtfArgs>>,
     relabel: Kernel<(ImageArgs, DevPtr<u32>)>,
     count_roots: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, DevPtr<u32>)>,
     features: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, StatsOutArgs)>,
@@ -64,15 +101,23 @@ pub fn ha(variant: HaVariant) -> Result<CudaVariant<Ha>> {
 impl Ha {
     /// Compiles (once per process) and loads the kernels of `variant`.
     pub fn new(gpu: &Arc<Gpu>, variant: HaVariant) -> Result<Self> {
+        Self::load(gpu, variant, &KERNELS)
+    }
+
+    /// Loads the kernels of `variant` from `module`: the timed build
+    /// (`KERNELS`, what [`new`](Self::new) loads) or [`COUNTED_KERNELS`].
+    pub fn load(gpu: &Arc<Gpu>, variant: HaVariant, module: &KernelSource) -> Result<Self> {
         let label = variant.label_kernels();
         let word = variant.word_kernels();
+        let forest_otf = (variant.word_bits() == 32)
+            .then(|| ForestKernels::load(gpu, module, &format!("{label}_otf")))
+            .transpose()?;
         let kernels = Kernels {
-            strip: Kernel::load(gpu, &KERNELS, &format!("{label}_strip"))?,
-            border: Kernel::load(gpu, &KERNELS, &format!("{label}_border"))?,
-            stitch: Kernel::load(gpu, &KERNELS, &format!("{label}_stitch"))?,
-            relabel: Kernel::load(gpu, &KERNELS, &format!("{word}_relabel"))?,
-            count_roots: Kernel::load(gpu, &KERNELS, &format!("{word}_count_roots"))?,
-            features: Kernel::load(gpu, &KERNELS, &format!("{word}_features"))?,
+            forest: ForestKernels::load(gpu, module, &label)?,
+            forest_otf,
+            relabel: Kernel::load(gpu, module, &format!("{word}_relabel"))?,
+            count_roots: Kernel::load(gpu, module, &format!("{word}_count_roots"))?,
+            features: Kernel::load(gpu, module, &format!("{word}_features"))?,
         };
         Ok(Self { variant, kernels })
     }
@@ -96,16 +141,68 @@ impl Ha {
         warp_grid(image.height() * self.spans_per_row(image), WARPS_PER_BLOCK)
     }
 
-    /// Strip labeling then border merge: the forest of `image` in `forest`,
-    /// held at local starts only.
-    fn build_forest(
+    /// Strip labeling then border merge (stages `strip` and `border`): the
+    /// forest of `image` in `forest` (width × height), held at local starts
+    /// only (see `ha4.cu`); its roots are flagged and ranked by
+    /// [`rank_roots`](Self::rank_roots).
+    pub fn build_forest(
         &self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        forest: DevPtr<u32>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        check_forest(forest, image)?;
+        let args = (image.args(run.stream), DevPtr::of_mut(forest, run.stream));
+        self.launch_forest(run, image, &self.kernels.forest, args)
+    }
+
+    /// [`build_forest`](Self::build_forest) moving features on the fly (OTF,
+    /// `ccl_merge_otf` of `ccl_device.cuh`): each segment's record starts at
+    /// its first pixel's node in `nodes` (width × height records), and
+    /// every union moves the linked root's record to the new root, so that
+    /// the roots end up with their components' features. `counts` is null,
+    /// or, with the kernels of [`COUNTED_KERNELS`], a zeroed count per pixel.
+    /// Variants with 32-pixel words only.
+    pub fn build_forest_on_the_fly(
+        &self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+        nodes: &mut CudaViewMut<'_, DeviceNode>,
+        counts: DevPtr<u32>,
+    ) -> Result<()> {
+        check_forest(forest, image)?;
+        if nodes.len() < image.pixel_count() {
+            return Err(Error::InvalidDimensions(format!(
+                "the node buffer holds {} records, the image has {} pixels",
+                nodes.len(),
+                image.pixel_count()
+            )));
+        }
+        let kernels = self.kernels.forest_otf.as_ref().ok_or_else(|| {
+            Error::Unavailable(format!(
+                "{} has no on-the-fly kernels (32-pixel words only)",
+                self.variant.name()
+            ))
+        })?;
+        let stream = run.stream;
+        let args = (
+            image.args(stream),
+            DevPtr::of_mut(forest, stream),
+            DevPtr::of_mut(nodes, stream),
+            counts,
+        );
+        self.launch_forest(run, image, kernels, args)
+    }
+
+    fn launch_forest<Args: KernelArgs + Copy>(
+        &self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        kernels: &ForestKernels<Args>,
+        args: Args,
     ) -> Result<()> {
         let stream: &CudaStream = run.stream;
-        let args = (image.args(stream), forest);
         let strips = image.height().div_ceil(STRIP_ROWS) * self.spans_per_row(image);
         let strip_grid = LaunchConfig {
             grid_dim: (blocks(strips, 1)?, 1, 1),
@@ -114,24 +211,72 @@ impl Ha {
         };
         // SAFETY: strip, border and stitch read `height` rows of `pitch`
         // bytes (checked by DeviceImage) and write within the width * height
-        // labels of `forest` (checked by the variant layer).
-        unsafe { self.kernels.strip.launch(stream, strip_grid, args) }?;
+        // labels (and records) of the buffers (checked by the callers).
+        unsafe { kernels.strip.launch(stream, strip_grid, args) }?;
         run.clock.mark("strip")?;
         let borders = (image.height() - 1) / STRIP_ROWS;
         if borders > 0 {
             let words = borders * image.width().div_ceil(self.bits());
             let grid = warp_grid(words, WARPS_PER_BLOCK)?;
             // SAFETY: as for the strip kernel.
-            unsafe { self.kernels.border.launch(stream, grid, args) }?;
+            unsafe { kernels.border.launch(stream, grid, args) }?;
         }
         let span_borders = (image.width() - 1) / (SPAN_WORDS * self.bits());
         if span_borders > 0 {
             let grid = linear_grid(span_borders * image.height(), 128)?;
             // SAFETY: as for the strip kernel.
-            unsafe { self.kernels.stitch.launch(stream, grid, args) }?;
+            unsafe { kernels.stitch.launch(stream, grid, args) }?;
         }
         run.clock.mark("border")
     }
+
+    /// Flags the roots of a forest that [`build_forest`](Self::build_forest)
+    /// (or its on-the-fly form) left in `forest` and ranks them with the
+    /// shared back end (stage `roots`): afterwards `features` holds the root
+    /// index and the initialised stats array.
+    pub fn rank_roots(
+        &self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        features: &mut Features,
+    ) -> Result<()> {
+        check_forest(forest, image)?;
+        let stream = run.stream;
+        // A word of 64 pixels is two root words: the rows keep whole words.
+        let layout = RootLayout {
+            words_per_row: image.width().div_ceil(self.bits()) * (self.bits() / 32),
+            height: image.height(),
+        };
+        let roots = features.begin(stream, layout)?;
+        // SAFETY: `begin` reserved a root word per 32 columns of `layout`
+        // and a count per group; the forest holds width * height labels.
+        unsafe {
+            self.kernels.count_roots.launch(
+                stream,
+                self.span_grid(image)?,
+                (
+                    image.args(stream),
+                    DevPtr::of(forest, stream),
+                    roots.bits,
+                    roots.group_count,
+                ),
+            )
+        }?;
+        features.rank(stream)?;
+        run.clock.mark("roots")
+    }
+}
+
+fn check_forest(forest: &CudaViewMut<'_, u32>, image: &DeviceImage<'_>) -> Result<()> {
+    if forest.len() < image.pixel_count() {
+        return Err(Error::InvalidDimensions(format!(
+            "the forest holds {} labels, the image has {} pixels",
+            forest.len(),
+            image.pixel_count()
+        )));
+    }
+    Ok(())
 }
 
 impl DeviceVariant for Ha {
@@ -141,8 +286,8 @@ impl DeviceVariant for Ha {
         image: &DeviceImage<'_>,
         labels: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        let labels = DevPtr::of_mut(labels, run.stream);
         self.build_forest(run, image, labels)?;
+        let labels = DevPtr::of_mut(labels, run.stream);
         let grid = self.span_grid(image)?;
         // SAFETY: reads the image and rewrites exactly width * height labels.
         unsafe {
@@ -160,35 +305,19 @@ impl DeviceVariant for Ha {
         forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
     ) -> Result<()> {
-        let stream = run.stream;
-        let forest = DevPtr::of_mut(forest, stream);
         self.build_forest(run, image, forest)?;
-        // A word of 64 pixels is two root words: the rows keep whole words.
-        let layout = RootLayout {
-            words_per_row: image.width().div_ceil(self.bits()) * (self.bits() / 32),
-            height: image.height(),
-        };
-        let roots = features.begin(stream, layout)?;
-        let grid = self.span_grid(image)?;
-        let args = image.args(stream);
-        // SAFETY: `begin` reserved a root word per 32 columns of `layout`
-        // and a count per group; the forest holds width * height labels.
-        unsafe {
-            self.kernels.count_roots.launch(
-                stream,
-                grid,
-                (args, forest, roots.bits, roots.group_count),
-            )
-        }?;
-        features.rank(stream)?;
-        run.clock.mark("roots")?;
+        self.rank_roots(run, image, forest, features)?;
+        let stream = run.stream;
         let (index, output) = (features.roots(stream)?, features.output(stream)?);
-        // SAFETY: the root index covers `layout`; ranks past the stats
+        let forest = DevPtr::of(forest, stream);
+        // SAFETY: the root index covers the image; ranks past the stats
         // array's capacity are not stored.
         unsafe {
-            self.kernels
-                .features
-                .launch(stream, grid, (args, forest, index, output))
+            self.kernels.features.launch(
+                stream,
+                self.span_grid(image)?,
+                (image.args(stream), forest, index, output),
+            )
         }?;
         run.clock.mark("features")
     }

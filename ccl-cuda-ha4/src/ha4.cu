@@ -62,13 +62,35 @@ __device__ __forceinline__ u32 local_start(Mask word, Mask previous, int base, i
                   : base - Word<Mask>::bits + ccl_run_start(previous, Word<Mask>::bits - 1);
 }
 
+// How the forest-building kernels join two trees: Unite is ccl_merge;
+// UniteOnTheFly (ha-otf of ccl-cuda-flsl) also moves the linked root's
+// features (OTF, ccl_merge_otf) and gives each segment its record.
+struct Unite {
+    u32* L;
+    __device__ __forceinline__ void operator()(u32 a, u32 b) const { ccl_merge(L, a, b); }
+    __device__ __forceinline__ void segment(u32, CclNode) const {}
+    __device__ __forceinline__ void piece(u32, CclNode) const {}
+};
+
+struct UniteOnTheFly {
+    u32* L;
+    CclNode* nodes;
+    u32* counts;
+    __device__ __forceinline__ void operator()(u32 a, u32 b) const { ccl_merge_otf(L, nodes, counts, a, b); }
+    // A new segment's first piece: its node's own record, stored before any
+    // union can reach the node.
+    __device__ __forceinline__ void segment(u32 start, CclNode n) const { nodes[start] = n; }
+    // A later piece of a segment that begins at `start`.
+    __device__ __forceinline__ void piece(u32 start, CclNode n) const { ccl_otf_add(L, nodes, counts, start, n); }
+};
+
 // Merges the segments of row y (word `row`, previous word `row_prev`) with
 // those of row y - 1 (`above`, `above_prev`) for the word at column `base`.
 // Each pair of touching segments is merged exactly once: at the leftmost
 // pixel of their contact (seed Algorithms 3 and 4, 4-connectivity), or by
 // the three contact rules below for 8-connectivity.
-template <typename Mask, bool Eight>
-__device__ __forceinline__ void merge_with_row_above(u32* L, u32 row_index, u32 above_index, int base,
+template <typename Mask, bool Eight, typename Merge>
+__device__ __forceinline__ void merge_with_row_above(const Merge& merge, u32 row_index, u32 above_index, int base,
                                                      Mask row, Mask row_prev, Mask above,
                                                      Mask above_prev) {
     constexpr int bits = Word<Mask>::bits;
@@ -81,21 +103,21 @@ __device__ __forceinline__ void merge_with_row_above(u32* L, u32 row_index, u32 
         const bool up_left = p ? ccl_bit(above, p - 1) : ccl_bit(above_prev, bits - 1);
         if (!Eight) {
             if (here && up && !(left && up_left))
-                ccl_merge(L, row_index + local_start(row, row_prev, base, p),
-                          above_index + local_start(above, above_prev, base, p));
+                merge(row_index + local_start(row, row_prev, base, p),
+                      above_index + local_start(above, above_prev, base, p));
         } else {
             if (here && !left) {
                 // A segment of row y starts at p: it touches the segment above
                 // p - 1, or else one that starts right above p.
                 const u32 start = row_index + base + p;
                 if (up_left)
-                    ccl_merge(L, start, above_index + local_start(above, above_prev, base, p - 1));
+                    merge(start, above_index + local_start(above, above_prev, base, p - 1));
                 else if (up)
-                    ccl_merge(L, start, above_index + base + p);
+                    merge(start, above_index + base + p);
             }
             if (up && !up_left && left) {
                 // A segment of row y - 1 starts at p, diagonal to row y's p - 1.
-                ccl_merge(L, row_index + local_start(row, row_prev, base, p - 1), above_index + base + p);
+                merge(row_index + local_start(row, row_prev, base, p - 1), above_index + base + p);
             }
         }
     }
@@ -108,8 +130,9 @@ __device__ __forceinline__ void merge_with_row_above(u32* L, u32 row_index, u32 
 // buffer i while others may still read buffers i - 1 and i - 2). The span
 // is labeled as if it were the whole image: its first column starts fresh
 // segments, which the stitch kernel joins to the span on its left.
-template <typename Mask, bool Eight>
-__device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, int height) {
+template <typename Mask, bool Eight, typename Merge>
+__device__ void strip_labeling(const u8* image, int pitch, const Merge& merge, int width, int height) {
+    u32* L = merge.L;
     constexpr int bits = Word<Mask>::bits;
     __shared__ Mask words[3][STRIP_ROWS];
     const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
@@ -131,10 +154,14 @@ __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, in
             const int p = lane + 32 * k;
             if (ccl_bit(word, p)) {
                 const bool left = p ? ccl_bit(word, p - 1) : ccl_bit(previous, bits - 1);
-                if (!left)
+                const CclNode piece = ccl_node_of_run(base + p, base + ccl_run_end(word, p), y);
+                if (!left) {
                     L[row_index + base + p] = row_index + base + p + 1;
-                else if (p == 0)
+                    merge.segment(row_index + base + p, piece);
+                } else if (p == 0) {
                     L[row_index + base] = row_index + open_start + 1;
+                    merge.piece(row_index + open_start, piece);
+                }
             }
         }
         if (ccl_bit(word, bits - 1)) {
@@ -146,7 +173,7 @@ __device__ void strip_labeling(const u8* image, int pitch, u32* L, int width, in
         if (warp > 0) {
             const Mask above = words[slot][warp - 1];
             const Mask above_prev = w ? words[slot == 0 ? 2 : slot - 1][warp - 1] : 0;
-            merge_with_row_above<Mask, Eight>(L, row_index, row_index - width, base, word, previous,
+            merge_with_row_above<Mask, Eight>(merge, row_index, row_index - width, base, word, previous,
                                               above, above_prev);
         }
         previous = word;
@@ -169,8 +196,8 @@ __device__ __forceinline__ bool warp_span(u32 rows, u32 spans, u32* row, u32* sp
 // walk a span: its time goes into merges, whose latency only many warps in
 // flight hide. The previous word is read too: merges may reach into it, and
 // the strip kernel has written its local starts.
-template <typename Mask, bool Eight>
-__device__ void border_merge(const u8* image, int pitch, u32* L, int width, int height) {
+template <typename Mask, bool Eight, typename Merge>
+__device__ void border_merge(const u8* image, int pitch, const Merge& merge, int width, int height) {
     constexpr int bits = Word<Mask>::bits;
     const u32 words_per_row = (width + bits - 1) / bits;
     const u32 borders = (height - 1) / STRIP_ROWS;
@@ -183,7 +210,7 @@ __device__ void border_merge(const u8* image, int pitch, u32* L, int width, int 
     const u32 up_pixels = ccl_lane_pixels<Mask>(above, base, width);
     const u32 here_prev_pixels = base ? ccl_lane_pixels<Mask>(row, base - bits, width) : 0;
     const u32 up_prev_pixels = base ? ccl_lane_pixels<Mask>(above, base - bits, width) : 0;
-    merge_with_row_above<Mask, Eight>(L, (u32)y * width, (u32)(y - 1) * width, base,
+    merge_with_row_above<Mask, Eight>(merge, (u32)y * width, (u32)(y - 1) * width, base,
                                       ccl_ballot_word<Mask>(here_pixels),
                                       ccl_ballot_word<Mask>(here_prev_pixels),
                                       ccl_ballot_word<Mask>(up_pixels),
@@ -232,8 +259,8 @@ __device__ __forceinline__ int local_start_of_column(const u8* row, int x) {
 // border at column c: pixels (y, c - 1) and (y, c), and for 8-connectivity
 // the diagonals to row y - 1 that cross the border. Column c starts a word,
 // so a foreground pixel there is a local start.
-template <typename Mask, bool Eight>
-__device__ void stitch_spans(const u8* image, int pitch, u32* L, int width, int height) {
+template <typename Mask, bool Eight, typename Merge>
+__device__ void stitch_spans(const u8* image, int pitch, const Merge& merge, int width, int height) {
     constexpr int span_columns = SPAN_WORDS * Word<Mask>::bits;
     const u32 borders = (width - 1) / span_columns; // span borders per row
     const u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -242,14 +269,14 @@ __device__ void stitch_spans(const u8* image, int pitch, u32* L, int width, int 
     const int c = (id % borders + 1) * span_columns;
     const u8* row = image + (size_t)y * pitch;
     const u32 row_index = y * (u32)width;
-    if (row[c] && row[c - 1]) ccl_merge(L, row_index + local_start_of_column<Mask>(row, c - 1), row_index + c);
+    if (row[c] && row[c - 1]) merge(row_index + local_start_of_column<Mask>(row, c - 1), row_index + c);
     if (Eight && y > 0) {
         const u8* above = row - pitch;
         const u32 above_index = row_index - width;
         if (row[c] && above[c - 1])
-            ccl_merge(L, row_index + c, above_index + local_start_of_column<Mask>(above, c - 1));
+            merge(row_index + c, above_index + local_start_of_column<Mask>(above, c - 1));
         if (row[c - 1] && above[c])
-            ccl_merge(L, row_index + local_start_of_column<Mask>(row, c - 1), above_index + c);
+            merge(row_index + local_start_of_column<Mask>(row, c - 1), above_index + c);
     }
 }
 
@@ -408,13 +435,33 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
 
 #define HA_LABEL_KERNELS(NAME, MASK, EIGHT)                                                              \
     extern "C" __global__ void __launch_bounds__(128) NAME##_strip(CclImage image, u32* L) {            \
-        strip_labeling<MASK, EIGHT>(image.pixels, image.pitch, L, image.width, image.height);           \
+        strip_labeling<MASK, EIGHT>(image.pixels, image.pitch, Unite{L}, image.width, image.height);    \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128) NAME##_border(CclImage image, u32* L) {           \
-        border_merge<MASK, EIGHT>(image.pixels, image.pitch, L, image.width, image.height);             \
+        border_merge<MASK, EIGHT>(image.pixels, image.pitch, Unite{L}, image.width, image.height);      \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128) NAME##_stitch(CclImage image, u32* L) {           \
-        stitch_spans<MASK, EIGHT>(image.pixels, image.pitch, L, image.width, image.height);             \
+        stitch_spans<MASK, EIGHT>(image.pixels, image.pitch, Unite{L}, image.width, image.height);      \
+    }
+
+// The same kernels moving features on the fly (ha-otf of ccl-cuda-flsl):
+// `nodes` holds a record per pixel, `counts` the instrumented build's update
+// counts (null otherwise).
+#define HA_OTF_KERNELS(NAME, MASK, EIGHT)                                                                \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_otf_strip(CclImage image, u32* L, CclNode* nodes, u32* counts) {                         \
+        strip_labeling<MASK, EIGHT>(image.pixels, image.pitch, UniteOnTheFly{L, nodes, counts},         \
+                                    image.width, image.height);                                          \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_otf_border(CclImage image, u32* L, CclNode* nodes, u32* counts) {                        \
+        border_merge<MASK, EIGHT>(image.pixels, image.pitch, UniteOnTheFly{L, nodes, counts},           \
+                                  image.width, image.height);                                            \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_otf_stitch(CclImage image, u32* L, CclNode* nodes, u32* counts) {                        \
+        stitch_spans<MASK, EIGHT>(image.pixels, image.pitch, UniteOnTheFly{L, nodes, counts},           \
+                                  image.width, image.height);                                            \
     }
 
 #define HA_WORD_KERNELS(NAME, MASK)                                                                      \
@@ -435,5 +482,7 @@ HA_LABEL_KERNELS(ha_w32_c4, u32, false)
 HA_LABEL_KERNELS(ha_w64_c4, u64, false)
 HA_LABEL_KERNELS(ha_w32_c8, u32, true)
 HA_LABEL_KERNELS(ha_w64_c8, u64, true)
+HA_OTF_KERNELS(ha_w32_c4, u32, false)
+HA_OTF_KERNELS(ha_w32_c8, u32, true)
 HA_WORD_KERNELS(ha_w32, u32)
 HA_WORD_KERNELS(ha_w64, u64)

@@ -30,5 +30,5 @@
 mod ha;
 mod variant;
 
-pub use ha::{Ha, ha};
+pub use ha::{COUNTED_KERNELS, Ha, KERNELS, ha};
 pub use variant::HaVariant;

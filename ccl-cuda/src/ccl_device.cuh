@@ -2,7 +2,8 @@
 //
 // NVRTC has no standard headers, so the runtime (ccl-cuda's compile.rs)
 // prepends this file to each kernel module instead of an #include, after the
-// #defines of the constants that Rust declares (CCL_ROOT_GROUP_WORDS).
+// #defines of the constants that Rust declares (CCL_ROOT_GROUP_WORDS, and the
+// module's own, such as CCL_COUNT_UPDATES).
 //
 // The forest contract, shared by every labeler and the shared analysis back
 // end (features.cu): a label image L over a width x height image, packed
@@ -237,4 +238,137 @@ __device__ __forceinline__ u32 ccl_block_inclusive_scan(u32 value, u32* warp_tot
     u32 result = value + (warp ? warp_totals[warp - 1] : 0);
     __syncthreads(); // warp_totals may be reused by the caller's next scan
     return result;
+}
+
+// Sum of a 64-bit value over the lanes of `mask` (every lane of it calls):
+// __reduce_add_sync is 32-bit only, so the value goes in three parts whose
+// sums cannot overflow (two 16-bit parts and the high word, whose sum stays
+// below 2^32 where the total fits in 64 bits).
+__device__ __forceinline__ u64 ccl_reduce_add_u64(u32 mask, u64 value) {
+    const u32 low = __reduce_add_sync(mask, (u32)value & 0xffffu);
+    const u32 middle = __reduce_add_sync(mask, ((u32)value) >> 16);
+    const u32 high = __reduce_add_sync(mask, (u32)(value >> 32));
+    return (u64)low + ((u64)middle << 16) + ((u64)high << 32);
+}
+
+// ------------------------------------------------------- counted updates
+//
+// The instrumented build of a module (compiled with CCL_COUNT_UPDATES, see
+// ccl-cuda-flsl's counting) counts every atomic feature update per target in
+// `counts`; the timed build compiles the counting away.
+
+#ifdef CCL_COUNT_UPDATES
+#define CCL_COUNT_UPDATE(counts, target) atomicAdd((counts) + (target), 1u)
+#else
+#define CCL_COUNT_UPDATE(counts, target) ((void)(counts), (void)(target))
+#endif
+
+// ------------------------------------------------ on-the-fly features (OTF)
+//
+// Lemaitre, Hennequin & Lacassagne, "Taming voting algorithms on GPUs for an
+// efficient connected component analysis algorithm" (ICASSP 2021),
+// Algorithm 2: every node of a forest has a feature record; a new node holds
+// its own pixels' features, and whenever a union links root b under a, b's
+// features move to a's root. A mover adds, then checks (after a fence)
+// that its target is still a root; if it is not, whoever linked it may have
+// taken the record before the add landed, so the mover takes the record
+// again and moves it on. The link and the take are fenced the same way, so
+// of a linker and an adder at least one sees the other (both fences are
+// sequentially consistent): no feature stays behind at a node that is no
+// longer a root. A min or max moves by exchanging in its neutral value.
+
+// One node's features; y_min is not kept: a component's root is its first
+// run or pixel, whose row is y_min.
+struct CclNode {
+    u32 area;
+    u32 x_min;
+    u32 x_max;
+    u32 y_max;
+    u64 sum_x;
+    u64 sum_y;
+};
+
+// The features of a run of row y from column first to column last.
+__device__ __forceinline__ CclNode ccl_node_of_run(u32 first, u32 last, u32 y) {
+    CclNode n;
+    n.area = last - first + 1;
+    n.x_min = first;
+    n.x_max = last;
+    n.y_max = y;
+    n.sum_x = (u64)(first + last) * n.area / 2;
+    n.sum_y = (u64)y * n.area;
+    return n;
+}
+
+__device__ __forceinline__ bool ccl_node_is_empty(CclNode n) {
+    return n.area == 0 && n.sum_x == 0 && n.sum_y == 0 && n.x_min == 0xffffffffu && n.x_max == 0 &&
+           n.y_max == 0;
+}
+
+// Takes a node's record, leaving the neutral record.
+__device__ __forceinline__ CclNode ccl_node_take(CclNode* node) {
+    CclNode n;
+    n.area = atomicExch(&node->area, 0u);
+    n.x_min = atomicExch(&node->x_min, 0xffffffffu);
+    n.x_max = atomicExch(&node->x_max, 0u);
+    n.y_max = atomicExch(&node->y_max, 0u);
+    n.sum_x = atomicExch(&node->sum_x, 0ull);
+    n.sum_y = atomicExch(&node->sum_y, 0ull);
+    return n;
+}
+
+__device__ __forceinline__ void ccl_node_add(CclNode* node, CclNode n) {
+    atomicAdd(&node->area, n.area);
+    atomicMin(&node->x_min, n.x_min);
+    atomicMax(&node->x_max, n.x_max);
+    atomicMax(&node->y_max, n.y_max);
+    atomicAdd(&node->sum_x, n.sum_x);
+    atomicAdd(&node->sum_y, n.sum_y);
+}
+
+// Adds `n` to the features of the root of `target`, and keeps moving what
+// it finds there while that root turns out to have been linked.
+__device__ __forceinline__ void ccl_otf_add(u32* L, CclNode* nodes, u32* counts, u32 target, CclNode n) {
+    while (!ccl_node_is_empty(n)) {
+        const u32 root = ccl_find(L, target);
+        ccl_node_add(nodes + root, n);
+        CCL_COUNT_UPDATE(counts, root);
+        __threadfence();
+        if (__ldcg(L + root) == root + 1) return;
+        n = ccl_node_take(nodes + root);
+        target = root;
+    }
+}
+
+// ccl_merge that moves the features of the root it links (Algorithm 2).
+__device__ __forceinline__ void ccl_merge_otf(u32* L, CclNode* nodes, u32* counts, u32 a, u32 b) {
+    while (true) {
+        a = ccl_find(L, a);
+        b = ccl_find(L, b);
+        if (a == b) return;
+        if (a > b) { u32 t = a; a = b; b = t; }
+        const u32 old = atomicMin(L + b, a + 1);
+        if (old == b + 1) {
+            __threadfence();
+            ccl_otf_add(L, nodes, counts, a, ccl_node_take(nodes + b));
+            return;
+        }
+        b = old - 1;
+    }
+}
+
+// Stores the features gathered at a root (of row y_min) as the component
+// of rank `rank` (plain stores: each component has one root).
+__device__ __forceinline__ void ccl_store_component(CclStatsOut out, u32 rank, CclNode n, u32 y_min) {
+    if (rank >= out.capacity) return;
+    CclStats s;
+    s.area = n.area;
+    s.x_min = n.x_min;
+    s.y_min = y_min;
+    s.x_max = n.x_max;
+    s.y_max = n.y_max;
+    s.padding = 0;
+    s.sum_x = n.sum_x;
+    s.sum_y = n.sum_y;
+    out.stats[rank] = s;
 }

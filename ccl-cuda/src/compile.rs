@@ -85,9 +85,11 @@ pub fn compile_cubin(module: &KernelSource, arch: (u32, u32)) -> Result<Vec<u8>>
                 .into(),
         ));
     }
-    // `#line` keeps NVRTC's messages pointing into the module's own file.
+    // The module's constants come before the header too: the header's own
+    // switches (CCL_COUNT_UPDATES) are module constants. `#line` keeps
+    // NVRTC's messages pointing into the module's own file.
     let text = format!(
-        "{header_constants}{DEVICE_HEADER}\n{constants}#line 1 \"{name}.cu\"\n{source}",
+        "{header_constants}{constants}{DEVICE_HEADER}\n#line 1 \"{name}.cu\"\n{source}",
         header_constants = defines(HEADER_CONSTANTS),
         constants = defines(module.constants),
         name = module.name,

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use ccl_core::{ComponentStats, Error, Result};
-use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
+use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits};
 
 use crate::{
     DevPtr, DeviceBuffer, DeviceImage, DeviceStats, Gpu, ImageArgs, Kernel, KernelSource,
@@ -64,6 +64,30 @@ pub struct StatsOutArgs {
 
 // SAFETY: plain old data with C layout, matching CclStatsOut.
 unsafe impl DeviceRepr for StatsOutArgs {}
+
+/// One forest node's features as the on-the-fly (OTF) kernels gather them:
+/// the layout of `CclNode` in `ccl_device.cuh`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceNode {
+    /// Number of pixels.
+    pub area: u32,
+    /// Smallest column.
+    pub x_min: u32,
+    /// Largest column.
+    pub x_max: u32,
+    /// Largest row.
+    pub y_max: u32,
+    /// Sum of columns.
+    pub sum_x: u64,
+    /// Sum of rows.
+    pub sum_y: u64,
+}
+
+// SAFETY: plain old data with C layout.
+unsafe impl DeviceRepr for DeviceNode {}
+// SAFETY: all-zero bytes are a valid value of every field.
+unsafe impl ValidAsZeroBits for DeviceNode {}
 
 /// How the root bits of an image are laid out: `words_per_row` 32-bit words
 /// per row (at least `ceil(width / 32)`; more where a variant's own words

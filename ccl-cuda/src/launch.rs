@@ -54,6 +54,14 @@ impl<T> DevPtr<T> {
         }
     }
 
+    /// The null pointer, for a kernel's optional argument.
+    pub fn null() -> Self {
+        Self {
+            address: 0,
+            _points_to: PhantomData,
+        }
+    }
+
     /// The raw device address.
     pub fn address(self) -> u64 {
         self.address

@@ -46,6 +46,7 @@ pub use ccl_core::{
 // links it, registrations included, into every program that uses `ccl`.
 // A workspace test proves every algorithm crate is named.
 use ccl_cpu as _;
+use ccl_cuda_flsl as _;
 use ccl_cuda_ha4 as _;
 use ccl_cuda_ke8 as _;
 use ccl_cuda_npp as _;
@@ -97,6 +98,7 @@ mod tests {
         let names: Vec<&str> = algorithms().iter().map(|a| a.crate_name).collect();
         for name in [
             "ccl-cpu",
+            "ccl-cuda-flsl",
             "ccl-cuda-ha4",
             "ccl-cuda-ke8",
             "ccl-cuda-npp",

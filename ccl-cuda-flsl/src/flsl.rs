@@ -1,0 +1,423 @@
+//! [`Flsl`]: the run-based variants `flsl`, `flsl-otf` and `flsl-cd`,
+//! launching the kernels of `flsl.cu`.
+
+use std::sync::Arc;
+
+use ccl_core::{Connectivity, Error, Result};
+use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
+use ccl_cuda::features::{DeviceNode, RootIndexArgs, RootLayout, StatsOutArgs};
+use ccl_cuda::{
+    DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel,
+    KernelSource, Run, VariantInfo, blocks, inventory, warp_grid,
+};
+
+use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
+
+/// Words of a row whose pixels a lane of the run kernel loads before it
+/// uses the first: byte loads are small, so many must be in flight.
+const BATCH_WORDS: u32 = 16;
+/// Threads per block of the kernels that give a block one row's runs.
+const ROW_BLOCK: u32 = 256;
+/// Warps (rows) per block of the run kernel.
+const RUN_WARPS: u32 = 4;
+/// Warps per block of the per-word kernels.
+const WORD_WARPS: u32 = 8;
+
+const SOURCE: &str = include_str!("flsl.cu");
+
+/// The kernels of the timed build.
+const KERNELS: KernelSource = KernelSource {
+    name: "flsl",
+    source: SOURCE,
+    constants: &[("FLSL_BATCH", BATCH_WORDS)],
+};
+/// The same kernels counting their feature updates (`ccl updates`).
+const COUNTED_KERNELS: KernelSource = KernelSource {
+    name: "flsl_counted",
+    source: SOURCE,
+    constants: &[("FLSL_BATCH", BATCH_WORDS), ("CCL_COUNT_UPDATES", 1)],
+};
+inventory::submit! { KERNELS }
+inventory::submit! { COUNTED_KERNELS }
+
+/// How the features of the runs reach their components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Voting {
+    /// `flsl`: after the unions, one atomic update per run.
+    PerRun,
+    /// `flsl-otf`: during the unions, features move to the new root
+    /// (on-the-fly, the paper's Algorithm 2).
+    OnTheFly,
+    /// `flsl-cd`: after the unions, one atomic update per root and warp
+    /// (conflict detection, the paper's Algorithm 3).
+    ConflictDetection,
+}
+
+impl Voting {
+    /// Registry name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Voting::PerRun => "flsl",
+            Voting::OnTheFly => "flsl-otf",
+            Voting::ConflictDetection => "flsl-cd",
+        }
+    }
+
+    /// What the variant layer checks calls against.
+    pub const fn info(self) -> VariantInfo {
+        VariantInfo {
+            name: self.name(),
+            connectivities: &[Connectivity::Four, Connectivity::Eight],
+            analyzes: true,
+        }
+    }
+}
+
+/// The run table of `flsl.cu` (`FlslRuns`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RunTableArgs {
+    runs: DevPtr<u64>,
+    parent: DevPtr<u32>,
+    extra: DevPtr<u32>,
+    count: DevPtr<u32>,
+    word_runs: DevPtr<u32>,
+    capacity: u32,
+    row_words: u32,
+}
+
+// SAFETY: plain old data with C layout, matching FlslRuns.
+unsafe impl DeviceRepr for RunTableArgs {}
+
+/// Where the runs of an image are kept: `capacity` slots per row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Geometry {
+    width: usize,
+    height: usize,
+    /// The most runs a row can hold.
+    capacity: usize,
+    /// Words of 32 pixels per row, plus one past the edge.
+    row_words: usize,
+}
+
+impl Geometry {
+    fn of(width: usize, height: usize) -> Result<Self> {
+        let geometry = Self {
+            width,
+            height,
+            capacity: width.div_ceil(2),
+            row_words: width / 32 + 1,
+        };
+        // Slots and parents (slot + 1) are 32-bit.
+        if geometry.slots() >= u32::MAX as usize
+            || geometry.height * geometry.row_words >= u32::MAX as usize
+        {
+            return Err(Error::InvalidDimensions(format!(
+                "a {width}x{height} image has too many run slots for 32-bit indices"
+            )));
+        }
+        Ok(geometry)
+    }
+
+    fn slots(&self) -> usize {
+        self.height * self.capacity
+    }
+
+    /// Root bits: one per slot.
+    fn root_layout(&self) -> RootLayout {
+        RootLayout {
+            words_per_row: self.capacity.div_ceil(32),
+            height: self.height,
+        }
+    }
+}
+
+/// The buffers of the run table, reused across calls.
+#[derive(Default)]
+struct RunTable {
+    runs: DeviceBuffer<u64>,
+    parent: DeviceBuffer<u32>,
+    extra: DeviceBuffer<u32>,
+    count: DeviceBuffer<u32>,
+    word_runs: DeviceBuffer<u32>,
+    nodes: DeviceBuffer<DeviceNode>,
+}
+
+impl RunTable {
+    fn args(&mut self, stream: &Arc<CudaStream>, geometry: Geometry) -> Result<RunTableArgs> {
+        let slots = geometry.slots();
+        Ok(RunTableArgs {
+            runs: DevPtr::of_mut(self.runs.reserve(stream, slots)?, stream),
+            parent: DevPtr::of_mut(self.parent.reserve(stream, slots)?, stream),
+            extra: DevPtr::of_mut(self.extra.reserve(stream, slots)?, stream),
+            count: DevPtr::of_mut(self.count.reserve(stream, geometry.height)?, stream),
+            word_runs: DevPtr::of_mut(
+                self.word_runs
+                    .reserve(stream, geometry.height * geometry.row_words)?,
+                stream,
+            ),
+            capacity: geometry.capacity as u32,
+            row_words: geometry.row_words as u32,
+        })
+    }
+
+    fn nodes(&mut self, stream: &Arc<CudaStream>, geometry: Geometry) -> Result<DevPtr<DeviceNode>> {
+        Ok(DevPtr::of_mut(
+            self.nodes.reserve(stream, geometry.slots())?,
+            stream,
+        ))
+    }
+}
+
+/// The kernels; each field declares a kernel's arguments.
+struct Kernels {
+    runs_c4: Kernel<(ImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
+    runs_c8: Kernel<(ImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
+    unions: Kernel<(RunTableArgs,)>,
+    unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
+    count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
+    vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
+    vote_cd: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
+    store_roots: Kernel<(RunTableArgs, DevPtr<DeviceNode>, RootIndexArgs, StatsOutArgs)>,
+    label_runs: Kernel<(RunTableArgs, u32)>,
+    label_pixels: Kernel<(ImageArgs, RunTableArgs, DevPtr<u32>)>,
+}
+
+impl Kernels {
+    fn load(gpu: &Gpu, module: &KernelSource) -> Result<Self> {
+        Ok(Self {
+            runs_c4: Kernel::load(gpu, module, "flsl_runs_c4")?,
+            runs_c8: Kernel::load(gpu, module, "flsl_runs_c8")?,
+            unions: Kernel::load(gpu, module, "flsl_unions")?,
+            unions_otf: Kernel::load(gpu, module, "flsl_unions_otf")?,
+            count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
+            vote: Kernel::load(gpu, module, "flsl_vote")?,
+            vote_cd: Kernel::load(gpu, module, "flsl_vote_cd")?,
+            store_roots: Kernel::load(gpu, module, "flsl_store_roots")?,
+            label_runs: Kernel::load(gpu, module, "flsl_label_runs")?,
+            label_pixels: Kernel::load(gpu, module, "flsl_label_pixels")?,
+        })
+    }
+}
+
+/// The device-resident stages of one FLSL variant: `runs` (Algorithm 1),
+/// `unions`, then `labels`, or `roots` and `features`.
+pub struct Flsl {
+    voting: Voting,
+    kernels: Kernels,
+    table: RunTable,
+    counter: UpdateCounter,
+}
+
+/// A grid of one block per row of the image.
+fn row_grid(height: usize) -> Result<LaunchConfig> {
+    Ok(LaunchConfig {
+        grid_dim: (blocks(height, 1)?, 1, 1),
+        block_dim: (ROW_BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+impl Flsl {
+    /// Compiles (once per process) and loads the kernels of `voting`.
+    pub fn new(gpu: &Arc<Gpu>, voting: Voting) -> Result<Self> {
+        Self::build(gpu, voting, &KERNELS, UpdateCounter::off())
+    }
+
+    /// The instrumented build, counting its feature updates.
+    pub(crate) fn counted(gpu: &Arc<Gpu>, voting: Voting) -> Result<Self> {
+        Self::build(gpu, voting, &COUNTED_KERNELS, UpdateCounter::on())
+    }
+
+    fn build(
+        gpu: &Arc<Gpu>,
+        voting: Voting,
+        module: &KernelSource,
+        counter: UpdateCounter,
+    ) -> Result<Self> {
+        Ok(Self {
+            voting,
+            kernels: Kernels::load(gpu, module)?,
+            table: RunTable::default(),
+            counter,
+        })
+    }
+
+    /// The variant it runs.
+    pub fn voting(&self) -> Voting {
+        self.voting
+    }
+
+    /// Runs and unions: the forest over the runs of `image`. With `nodes`,
+    /// features move on the fly (OTF) and `counts` counts their updates.
+    fn build_forest(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        geometry: Geometry,
+        otf: Option<(DevPtr<DeviceNode>, DevPtr<u32>)>,
+    ) -> Result<RunTableArgs> {
+        let stream = run.stream;
+        let table = self.table.args(stream, geometry)?;
+        let nodes = otf.map_or(DevPtr::null(), |(nodes, _)| nodes);
+        let runs = match run.connectivity {
+            Connectivity::Four => &self.kernels.runs_c4,
+            Connectivity::Eight => &self.kernels.runs_c8,
+        };
+        let grid = LaunchConfig {
+            grid_dim: (blocks(geometry.height, RUN_WARPS as usize)?, 1, 1),
+            block_dim: (32, RUN_WARPS, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the run table holds `capacity` slots per row (a row has
+        // at most that many runs), a count per row and `row_words` words per
+        // row; `nodes` is null or holds a record per slot; the kernel reads
+        // the image's rows only.
+        unsafe { runs.launch(stream, grid, (image.args(stream), table, nodes)) }?;
+        run.clock.mark("runs")?;
+        let grid = row_grid(geometry.height)?;
+        // SAFETY: each block walks the runs its row's count gives; parents
+        // and the runs above they name are slots of the table.
+        unsafe {
+            match otf {
+                Some((nodes, counts)) => self
+                    .kernels
+                    .unions_otf
+                    .launch(stream, grid, (table, nodes, counts)),
+                None => self.kernels.unions.launch(stream, grid, (table,)),
+            }
+        }?;
+        run.clock.mark("unions")?;
+        Ok(table)
+    }
+}
+
+impl DeviceVariant for Flsl {
+    fn check_size(&self, width: usize, height: usize) -> Result<()> {
+        Geometry::of(width, height).map(|_| ())
+    }
+
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let geometry = Geometry::of(image.width(), image.height())?;
+        let table = self.build_forest(run, image, geometry, None)?;
+        let stream = run.stream;
+        let width = geometry.width as u32;
+        let labels = DevPtr::of_mut(labels, stream);
+        let words = geometry.height * geometry.width.div_ceil(32);
+        // SAFETY: per-row run kernels as above; the pixel kernel writes the
+        // width * height labels (checked by the variant layer) and reads
+        // the labels of runs its row has.
+        unsafe {
+            self.kernels
+                .label_runs
+                .launch(stream, row_grid(geometry.height)?, (table, width))?;
+            self.kernels.label_pixels.launch(
+                stream,
+                warp_grid(words, WORD_WARPS)?,
+                (image.args(stream), table, labels),
+            )
+        }?;
+        run.clock.mark("labels")
+    }
+
+    fn analyze(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        _forest: &mut CudaViewMut<'_, u32>,
+        features: &mut Features,
+    ) -> Result<()> {
+        let geometry = Geometry::of(image.width(), image.height())?;
+        let stream = run.stream;
+        // Ranks (flsl, flsl-cd) and slots (flsl-otf) are both below the
+        // number of slots.
+        let counts = self.counter.begin(stream, geometry.slots())?;
+        let otf = match self.voting {
+            Voting::OnTheFly => Some((self.table.nodes(stream, geometry)?, counts)),
+            _ => None,
+        };
+        let table = self.build_forest(run, image, geometry, otf)?;
+        let layout = geometry.root_layout();
+        let roots = features.begin(stream, layout)?;
+        let (words, words_per_row) = (layout.words(), layout.words_per_row as u32);
+        // SAFETY: `begin` reserved a root word per 32 slots of each row and
+        // a count per group; the kernel reads the runs each row has.
+        unsafe {
+            self.kernels.count_roots.launch(
+                stream,
+                warp_grid(words, WORD_WARPS)?,
+                (
+                    table,
+                    geometry.height as u32,
+                    roots.bits,
+                    words_per_row,
+                    roots.group_count,
+                ),
+            )
+        }?;
+        features.rank(stream)?;
+        run.clock.mark("roots")?;
+        let (index, output) = (features.roots(stream)?, features.output(stream)?);
+        let grid = row_grid(geometry.height)?;
+        // SAFETY: the root index covers every slot; ranks past the stats
+        // array's capacity are not stored; `counts` is null or holds an
+        // entry per slot, and ranks are below the number of runs.
+        unsafe {
+            match otf {
+                Some((nodes, _)) => {
+                    self.kernels
+                        .store_roots
+                        .launch(stream, grid, (table, nodes, index, output))
+                }
+                None => {
+                    let vote = match self.voting {
+                        Voting::ConflictDetection => &self.kernels.vote_cd,
+                        _ => &self.kernels.vote,
+                    };
+                    vote.launch(stream, grid, (table, index, output, counts))
+                }
+            }
+        }?;
+        run.clock.mark("features")
+    }
+}
+
+impl CountsUpdates for Flsl {
+    fn update_counts(&self, stream: &Arc<CudaStream>) -> Result<UpdateCounts> {
+        self.counter.read(stream)
+    }
+}
+
+macro_rules! register {
+    ($voting:expr, $summary:literal, $priority:literal) => {
+        ccl_cuda::register_variant! {
+            name: $voting.name(),
+            connectivities: $voting.info().connectivities,
+            analyzes: true,
+            summary: $summary,
+            priority: $priority,
+            new: |gpu, _| Flsl::new(gpu, $voting),
+        }
+    };
+}
+
+register!(
+    Voting::PerRun,
+    "FLSL: runs found with warp ballots, unions per run, one atomic update per run (Lemaitre et al., ICASSP 2021)",
+    35
+);
+register!(
+    Voting::OnTheFly,
+    "FLSL with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
+    35
+);
+register!(
+    Voting::ConflictDetection,
+    "FLSL with conflict detection, one atomic per root and warp, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
+    35
+);
