@@ -3,6 +3,9 @@
 //! and granularities through its timed path, checks every answer against the
 //! reference, and writes, reads back and plots the results. Verification
 //! images and checks come from `ccl-testkit`; the algorithms from the `ccl`
-//! facade, which links them all.
+//! facade, which links them all. [`updates`] holds the atomic feature
+//! update counts of `ccl-cuda-flsl`'s analyses against density (`ccl
+//! updates`), as CSV and as a plot.
 
 pub mod sweep;
+pub mod updates;

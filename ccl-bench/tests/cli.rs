@@ -1,6 +1,7 @@
 //! The `ccl` binary as a user runs it: one-line errors with a non-zero exit
 //! status and no panic, the JSON layout of `analyze`, `gen` round trips,
-//! and short runs of `list`, `label`, `verify`, `sweep` and `plot`.
+//! and short runs of `list`, `label`, `verify`, `sweep`, `plot` and
+//! `updates`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -389,10 +390,10 @@ fn sweep_writes_one_csv_row_per_measurement() {
             "4", "--out", "results",
         ],
     );
-    // Header, then one row per granularity.
+    // One row per granularity in the means table, one in the all-white table.
     assert_eq!(
         out.lines().filter(|l| l.starts_with("cpu-uf ")).count(),
-        3,
+        3 + 1,
         "{out}"
     );
     let csv = std::fs::read_to_string(dir.join("results/sweep.csv")).unwrap();
@@ -728,5 +729,56 @@ fn standard_input_is_read_and_endless_files_are_refused() {
     // /dev/zero never ends: it is refused from its first bytes.
     if Path::new("/dev/zero").exists() {
         fails_with(&dir, &["label", "/dev/zero"], "/dev/zero");
+    }
+}
+
+#[test]
+fn updates_refuses_a_variant_it_does_not_count() {
+    let dir = scratch("updates-unknown");
+    let args = ["updates", "-a", "ha4-32"];
+    let counted = ccl_cuda_flsl::COUNTED_VARIANTS.join(", ");
+    fails_with(&dir, &args, &format!("[possible values: {counted}]"));
+    // A usage error, as every bad argument is.
+    assert_eq!(ccl(&dir, &args).status.code(), Some(2));
+}
+
+#[test]
+fn updates_counts_where_cuda_runs_and_says_why_not_where_it_cannot() {
+    let dir = scratch("updates");
+    let args = [
+        "updates",
+        "-a",
+        "flsl",
+        "-a",
+        "naive-cca",
+        "--size",
+        "64x48",
+        "--densities",
+        "0,50,100",
+        "-c",
+        "8",
+        "--out",
+        "results",
+    ];
+    // The counts run the variants' instrumented kernels on ccl-cuda's
+    // runtime, as ha4-32 runs its own: where it cannot run, neither can they.
+    let cuda = ccl::find("ha4-32").unwrap();
+    if ccl_testkit::policy::decide(cuda).should_run() {
+        let out = succeeds(&dir, &args);
+        for path in ["results/updates.csv (6 rows)", "results/updates.svg"] {
+            assert!(out.contains(&format!("wrote {path}\n")), "{out}");
+        }
+        let rows = ccl_bench::updates::read(&dir.join("results/updates.csv")).unwrap();
+        assert_eq!(rows.len(), 6);
+        // Nothing to update in an empty image, something in the others.
+        for row in &rows {
+            assert_eq!(row.counts.updates == 0, row.density == 0, "{row:?}");
+        }
+        let svg = std::fs::read_to_string(dir.join("results/updates.svg")).unwrap();
+        assert!(svg.starts_with("<svg"));
+    } else {
+        // The first variant's error, under its name, and nothing written.
+        fails_with(&dir, &args, "error: flsl: ");
+        assert!(!dir.join("results").exists());
     }
 }

@@ -70,18 +70,24 @@ pub fn count_updates(
         "flsl-otf" => count(Voting::OnTheFly.info(), image, connectivity, |gpu| {
             Flsl::counted(gpu, Voting::OnTheFly)
         }),
-        "flsl-cd" => count(Voting::ConflictDetection.info(), image, connectivity, |gpu| {
-            Flsl::counted(gpu, Voting::ConflictDetection)
-        }),
+        "flsl-cd" => count(
+            Voting::ConflictDetection.info(),
+            image,
+            connectivity,
+            |gpu| Flsl::counted(gpu, Voting::ConflictDetection),
+        ),
         "naive-cca" => count(HaVoting::Naive.info(), image, connectivity, |gpu| {
             HaAnalysis::counted(gpu, HaVoting::Naive)
         }),
         "ha-otf" => count(HaVoting::OnTheFly.info(), image, connectivity, |gpu| {
             HaAnalysis::counted(gpu, HaVoting::OnTheFly)
         }),
-        "ha-cd" => count(HaVoting::ConflictDetection.info(), image, connectivity, |gpu| {
-            HaAnalysis::counted(gpu, HaVoting::ConflictDetection)
-        }),
+        "ha-cd" => count(
+            HaVoting::ConflictDetection.info(),
+            image,
+            connectivity,
+            |gpu| HaAnalysis::counted(gpu, HaVoting::ConflictDetection),
+        ),
         _ => Err(Error::UnknownAlgorithm {
             name: variant.to_string(),
             known: COUNTED_VARIANTS.join(", "),

@@ -23,12 +23,14 @@
 // defined by the launcher (flsl.rs).
 
 #define NO_RANK 0xffffffffu
+// `extra` of a run linked to no run above: a root when the unions begin.
+#define UNLINKED 0xffffffffu
 
 // The run table of an image (flsl.rs RunTableArgs).
 struct FlslRuns {
     uint2* runs;     // first and last column of each run, by slot
     u32* parent;     // the forest over slots (1-based parents, ccl_device.cuh)
-    u32* extra;      // runs above touched beyond the first; later each run's label
+    u32* extra;      // runs above touched beyond the first (or UNLINKED); later each run's label
     u32* count;      // runs per row
     u32* word_runs;  // runs of row y begun before word w, at y * row_words + w
     u32 capacity;    // slots per row
@@ -44,7 +46,8 @@ __device__ __forceinline__ u32 lanemask_lt() { return (1u << (threadIdx.x & 31u)
 // column s (s - 1). Each run's record is written by the lane just past its
 // end, which knows both ends: its start comes from the lane that began it,
 // or from the previous word if the run crossed into this one. With `nodes`,
-// each run's own features are stored as its OTF record.
+// each run that is a root (not linked to a run above) gets its own features
+// as its OTF record.
 template <bool Eight>
 __device__ void find_runs(CclImage image, FlslRuns t, CclNode* nodes) {
     const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
@@ -102,8 +105,10 @@ __device__ void find_runs(CclImage image, FlslRuns t, CclNode* nodes) {
                 t.runs[slot] = make_uint2(start, end);
                 const bool linked = run_first <= last;
                 t.parent[slot] = linked ? above_slot0 + run_first + 1 : slot + 1;
-                t.extra[slot] = linked ? (u32)(last - run_first) : 0;
-                if (nodes) nodes[slot] = ccl_node_of_run(start, end, y);
+                t.extra[slot] = linked ? (u32)(last - run_first) : UNLINKED;
+                // A linked run's features go to its root in the union kernel;
+                // its own record stays empty, so that nothing is counted twice.
+                if (nodes) nodes[slot] = linked ? ccl_node_empty() : ccl_node_of_run(start, end, y);
             }
             // The run open at the word's end began at its last start, if any.
             const int last_start = starts ? 31 - __clz(starts) : 0;
@@ -123,18 +128,24 @@ __device__ void find_runs(CclImage image, FlslRuns t, CclNode* nodes) {
 
 // Unions (one block per row, a thread per run): a run linked to the first
 // run above it compresses its own path, moves its features to its root
-// (OTF), and merges with the other runs above it touches.
+// (OTF), and merges with the other runs above it touches. Whether a run was
+// linked is read from `extra`, not from its parent: a run that the run
+// kernel left a root may already have been linked by another thread.
 template <bool Otf>
 __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
     const u32 y = blockIdx.x, runs = t.count[y];
     for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
         const u32 slot = y * t.capacity + j;
-        const u32 parent = t.parent[slot];
-        if (parent == slot + 1) continue;
-        // Only this thread writes a linked run's parent: any ancestor will do.
-        t.parent[slot] = ccl_find(t.parent, parent - 1) + 1;
-        if (Otf) ccl_otf_add(t.parent, nodes, counts, slot, nodes[slot]);
         const u32 extra = t.extra[slot];
+        if (extra == UNLINKED) continue;
+        // Only this thread writes a linked run's parent.
+        const u32 parent = t.parent[slot];
+        // Any ancestor will do.
+        t.parent[slot] = ccl_find(t.parent, parent - 1) + 1;
+        if (Otf) {
+            const uint2 run = t.runs[slot];
+            ccl_otf_add(t.parent, nodes, counts, slot, ccl_node_of_run(run.x, run.y, y));
+        }
         for (u32 k = 1; k <= extra; ++k) {
             if (Otf)
                 ccl_merge_otf(t.parent, nodes, counts, slot, parent - 1 + k);
@@ -145,20 +156,31 @@ __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
 }
 
 // Analysis, step 1 (one warp per word of the root layout, words_per_row
-// words of 32 slots per row): flags the root runs and counts them per group
-// (the shared back end then ranks them).
+// words of 32 slots per row; blockDim 32 x 32): flags the root runs and
+// counts them per group (the shared back end then ranks them). The warps of
+// a block add up their counts in shared memory first: one atomic per block
+// instead of one per word keeps a group's counter from serializing the
+// 1024 words that share it.
 __device__ void count_root_runs(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row,
                                 u32* group_count) {
+    __shared__ u32 block_roots;
+    if (threadIdx.x == 0 && threadIdx.y == 0) block_roots = 0;
+    __syncthreads();
     const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (word >= (u64)height * words_per_row) return;
-    const u32 y = (u32)(word / words_per_row), j = (u32)(word % words_per_row) * 32 + threadIdx.x;
-    const u32 slot = y * t.capacity + j;
-    const bool root = j < t.count[y] && t.parent[slot] == slot + 1;
-    const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
-    if (threadIdx.x == 0) {
-        root_bits[word] = roots;
-        if (roots) atomicAdd(group_count + word / CCL_ROOT_GROUP_WORDS, (u32)__popc(roots));
+    if (word < (u64)height * words_per_row) {
+        const u32 y = (u32)(word / words_per_row), j = (u32)(word % words_per_row) * 32 + threadIdx.x;
+        const u32 slot = y * t.capacity + j;
+        const bool root = j < t.count[y] && t.parent[slot] == slot + 1;
+        const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
+        if (threadIdx.x == 0) {
+            root_bits[word] = roots;
+            if (roots) atomicAdd(&block_roots, (u32)__popc(roots));
+        }
     }
+    __syncthreads();
+    // A block's words are in one group: CCL_ROOT_GROUP_WORDS is a multiple of blockDim.y.
+    if (threadIdx.x == 0 && threadIdx.y == 0 && block_roots)
+        atomicAdd(group_count + (u64)blockIdx.x * blockDim.y / CCL_ROOT_GROUP_WORDS, block_roots);
 }
 
 __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 slot) {
@@ -170,9 +192,36 @@ __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 
 // Plain: one atomic update per run. Conflict detection (Algorithm 3): the
 // lanes of a warp with the same root find each other (__match_any_sync), sum
 // their features (segmented reductions) and the lowest lane alone updates.
+// Near the percolation threshold most runs of a row belong to one giant
+// component, whose root would still get an update per warp: so the block
+// also gathers, in shared memory, the updates of the row's most frequent
+// component (the most frequent among 32 runs sampled across the row), and
+// makes them one.
+struct BlockTotal {
+    u32 rank, area, x_min, x_max;
+    unsigned long long sum_x;
+};
+
 template <bool Cd>
 __device__ void vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts) {
+    __shared__ BlockTotal block;
     const u32 y = blockIdx.x, runs = t.count[y];
+    if (Cd && threadIdx.x < 32) {
+        const u32 lane = threadIdx.x;
+        const u32 sample = (u32)((u64)lane * runs / 32);
+        const u32 rank = runs ? rank_of_slot(t, roots, ccl_find_final(t.parent, y * t.capacity + sample)) : NO_RANK;
+        // The largest group of equal samples, the lowest lane on a tie.
+        const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+        const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
+        if (lane == 31 - (best & 31u)) {
+            block.rank = rank;
+            block.area = 0;
+            block.x_min = 0xffffffffu;
+            block.x_max = 0;
+            block.sum_x = 0;
+        }
+    }
+    if (Cd) __syncthreads();
     for (u32 round = 0; round < runs; round += blockDim.x) {
         const u32 j = round + threadIdx.x, slot = y * t.capacity + j;
         const bool valid = j < runs;
@@ -193,10 +242,24 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* count
             first = __reduce_min_sync(group, valid ? first : 0xffffffffu);
             last = __reduce_max_sync(group, last);
             leader = valid && (threadIdx.x & 31u) == (u32)__ffs(group) - 1;
+            if (leader && rank == block.rank) {
+                atomicAdd(&block.area, area);
+                atomicAdd(&block.sum_x, (unsigned long long)sum_x);
+                atomicMin(&block.x_min, first);
+                atomicMax(&block.x_max, last);
+                leader = false;
+            }
         }
         if (leader) {
             ccl_add_to_component(out, rank, area, sum_x, first, last, y);
             CCL_COUNT_UPDATE(counts, rank);
+        }
+    }
+    if (Cd) {
+        __syncthreads();
+        if (threadIdx.x == 0 && block.area) {
+            ccl_add_to_component(out, block.rank, block.area, block.sum_x, block.x_min, block.x_max, y);
+            CCL_COUNT_UPDATE(counts, block.rank);
         }
     }
 }
@@ -255,7 +318,7 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
     unite_runs<true>(t, nodes, counts);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(1024)
     flsl_count_roots(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row, u32* group_count) {
     count_root_runs(t, height, root_bits, words_per_row, group_count);
 }

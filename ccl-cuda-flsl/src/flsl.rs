@@ -22,6 +22,10 @@ const ROW_BLOCK: u32 = 256;
 const RUN_WARPS: u32 = 4;
 /// Warps per block of the per-word kernels.
 const WORD_WARPS: u32 = 8;
+/// Warps (root words) per block of the root-counting kernel, whose blocks
+/// add up their counts before one atomic; a divisor of the root groups.
+const COUNT_WARPS: u32 = 32;
+const _: () = assert!(ccl_cuda::features::ROOT_GROUP_WORDS.is_multiple_of(COUNT_WARPS as usize));
 
 const SOURCE: &str = include_str!("flsl.cu");
 
@@ -161,7 +165,11 @@ impl RunTable {
         })
     }
 
-    fn nodes(&mut self, stream: &Arc<CudaStream>, geometry: Geometry) -> Result<DevPtr<DeviceNode>> {
+    fn nodes(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        geometry: Geometry,
+    ) -> Result<DevPtr<DeviceNode>> {
         Ok(DevPtr::of_mut(
             self.nodes.reserve(stream, geometry.slots())?,
             stream,
@@ -178,7 +186,12 @@ struct Kernels {
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
     vote_cd: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
-    store_roots: Kernel<(RunTableArgs, DevPtr<DeviceNode>, RootIndexArgs, StatsOutArgs)>,
+    store_roots: Kernel<(
+        RunTableArgs,
+        DevPtr<DeviceNode>,
+        RootIndexArgs,
+        StatsOutArgs,
+    )>,
     label_runs: Kernel<(RunTableArgs, u32)>,
     label_pixels: Kernel<(ImageArgs, RunTableArgs, DevPtr<u32>)>,
 }
@@ -280,10 +293,11 @@ impl Flsl {
         // and the runs above they name are slots of the table.
         unsafe {
             match otf {
-                Some((nodes, counts)) => self
-                    .kernels
-                    .unions_otf
-                    .launch(stream, grid, (table, nodes, counts)),
+                Some((nodes, counts)) => {
+                    self.kernels
+                        .unions_otf
+                        .launch(stream, grid, (table, nodes, counts))
+                }
                 None => self.kernels.unions.launch(stream, grid, (table,)),
             }
         }?;
@@ -350,7 +364,7 @@ impl DeviceVariant for Flsl {
         unsafe {
             self.kernels.count_roots.launch(
                 stream,
-                warp_grid(words, WORD_WARPS)?,
+                warp_grid(words, COUNT_WARPS)?,
                 (
                     table,
                     geometry.height as u32,

@@ -71,8 +71,20 @@ impl HaVoting {
 
 /// The kernels; each field declares a kernel's arguments.
 struct Kernels {
-    naive_vote: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
-    vote_cd: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
+    naive_vote: Kernel<(
+        ImageArgs,
+        DevPtr<u32>,
+        RootIndexArgs,
+        StatsOutArgs,
+        DevPtr<u32>,
+    )>,
+    vote_cd: Kernel<(
+        ImageArgs,
+        DevPtr<u32>,
+        RootIndexArgs,
+        StatsOutArgs,
+        DevPtr<u32>,
+    )>,
     store_roots: Kernel<(ImageArgs, DevPtr<DeviceNode>, RootIndexArgs, StatsOutArgs)>,
 }
 
@@ -163,10 +175,7 @@ impl DeviceVariant for HaAnalysis {
         // Ranks and nodes are both below the number of pixels.
         let counts = self.counter.begin(stream, image.pixel_count())?;
         let args = image.args(stream);
-        let word_grid = warp_grid(
-            image.height() * image.width().div_ceil(32),
-            WORD_WARPS,
-        )?;
+        let word_grid = warp_grid(image.height() * image.width().div_ceil(32), WORD_WARPS)?;
         match self.voting {
             HaVoting::Naive => {
                 self.ha(run.connectivity).label(run, image, forest)?;
@@ -181,9 +190,11 @@ impl DeviceVariant for HaAnalysis {
                 // index covers the image; `counts` is null or holds a count
                 // per pixel, and ranks are below the number of pixels.
                 unsafe {
-                    self.kernels
-                        .naive_vote
-                        .launch(stream, grid, (args, labels, index, output, counts))
+                    self.kernels.naive_vote.launch(
+                        stream,
+                        grid,
+                        (args, labels, index, output, counts),
+                    )
                 }?;
             }
             HaVoting::ConflictDetection => {
@@ -194,9 +205,11 @@ impl DeviceVariant for HaAnalysis {
                 let forest = DevPtr::of(forest, stream);
                 // SAFETY: as for the naive vote, on HA's forest.
                 unsafe {
-                    self.kernels
-                        .vote_cd
-                        .launch(stream, word_grid, (args, forest, index, output, counts))
+                    self.kernels.vote_cd.launch(
+                        stream,
+                        word_grid,
+                        (args, forest, index, output, counts),
+                    )
                 }?;
             }
             HaVoting::OnTheFly => {

@@ -300,6 +300,18 @@ __device__ __forceinline__ CclNode ccl_node_of_run(u32 first, u32 last, u32 y) {
     return n;
 }
 
+// The neutral record: what a node holds once its features moved away.
+__device__ __forceinline__ CclNode ccl_node_empty() {
+    CclNode n;
+    n.area = 0;
+    n.x_min = 0xffffffffu;
+    n.x_max = 0;
+    n.y_max = 0;
+    n.sum_x = 0;
+    n.sum_y = 0;
+    return n;
+}
+
 __device__ __forceinline__ bool ccl_node_is_empty(CclNode n) {
     return n.area == 0 && n.sum_x == 0 && n.sum_y == 0 && n.x_min == 0xffffffffu && n.x_max == 0 &&
            n.y_max == 0;

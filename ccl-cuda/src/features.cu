@@ -69,30 +69,37 @@ extern "C" __global__ void __launch_bounds__(1024)
 
 // Step 3 (one block of CCL_ROOT_GROUP_WORDS threads per group): the rank
 // of each word's first root among all roots in raster order (word_offset),
-// and the initial features of every component that fits the output.
+// and the initial features of every component that fits the output. A warp
+// initialises the components of its 32 words one word at a time, so that
+// each store of the warp covers consecutive ranks (a thread looping over
+// its own word's roots would scatter every store).
 extern "C" __global__ void __launch_bounds__(CCL_ROOT_GROUP_WORDS)
     ccl_rank_roots(const u32* root_bits, const u32* group_offset, u32* word_offset, CclStatsOut out,
                    u32 words, u32 words_per_row) {
     __shared__ u32 warp_totals[32];
-    const u32 word = blockIdx.x * CCL_ROOT_GROUP_WORDS + threadIdx.x;
-    u32 roots = word < words ? root_bits[word] : 0;
+    const u32 word = blockIdx.x * CCL_ROOT_GROUP_WORDS + threadIdx.x, lane = threadIdx.x & 31u;
+    const u32 roots = word < words ? root_bits[word] : 0;
     const u32 count = __popc(roots);
     const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
-    if (word >= words) return;
-    u32 rank = group_offset[blockIdx.x] + inclusive - count;
-    word_offset[word] = rank;
-    const u32 y = word / words_per_row;
-    for (; roots && rank < out.capacity; roots &= roots - 1, ++rank) {
+    const u32 rank = group_offset[blockIdx.x] + inclusive - count;
+    if (word < words) word_offset[word] = rank;
+    const u32 first_word = word - lane;
+    for (u32 k = 0; k < 32; ++k) {
+        const u32 bits = __shfl_sync(CCL_FULL_MASK, roots, k);
+        const u32 first_rank = __shfl_sync(CCL_FULL_MASK, rank, k);
+        if (!((bits >> lane) & 1u)) continue;
+        const u32 r = first_rank + __popc(bits & ((1u << lane) - 1u));
+        if (r >= out.capacity) continue;
         CclStats s;
         s.area = 0;
         s.x_min = 0xffffffffu;
-        s.y_min = y;
+        s.y_min = (first_word + k) / words_per_row;
         s.x_max = 0;
         s.y_max = 0;
         s.padding = 0;
         s.sum_x = 0;
         s.sum_y = 0;
-        out.stats[rank] = s;
+        out.stats[r] = s;
     }
 }
 

@@ -138,7 +138,8 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
     })
 }
 
-fn parse<T: FromStr>(column: &str, text: &str) -> Result<T, String> {
+/// `text` read as a `T`, or what cannot be read in `column`.
+pub(crate) fn parse<T: FromStr>(column: &str, text: &str) -> Result<T, String> {
     text.parse()
         .map_err(|_| format!("{column}: cannot read `{text}`"))
 }

@@ -132,7 +132,8 @@ impl Measurement {
     }
 }
 
-/// Why a sweep stopped.
+/// Why a sweep stopped; also why saving, reading back or drawing a
+/// sweep's results, or [`crate::updates`]' counts, failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
     /// Making an image or a variant, or running the reference, failed.
@@ -194,7 +195,8 @@ pub enum SweepError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A saved sweep is not CSV as [`csv::to_csv`] writes it.
+    /// A saved sweep (or update count) is not CSV as [`csv::to_csv`] (or
+    /// [`crate::updates::to_csv`]) writes it.
     #[error("{}: {source}", path.display())]
     Csv {
         /// The file read.

@@ -35,7 +35,7 @@ static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans-subset.ttf");
 
 /// Tableau's ten colours: distinct for readers with common colour-vision
 /// deficiencies, in the order matplotlib uses them.
-const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -77,7 +77,7 @@ pub fn write(measurements: &[Measurement], dir: &Path) -> Result<Vec<PathBuf>, S
 }
 
 /// A plot that draws itself on any plotters backend.
-trait Figure {
+pub(crate) trait Figure {
     fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -86,23 +86,8 @@ trait Figure {
 
 /// Draws `figure` into `<stem>.svg` and `<stem>.png` in `dir`.
 fn save(figure: &impl Figure, dir: &Path, stem: &str) -> Result<[PathBuf; 2], SweepError> {
-    let failed = |path: &Path| {
-        let path = path.to_path_buf();
-        move |error: &dyn std::fmt::Display| SweepError::Plot {
-            path,
-            message: error.to_string(),
-        }
-    };
     let svg_path = dir.join(format!("{stem}.svg"));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        figure
-            .draw(&root)
-            .and_then(|()| root.present())
-            .map_err(|e| failed(&svg_path)(&e))?;
-    }
-    std::fs::write(&svg_path, svg).map_err(SweepError::io(&svg_path))?;
+    save_svg(figure, &svg_path)?;
 
     // Drawn into memory and encoded with the workspace's `image`, rather
     // than plotters' own encoder, which would build a second `image`.
@@ -114,15 +99,36 @@ fn save(figure: &impl Figure, dir: &Path, stem: &str) -> Result<[PathBuf; 2], Sw
         figure
             .draw(&root)
             .and_then(|()| root.present())
-            .map_err(|e| failed(&png_path)(&e))?;
+            .map_err(|e| plot_failed(&png_path, &e))?;
     }
     image::save_buffer(&png_path, &pixels, width, height, image::ColorType::Rgb8)
-        .map_err(|e| failed(&png_path)(&e))?;
+        .map_err(|e| plot_failed(&png_path, &e))?;
     Ok([svg_path, png_path])
 }
 
+/// Draws `figure` as SVG into the file `path`.
+pub(crate) fn save_svg(figure: &impl Figure, path: &Path) -> Result<(), SweepError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        figure
+            .draw(&root)
+            .and_then(|()| root.present())
+            .map_err(|e| plot_failed(path, &e))?;
+    }
+    std::fs::write(path, svg).map_err(SweepError::io(path))
+}
+
+/// The error of a drawing of `path` that failed with `error`.
+fn plot_failed(path: &Path, error: &dyn std::fmt::Display) -> SweepError {
+    SweepError::Plot {
+        path: path.to_path_buf(),
+        message: error.to_string(),
+    }
+}
+
 /// Makes the embedded font the one plotters lays out and draws text with.
-fn register_font() {
+pub(crate) fn register_font() {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         let registered = plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT);
@@ -131,7 +137,7 @@ fn register_font() {
 }
 
 /// The distinct values of `items`, sorted.
-fn distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+pub(crate) fn distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
     let mut items: Vec<T> = items.collect();
     items.sort();
     items.dedup();
@@ -158,14 +164,16 @@ fn heading(task: Task, connectivity: Connectivity, group: &[&Measurement]) -> St
 }
 
 /// The text style of every label, at `size` pixels.
-fn font(size: u32) -> TextStyle<'static> {
+pub(crate) fn font(size: u32) -> TextStyle<'static> {
     TextStyle::from((FONT_FAMILY, size).into_font()).color(&BLACK)
 }
 
 /// How an entry of a legend is marked.
-enum Mark {
+pub(crate) enum Mark {
     /// A line with a dot, for a series.
     Line(RGBColor),
+    /// A dashed line with a dot, for a series drawn dashed.
+    DashedLine(RGBColor),
     /// A dashed line, for a reference.
     Dashed(RGBColor),
     /// A filled square, for a bar segment.
@@ -174,7 +182,7 @@ enum Mark {
 
 /// Fills `root`, writes `title` at its top and splits the rest into
 /// `panels` side by side and a legend column, which gets `entries`.
-fn layout<DB: DrawingBackend>(
+pub(crate) fn layout<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     panels: usize,
@@ -189,6 +197,15 @@ fn layout<DB: DrawingBackend>(
         match *mark {
             Mark::Line(colour) => {
                 legend.draw(&PathElement::new([(4, y), (30, y)], colour.stroke_width(2)))?;
+                legend.draw(&Circle::new((17, y), 3, colour.filled()))?;
+            }
+            Mark::DashedLine(colour) => {
+                for x in [4, 13, 22] {
+                    legend.draw(&PathElement::new(
+                        [(x, y), (x + 6, y)],
+                        colour.stroke_width(2),
+                    ))?;
+                }
                 legend.draw(&Circle::new((17, y), 3, colour.filled()))?;
             }
             Mark::Dashed(colour) => {
@@ -209,9 +226,46 @@ fn layout<DB: DrawingBackend>(
 }
 
 /// An axis label: at most three decimals, no trailing zeros.
-fn tick(value: f64) -> String {
+pub(crate) fn tick(value: f64) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The most labels a log axis gets: more would overlap on a panel's height.
+const MAX_LOG_TICKS: usize = 12;
+
+/// Labels for a log axis over `range`: 1, 2 and 5 times the powers of ten
+/// inside it, or every digit where the range holds fewer than three of
+/// those, or the powers of ten alone where it spans so many decades that
+/// 1, 2 and 5 would be more than [`MAX_LOG_TICKS`].
+pub(crate) fn log_ticks((low, high): (f64, f64)) -> Vec<f64> {
+    let decades = low.log10().floor() as i32..=high.log10().ceil() as i32;
+    let within = |digits: &[f64]| -> Vec<f64> {
+        decades
+            .clone()
+            .flat_map(|exponent| {
+                digits
+                    .iter()
+                    .map(move |&digit| times_ten_to(digit, exponent))
+            })
+            .filter(|value| (low..=high).contains(value))
+            .collect()
+    };
+    let ticks = within(&[1.0, 2.0, 5.0]);
+    match ticks.len() {
+        n if n < 3 => within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
+        n if n > MAX_LOG_TICKS => within(&[1.0]),
+        _ => ticks,
+    }
+}
+
+/// `digit × 10^exponent`, rounded once (so that 0.6 is the float nearest 0.6).
+fn times_ten_to(digit: f64, exponent: i32) -> f64 {
+    if exponent < 0 {
+        digit / 10f64.powi(-exponent)
+    } else {
+        digit * 10f64.powi(exponent)
+    }
 }
 
 /// A time in ms for labels: three significant digits from 1 ms up, whole
@@ -236,6 +290,16 @@ mod tests {
         assert_eq!(tick(0.6000000000000001), "0.6");
         assert_eq!(tick(20.0), "20");
         assert_eq!(tick(0.125), "0.125");
+    }
+
+    #[test]
+    fn log_ticks_are_one_two_five_or_every_digit_or_the_decades() {
+        assert_eq!(
+            log_ticks((0.3, 95.0)),
+            [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+        );
+        assert_eq!(log_ticks((0.45, 0.95)), [0.5, 0.6, 0.7, 0.8, 0.9]);
+        assert_eq!(log_ticks((0.5, 2e5)), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5]);
     }
 
     #[test]

@@ -1,14 +1,30 @@
 //! The summary of a sweep: mean throughput over the densities per variant,
-//! connectivity, task and granularity (the seeds' own summary figure), and
-//! how much slower the percolation threshold is than the mean.
+//! connectivity, task and granularity (the seeds' own summary figure), how
+//! much slower the percolation threshold is than the mean, and, on its own,
+//! the throughput on the all-white image (d = 100), which the papers report
+//! apart from the mean.
 
 use std::fmt::Write;
 
 use ccl_core::{Connectivity, Task};
 
-use super::Measurement;
+use super::{Measurement, median};
 
-/// One line of the summary.
+/// The density of the all-white image: every cell set, whatever the
+/// granularity.
+pub const ALL_WHITE: u32 = 100;
+
+/// A sweep's summary: the means table, and the all-white table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// One row per variant, connectivity, task and granularity.
+    pub means: Vec<Row>,
+    /// One row per variant, connectivity and task measured at
+    /// [`ALL_WHITE`]; empty where the sweep did not reach that density.
+    pub all_white: Vec<AllWhiteRow>,
+}
+
+/// One line of the means table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Variant name.
@@ -35,8 +51,38 @@ pub fn percolation_density(connectivity: Connectivity) -> u32 {
     }
 }
 
+/// One line of the all-white table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllWhiteRow {
+    /// Variant name.
+    pub variant: String,
+    /// Connectivity.
+    pub connectivity: Connectivity,
+    /// Labeling or analysis.
+    pub task: Task,
+    /// The granularities measured at [`ALL_WHITE`], sorted.
+    pub granularities: Vec<u32>,
+    /// Throughput in Gpx/s of the median time over those granularities.
+    pub gpx_per_s: f64,
+}
+
+/// The summary of `measurements`: each table's rows ordered by variant,
+/// connectivity, task (and granularity in the means table).
+///
+/// Every granularity gives the same all-white image, so a variant's
+/// measurements at [`ALL_WHITE`] are repeats of one image: its all-white
+/// row takes the median over them of the time per pixel (the median time,
+/// as every image of a sweep has one size), which one disturbed
+/// measurement does not move.
+pub fn summarize(measurements: &[Measurement]) -> Summary {
+    Summary {
+        means: means(measurements),
+        all_white: all_white(measurements),
+    }
+}
+
 /// One row per variant, connectivity, task and granularity, in that order.
-pub fn summarize(measurements: &[Measurement]) -> Vec<Row> {
+fn means(measurements: &[Measurement]) -> Vec<Row> {
     fn key(m: &Measurement) -> (&str, Connectivity, Task, u32) {
         (&m.variant, m.connectivity, m.task, m.granularity)
     }
@@ -64,17 +110,53 @@ pub fn summarize(measurements: &[Measurement]) -> Vec<Row> {
         .collect()
 }
 
-/// The rows as an aligned text table with a header line.
-pub fn table(rows: &[Row]) -> String {
-    let header = [
-        "variant",
-        "conn",
-        "task",
-        "g",
-        "mean Gpx/s",
-        "peak/mean time",
-    ];
-    let cells: Vec<[String; 6]> = rows
+/// One row per variant, connectivity and task measured at [`ALL_WHITE`],
+/// in that order (see [`summarize`]).
+fn all_white(measurements: &[Measurement]) -> Vec<AllWhiteRow> {
+    let white: Vec<&Measurement> = measurements
+        .iter()
+        .filter(|m| m.density == ALL_WHITE)
+        .collect();
+    let mut keys: Vec<_> = white
+        .iter()
+        .map(|m| (m.variant.as_str(), m.connectivity, m.task))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(variant, connectivity, task)| {
+            let group: Vec<&&Measurement> = white
+                .iter()
+                .filter(|m| {
+                    m.variant == variant && m.connectivity == connectivity && m.task == task
+                })
+                .collect();
+            let mut granularities: Vec<u32> = group.iter().map(|m| m.granularity).collect();
+            granularities.sort();
+            granularities.dedup();
+            let ms_per_pixel = median(
+                group
+                    .iter()
+                    .map(|m| m.median_ms / (m.width as f64 * m.height as f64))
+                    .collect(),
+            );
+            AllWhiteRow {
+                variant: variant.to_string(),
+                connectivity,
+                task,
+                granularities,
+                // Gpx/s = pixels / (ms · 10⁻³) / 10⁹ = 10⁻⁶ / (ms per pixel).
+                gpx_per_s: 1e-6 / ms_per_pixel,
+            }
+        })
+        .collect()
+}
+
+/// The summary as aligned text tables, each with a header line: the means
+/// table, then the all-white table where the sweep reached d = 100.
+pub fn table(summary: &Summary) -> String {
+    let means: Vec<[String; 6]> = summary
+        .means
         .iter()
         .map(|r| {
             [
@@ -89,8 +171,61 @@ pub fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
+    let mut out = aligned(
+        [
+            "variant",
+            "conn",
+            "task",
+            "g",
+            "mean Gpx/s",
+            "peak/mean time",
+        ],
+        &means,
+        3,
+    );
+    if summary.means.iter().any(|r| r.peak_ratio.is_none()) {
+        out.push_str(
+            "peak/mean `-`: the densities swept lack the percolation threshold \
+             (60 % for 4-connectivity, 45 % for 8)\n",
+        );
+    }
+    if !summary.all_white.is_empty() {
+        let white: Vec<[String; 5]> = summary
+            .all_white
+            .iter()
+            .map(|r| {
+                [
+                    r.variant.clone(),
+                    r.connectivity.to_string(),
+                    r.task.to_string(),
+                    r.granularities
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    format!("{:.3}", r.gpx_per_s),
+                ]
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nall-white (d = {ALL_WHITE}): throughput of the median time over the granularities g"
+        );
+        out.push_str(&aligned(
+            ["variant", "conn", "task", "g", "Gpx/s"],
+            &white,
+            4,
+        ));
+    }
+    out
+}
+
+/// `cells` under `header` as text, one line each, columns as wide as
+/// their widest cell: the first `left` columns (names, labels, lists)
+/// left-aligned, the numbers after them right-aligned.
+fn aligned<const N: usize>(header: [&str; N], cells: &[[String; N]], left: usize) -> String {
     let mut widths = header.map(str::len);
-    for row in &cells {
+    for row in cells {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.len());
         }
@@ -99,24 +234,18 @@ pub fn table(rows: &[Row]) -> String {
     let mut line = |cells: &[String]| {
         let mut text = String::new();
         for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
-            // Names and labels left-aligned, numbers right-aligned.
-            let _ = match i {
-                0..=2 => write!(text, "{cell:<width$}  "),
-                _ => write!(text, "{cell:>width$}  "),
+            let _ = if i < left {
+                write!(text, "{cell:<width$}  ")
+            } else {
+                write!(text, "{cell:>width$}  ")
             };
         }
         out.push_str(text.trim_end());
         out.push('\n');
     };
     line(&header.map(String::from));
-    for row in &cells {
+    for row in cells {
         line(row);
-    }
-    if rows.iter().any(|r| r.peak_ratio.is_none()) {
-        out.push_str(
-            "peak/mean `-`: the densities swept lack the percolation threshold \
-             (60 % for 4-connectivity, 45 % for 8)\n",
-        );
     }
     out
 }
@@ -147,20 +276,88 @@ mod tests {
     #[test]
     fn mean_throughput_and_peak_ratio() {
         // 1 Mpx in 1 ms = 1 Gpx/s; in 4 ms = 0.25 Gpx/s.
-        let rows = summarize(&[
+        let summary = summarize(&[
             measurement(0, 1.0),
             measurement(60, 4.0),
             measurement(100, 1.0),
         ]);
+        let rows = &summary.means;
         assert_eq!(rows.len(), 1);
         assert!((rows[0].mean_gpx_per_s - 0.75).abs() < 1e-9);
         assert_eq!(rows[0].peak_ratio, Some(2.0));
-        assert!(table(&rows).lines().nth(1).unwrap().contains("2.00 (d=60)"));
+        assert!(
+            table(&summary)
+                .lines()
+                .nth(1)
+                .unwrap()
+                .contains("2.00 (d=60)")
+        );
     }
 
     #[test]
     fn no_peak_ratio_without_the_percolation_density() {
-        let rows = summarize(&[measurement(50, 1.0)]);
-        assert_eq!(rows[0].peak_ratio, None);
+        let summary = summarize(&[measurement(50, 1.0)]);
+        assert_eq!(summary.means[0].peak_ratio, None);
+    }
+
+    #[test]
+    fn all_white_takes_the_median_time_over_the_granularities() {
+        let at = |granularity, density, median_ms| Measurement {
+            granularity,
+            ..measurement(density, median_ms)
+        };
+        // At d = 100: 1, 2 and 10 ms; the median, 2 ms, is 0.5 Gpx/s.
+        let measurements = [
+            at(1, 100, 1.0),
+            at(16, 100, 10.0),
+            at(4, 100, 2.0),
+            at(4, 50, 8.0),
+            Measurement {
+                task: Task::Analyze,
+                ..at(4, 100, 4.0)
+            },
+        ];
+        let summary = summarize(&measurements);
+        assert_eq!(
+            summary.all_white,
+            [
+                AllWhiteRow {
+                    variant: "v".into(),
+                    connectivity: Connectivity::Four,
+                    task: Task::Label,
+                    granularities: vec![1, 4, 16],
+                    gpx_per_s: 0.5,
+                },
+                AllWhiteRow {
+                    variant: "v".into(),
+                    connectivity: Connectivity::Four,
+                    task: Task::Analyze,
+                    granularities: vec![4],
+                    gpx_per_s: 0.25,
+                },
+            ]
+        );
+        let text = table(&summary);
+        let white: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.starts_with("all-white (d = 100)"))
+            .collect();
+        assert_eq!(
+            white,
+            [
+                "all-white (d = 100): throughput of the median time over the granularities g",
+                "variant  conn  task     g       Gpx/s",
+                "v        4     label    1,4,16  0.500",
+                "v        4     analyze  4       0.250",
+            ],
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn no_all_white_table_without_density_100() {
+        let summary = summarize(&[measurement(0, 1.0), measurement(95, 2.0)]);
+        assert!(summary.all_white.is_empty());
+        assert!(!table(&summary).contains("all-white"));
     }
 }

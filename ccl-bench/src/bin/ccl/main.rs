@@ -1,5 +1,6 @@
 //! `ccl`: label, analyze, generate, verify and benchmark binary images with
-//! every registered connected-component algorithm, and plot the benchmarks.
+//! every registered connected-component algorithm, plot the benchmarks, and
+//! count the atomic feature updates of the FLSL analyses.
 
 mod analyze;
 mod args;
@@ -8,6 +9,7 @@ mod label;
 mod list;
 mod plot;
 mod sweep;
+mod updates;
 mod verify;
 
 use std::process::ExitCode;
@@ -42,6 +44,9 @@ enum Command {
     Sweep(sweep::Args),
     /// Print a saved sweep's summary and draw its plots.
     Plot(plot::Args),
+    /// Count the atomic feature updates and their conflicts per variant
+    /// against density (Fig. 5 of the FLSL paper).
+    Updates(updates::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Updates(args) => updates::run(args),
     };
     match outcome {
         Ok(code) => code,

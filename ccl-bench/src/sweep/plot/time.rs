@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{Figure, Mark, PALETTE, font, granularities, layout, tick};
+use super::{Figure, Mark, PALETTE, font, granularities, layout, log_ticks, tick};
 use crate::sweep::Measurement;
 use crate::sweep::summary::percolation_density;
 
@@ -141,51 +141,5 @@ impl Figure for TimeFigure {
             }
         }
         Ok(())
-    }
-}
-
-/// Labels for a log axis over `range`: 1, 2 and 5 times the powers of ten
-/// inside it, or every digit where the range holds fewer than three of those.
-fn log_ticks((low, high): (f64, f64)) -> Vec<f64> {
-    let decades = low.log10().floor() as i32..=high.log10().ceil() as i32;
-    let within = |digits: &[f64]| -> Vec<f64> {
-        decades
-            .clone()
-            .flat_map(|exponent| {
-                digits
-                    .iter()
-                    .map(move |&digit| times_ten_to(digit, exponent))
-            })
-            .filter(|value| (low..=high).contains(value))
-            .collect()
-    };
-    let ticks = within(&[1.0, 2.0, 5.0]);
-    if ticks.len() >= 3 {
-        ticks
-    } else {
-        within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
-    }
-}
-
-/// `digit × 10^exponent`, rounded once (so that 0.6 is the float nearest 0.6).
-fn times_ten_to(digit: f64, exponent: i32) -> f64 {
-    if exponent < 0 {
-        digit / 10f64.powi(-exponent)
-    } else {
-        digit * 10f64.powi(exponent)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_ticks_are_one_two_five_or_every_digit_in_a_narrow_range() {
-        assert_eq!(
-            log_ticks((0.3, 95.0)),
-            [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
-        );
-        assert_eq!(log_ticks((0.45, 0.95)), [0.5, 0.6, 0.7, 0.8, 0.9]);
     }
 }
