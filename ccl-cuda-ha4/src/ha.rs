@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use ccl_core::{Error, Result};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
-use ccl_cuda::features::{RootIndexArgs, RootLayout, StatsOutArgs};
 use ccl_cuda::features::DeviceNode;
+use ccl_cuda::features::{RootIndexArgs, RootLayout, StatsOutArgs};
 use ccl_cuda::{
     CudaVariant, DevPtr, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel, KernelArgs,
     KernelSource, Run, blocks, inventory, linear_grid, warp_grid,

@@ -11,7 +11,16 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
     }
     let modules = ccl_cuda::kernel_sources();
     let names: Vec<&str> = modules.iter().map(|m| m.name).collect();
-    for expected in ["ccl_features", "ha4", "npp", "playne", "ke", "block", "flsl", "ha_cca"] {
+    for expected in [
+        "ccl_features",
+        "ha4",
+        "npp",
+        "playne",
+        "ke",
+        "block",
+        "flsl",
+        "ha_cca",
+    ] {
         assert!(
             names.contains(&expected),
             "{expected} kernels not registered: {names:?}"
