@@ -37,8 +37,6 @@ struct FlslRuns {
     u32 row_words;   // words per row: width / 32 + 1 (the last one closes a run at the edge)
 };
 
-__device__ __forceinline__ u32 lanemask_lt() { return (1u << (threadIdx.x & 31u)) - 1u; }
-
 // Algorithm 1: the runs of one row (one warp per row, blockDim 32 x 4). For a
 // run from column s to e, the runs of the row above it touches are a range
 // of ranks [first, last] (empty when first > last): runs of the row above
@@ -52,7 +50,7 @@ template <bool Eight>
 __device__ void find_runs(CclImage image, FlslRuns t, CclNode* nodes) {
     const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
     if (y >= (u32)image.height) return;
-    const u32 lane = threadIdx.x, lt = lanemask_lt(), le = lt | (1u << lane);
+    const u32 lane = threadIdx.x, lt = ccl_lanemask_lt(), le = lt | (1u << lane);
     const int width = image.width;
     const u8* row = ccl_row(image, y);
     const u8* above = y ? ccl_row(image, y - 1) : nullptr;
@@ -156,31 +154,20 @@ __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
 }
 
 // Analysis, step 1 (one warp per word of the root layout, words_per_row
-// words of 32 slots per row; blockDim 32 x 32): flags the root runs and
-// counts them per group (the shared back end then ranks them). The warps of
-// a block add up their counts in shared memory first: one atomic per block
-// instead of one per word keeps a group's counter from serializing the
-// 1024 words that share it.
+// words of 32 slots per row): flags the root runs and counts them per group
+// (the shared back end then ranks them).
 __device__ void count_root_runs(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row,
                                 u32* group_count) {
-    __shared__ u32 block_roots;
-    if (threadIdx.x == 0 && threadIdx.y == 0) block_roots = 0;
-    __syncthreads();
-    const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (word < (u64)height * words_per_row) {
-        const u32 y = (u32)(word / words_per_row), j = (u32)(word % words_per_row) * 32 + threadIdx.x;
-        const u32 slot = y * t.capacity + j;
-        const bool root = j < t.count[y] && t.parent[slot] == slot + 1;
-        const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
-        if (threadIdx.x == 0) {
-            root_bits[word] = roots;
-            if (roots) atomicAdd(&block_roots, (u32)__popc(roots));
-        }
+    u32 y, first_slot;
+    if (!ccl_warp_word((u64)height * words_per_row, words_per_row, &y, &first_slot)) return;
+    const u32 j = first_slot + threadIdx.x, slot = y * t.capacity + j;
+    const bool root = j < t.count[y] && t.parent[slot] == slot + 1;
+    const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
+    const u32 word = y * words_per_row + first_slot / 32;
+    if (threadIdx.x == 0) {
+        root_bits[word] = roots;
+        if (roots) atomicAdd(group_count + word / CCL_ROOT_GROUP_WORDS, (u32)__popc(roots));
     }
-    __syncthreads();
-    // A block's words are in one group: CCL_ROOT_GROUP_WORDS is a multiple of blockDim.y.
-    if (threadIdx.x == 0 && threadIdx.y == 0 && block_roots)
-        atomicAdd(group_count + (u64)blockIdx.x * blockDim.y / CCL_ROOT_GROUP_WORDS, block_roots);
 }
 
 __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 slot) {
@@ -289,17 +276,17 @@ __device__ void label_runs(FlslRuns t, u32 width) {
 // the runs begun before its word plus those begun in it up to the pixel.
 __device__ void label_pixels(CclImage image, FlslRuns t, u32* labels) {
     const u32 words_per_row = (image.width + 31) / 32;
-    const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (word >= (u64)image.height * words_per_row) return;
-    const u32 y = (u32)(word / words_per_row), w = (u32)(word % words_per_row);
-    const u32 x = w * 32 + threadIdx.x;
+    u32 y, base;
+    if (!ccl_warp_word((u64)image.height * words_per_row, words_per_row, &y, &base)) return;
+    const u32 x = base + threadIdx.x;
     const u8* row = ccl_row(image, y);
     const bool here = x < (u32)image.width && row[x];
     const u32 mask = __ballot_sync(CCL_FULL_MASK, here);
-    const bool left_of_word = w > 0 && row[w * 32 - 1];
+    const bool left_of_word = base > 0 && row[base - 1];
     const u32 starts = mask & ~((mask << 1) | (u32)left_of_word);
     if (x >= (u32)image.width) return;
-    const u32 rank = t.word_runs[y * t.row_words + w] + __popc(starts & (lanemask_lt() | (1u << threadIdx.x)));
+    const u32 rank = t.word_runs[y * t.row_words + base / 32] +
+                     __popc(starts & (ccl_lanemask_lt() | (1u << threadIdx.x)));
     labels[y * (u32)image.width + x] = here ? t.extra[y * t.capacity + rank - 1] : 0;
 }
 
@@ -318,7 +305,7 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
     unite_runs<true>(t, nodes, counts);
 }
 
-extern "C" __global__ void __launch_bounds__(1024)
+extern "C" __global__ void __launch_bounds__(256)
     flsl_count_roots(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row, u32* group_count) {
     count_root_runs(t, height, root_bits, words_per_row, group_count);
 }

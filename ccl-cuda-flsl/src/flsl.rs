@@ -22,10 +22,6 @@ const ROW_BLOCK: u32 = 256;
 const RUN_WARPS: u32 = 4;
 /// Warps per block of the per-word kernels.
 const WORD_WARPS: u32 = 8;
-/// Warps (root words) per block of the root-counting kernel, whose blocks
-/// add up their counts before one atomic; a divisor of the root groups.
-const COUNT_WARPS: u32 = 32;
-const _: () = assert!(ccl_cuda::features::ROOT_GROUP_WORDS.is_multiple_of(COUNT_WARPS as usize));
 
 const SOURCE: &str = include_str!("flsl.cu");
 
@@ -364,7 +360,7 @@ impl DeviceVariant for Flsl {
         unsafe {
             self.kernels.count_roots.launch(
                 stream,
-                warp_grid(words, COUNT_WARPS)?,
+                warp_grid(words, WORD_WARPS)?,
                 (
                     table,
                     geometry.height as u32,
@@ -407,25 +403,14 @@ impl CountsUpdates for Flsl {
     }
 }
 
-macro_rules! register {
-    ($voting:expr, $summary:literal, $priority:literal) => {
-        ccl_cuda::register_variant! {
-            name: $voting.name(),
-            connectivities: $voting.info().connectivities,
-            analyzes: true,
-            summary: $summary,
-            priority: $priority,
-            new: |gpu, _| Flsl::new(gpu, $voting),
-        }
-    };
-}
-
 register!(
+    Flsl,
     Voting::PerRun,
     "FLSL: runs found with warp ballots, unions per run, one atomic update per run (Lemaitre et al., ICASSP 2021)",
     35
 );
 register!(
+    Flsl,
     Voting::OnTheFly,
     "FLSL with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
     35
@@ -435,6 +420,7 @@ register!(
 // than `ha4-32` / `ha8-32` in both connectivities and labels as fast in
 // 8-connectivity; only its 4-connectivity labels are up to 12 % slower.
 register!(
+    Flsl,
     Voting::ConflictDetection,
     "FLSL with conflict detection, one atomic per root and warp, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
     65

@@ -4,16 +4,6 @@
 // (whose moves happen in ha4.cu's kernels). After Lemaitre, Hennequin &
 // Lacassagne (ICASSP 2021); algorithm numbers are that paper's.
 
-// The word of 32 pixels of a warp (blockDim 32 x WARPS): row y, columns
-// from base; false past the last word (the whole warp returns together).
-__device__ __forceinline__ bool warp_word(u32 words, u32 words_per_row, u32* y, u32* base) {
-    const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (word >= words) return false;
-    *y = (u32)(word / words_per_row);
-    *base = (u32)(word % words_per_row) * 32u;
-    return true;
-}
-
 // The reference point of the paper: one atomic update per foreground pixel
 // (from flat labels, one thread per pixel on ccl_cuda::tile_grid).
 extern "C" __global__ void __launch_bounds__(256)
@@ -38,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(256)
     ha_vote_cd(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32* counts) {
     const u32 width = (u32)image.width, words_per_row = (width + 31) / 32;
     u32 y, base;
-    if (!warp_word(words_per_row * (u32)image.height, words_per_row, &y, &base)) return;
+    if (!ccl_warp_word((u64)words_per_row * image.height, words_per_row, &y, &base)) return;
     const u32 lane = threadIdx.x, x = base + lane;
     const u8* row = ccl_row(image, y);
     const u32 word = __ballot_sync(CCL_FULL_MASK, x < width && row[x]);
@@ -67,10 +57,10 @@ extern "C" __global__ void __launch_bounds__(256)
     ha_store_roots(CclImage image, const CclNode* nodes, CclRootIndex roots, CclStatsOut out) {
     const u32 width = (u32)image.width;
     u32 y, base;
-    if (!warp_word(roots.words_per_row * (u32)image.height, roots.words_per_row, &y, &base)) return;
+    if (!ccl_warp_word((u64)roots.words_per_row * image.height, roots.words_per_row, &y, &base)) return;
     const u32 lane = threadIdx.x, word = y * roots.words_per_row + base / 32;
     const u32 bits = roots.bits[word];
     if (!((bits >> lane) & 1u)) return;
-    const u32 rank = roots.offsets[word] + __popc(bits & ((1u << lane) - 1u));
+    const u32 rank = roots.offsets[word] + __popc(bits & ccl_lanemask_lt());
     ccl_store_component(out, rank, nodes[y * width + base + lane], y);
 }

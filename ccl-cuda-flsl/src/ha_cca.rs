@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
-use ccl_cuda::features::{DeviceNode, RootIndexArgs, RootLayout, StatsOutArgs};
+use ccl_cuda::features::{DeviceNode, RootIndexArgs, StatsOutArgs};
 use ccl_cuda::{
     DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel,
     KernelSource, Run, VariantInfo, inventory, tile_grid, warp_grid,
@@ -179,10 +179,7 @@ impl DeviceVariant for HaAnalysis {
         match self.voting {
             HaVoting::Naive => {
                 self.ha(run.connectivity).label(run, image, forest)?;
-                features.begin(stream, RootLayout::of(image))?;
-                features.count_roots(stream, image, DevPtr::of(forest, stream))?;
-                features.rank(stream)?;
-                run.clock.mark("roots")?;
+                features.rank_forest(stream, image, forest, run.clock)?;
                 let (index, output) = (features.roots(stream)?, features.output(stream)?);
                 let grid = tile_grid(image.width(), image.height(), (32, 8))?;
                 let labels = DevPtr::of(forest, stream);
@@ -215,6 +212,7 @@ impl DeviceVariant for HaAnalysis {
             HaVoting::OnTheFly => {
                 let nodes = self.nodes.reserve(stream, image.pixel_count())?;
                 let mut nodes = nodes.slice_mut(..image.pixel_count());
+                // The fields, not `ha`: `nodes` borrows `self.nodes`.
                 let ha = match run.connectivity {
                     Connectivity::Four => &self.ha4,
                     Connectivity::Eight => &self.ha8,
@@ -241,28 +239,21 @@ impl CountsUpdates for HaAnalysis {
     }
 }
 
-macro_rules! register {
-    ($voting:expr, $summary:literal) => {
-        ccl_cuda::register_variant! {
-            name: $voting.name(),
-            connectivities: $voting.info().connectivities,
-            analyzes: true,
-            summary: $summary,
-            priority: 10,
-            new: |gpu, _| HaAnalysis::new(gpu, $voting),
-        }
-    };
-}
-
 register!(
+    HaAnalysis,
     HaVoting::Naive,
-    "HA's labels, then one atomic update per pixel: the reference CCA of Lemaitre et al., ICASSP 2021"
+    "HA's labels, then one atomic update per pixel: the reference CCA of Lemaitre et al., ICASSP 2021",
+    10
 );
 register!(
+    HaAnalysis,
     HaVoting::OnTheFly,
-    "HA with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)"
+    "HA with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
+    10
 );
 register!(
+    HaAnalysis,
     HaVoting::ConflictDetection,
-    "HA's forest, then one atomic per root and word, CD (Lemaitre et al., ICASSP 2021, Alg. 3)"
+    "HA's forest, then one atomic per root and word, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
+    10
 );

@@ -45,6 +45,21 @@
 //! the atomic feature updates and their conflicts (the paper's Fig. 5,
 //! `ccl updates`).
 
+/// Registers a variant of this crate: `$device::new(gpu, $voting)` for
+/// both connectivities, labels and features.
+macro_rules! register {
+    ($device:ident, $voting:expr, $summary:literal, $priority:literal) => {
+        ccl_cuda::register_variant! {
+            name: $voting.name(),
+            connectivities: $voting.info().connectivities,
+            analyzes: true,
+            summary: $summary,
+            priority: $priority,
+            new: |gpu, _| $device::new(gpu, $voting),
+        }
+    };
+}
+
 mod counting;
 mod flsl;
 mod ha_cca;

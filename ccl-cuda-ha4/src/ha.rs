@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ccl_core::{Error, Result};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
-use ccl_cuda::features::DeviceNode;
+use ccl_cuda::features::{DeviceNode, check_forest};
 use ccl_cuda::features::{RootIndexArgs, RootLayout, StatsOutArgs};
 use ccl_cuda::{
     CudaVariant, DevPtr, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel, KernelArgs,
@@ -151,7 +151,7 @@ impl Ha {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        check_forest(forest, image)?;
+        check_forest(forest.len(), image)?;
         let args = (image.args(run.stream), DevPtr::of_mut(forest, run.stream));
         self.launch_forest(run, image, &self.kernels.forest, args)
     }
@@ -171,14 +171,8 @@ impl Ha {
         nodes: &mut CudaViewMut<'_, DeviceNode>,
         counts: DevPtr<u32>,
     ) -> Result<()> {
-        check_forest(forest, image)?;
-        if nodes.len() < image.pixel_count() {
-            return Err(Error::InvalidDimensions(format!(
-                "the node buffer holds {} records, the image has {} pixels",
-                nodes.len(),
-                image.pixel_count()
-            )));
-        }
+        check_forest(forest.len(), image)?;
+        check_forest(nodes.len(), image)?;
         let kernels = self.kernels.forest_otf.as_ref().ok_or_else(|| {
             Error::Unavailable(format!(
                 "{} has no on-the-fly kernels (32-pixel words only)",
@@ -241,7 +235,7 @@ impl Ha {
         forest: &CudaViewMut<'_, u32>,
         features: &mut Features,
     ) -> Result<()> {
-        check_forest(forest, image)?;
+        check_forest(forest.len(), image)?;
         let stream = run.stream;
         // A word of 64 pixels is two root words: the rows keep whole words.
         let layout = RootLayout {
@@ -266,17 +260,6 @@ impl Ha {
         features.rank(stream)?;
         run.clock.mark("roots")
     }
-}
-
-fn check_forest(forest: &CudaViewMut<'_, u32>, image: &DeviceImage<'_>) -> Result<()> {
-    if forest.len() < image.pixel_count() {
-        return Err(Error::InvalidDimensions(format!(
-            "the forest holds {} labels, the image has {} pixels",
-            forest.len(),
-            image.pixel_count()
-        )));
-    }
-    Ok(())
 }
 
 impl DeviceVariant for Ha {

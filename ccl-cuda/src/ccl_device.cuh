@@ -124,6 +124,21 @@ __device__ __forceinline__ int ccl_run_end(u64 mask, int p) {
 }
 
 // ------------------------------------------------------------- warp masks
+
+// Lanes below this one: bit l set for every lane l < this lane.
+__device__ __forceinline__ u32 ccl_lanemask_lt() { return (1u << (threadIdx.x & 31u)) - 1u; }
+
+// The word of 32 pixels a warp of a per-word kernel takes (blockDim 32 x
+// warps; word w is row w / words_per_row, columns 32 (w % words_per_row)
+// and on); false past the last word, so that the whole warp returns
+// together and the warp intrinsics after it see every lane.
+__device__ __forceinline__ bool ccl_warp_word(u64 words, u32 words_per_row, u32* y, u32* base) {
+    const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    if (word >= words) return false;
+    *y = (u32)(word / words_per_row);
+    *base = (u32)(word % words_per_row) * 32u;
+    return true;
+}
 //
 // For kernels that give a warp one word of BITS = 32 or 64 pixels of a row:
 // lane l holds the pixels at l + 32 k, and bit p of a word mask is pixel

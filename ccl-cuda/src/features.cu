@@ -15,16 +15,6 @@
 
 #define NO_RANK 0xffffffffu
 
-// The word of this warp, or false past the last word (the whole warp
-// returns together, so the warp intrinsics after it see every lane).
-__device__ __forceinline__ bool warp_word(u32 words, u32 words_per_row, u32* y, u32* base) {
-    const u64 word = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    if (word >= words) return false;
-    *y = (u32)(word / words_per_row);
-    *base = (u32)(word % words_per_row) * 32u;
-    return true;
-}
-
 // Step 1: flags each root (a foreground pixel that is its own parent) in
 // root_bits and counts them per group of CCL_ROOT_GROUP_WORDS words
 // (group_count, zeroed before).
@@ -32,7 +22,7 @@ extern "C" __global__ void __launch_bounds__(256)
     ccl_count_roots(CclImage image, const u32* L, u32* root_bits, u32 words_per_row, u32 words,
                     u32* group_count) {
     u32 y, base;
-    if (!warp_word(words, words_per_row, &y, &base)) return;
+    if (!ccl_warp_word(words, words_per_row, &y, &base)) return;
     const u32 x = base + threadIdx.x;
     bool root = false;
     if (x < (u32)image.width && ccl_row(image, y)[x]) {
@@ -173,7 +163,7 @@ extern "C" __global__ void __launch_bounds__(256)
 extern "C" __global__ void __launch_bounds__(256)
     ccl_flatten(CclImage image, const u32* forest, u32* labels, u32 words_per_row, u32 words) {
     u32 y, base;
-    if (!warp_word(words, words_per_row, &y, &base)) return;
+    if (!ccl_warp_word(words, words_per_row, &y, &base)) return;
     const u32 x = base + threadIdx.x, width = (u32)image.width;
     if (x >= width) return;
     const u32 i = y * width + x;

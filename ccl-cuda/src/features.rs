@@ -385,6 +385,23 @@ impl Features {
         }
     }
 
+    /// Flags and ranks the roots of a forest with the shared kernels
+    /// (stage `roots`): afterwards [`roots`](Self::roots) and
+    /// [`output`](Self::output) are ready for a feature kernel.
+    pub fn rank_forest(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        check_forest(forest.len(), image)?;
+        self.begin(stream, RootLayout::of(image))?;
+        self.count_roots(stream, image, DevPtr::of(forest, stream))?;
+        self.rank(stream)?;
+        clock.mark("roots")
+    }
+
     /// The whole analysis of a forest with the shared kernels, marking the
     /// stages `roots` and `features`.
     pub fn analyze_forest(
@@ -394,13 +411,8 @@ impl Features {
         forest: &CudaViewMut<'_, u32>,
         clock: &mut StageClock,
     ) -> Result<()> {
-        check_forest(forest.len(), image)?;
-        let forest = DevPtr::of(forest, stream);
-        self.begin(stream, RootLayout::of(image))?;
-        self.count_roots(stream, image, forest)?;
-        self.rank(stream)?;
-        clock.mark("roots")?;
-        self.accumulate(stream, image, forest)?;
+        self.rank_forest(stream, image, forest, clock)?;
+        self.accumulate(stream, image, DevPtr::of(forest, stream))?;
         clock.mark("features")
     }
 
@@ -482,10 +494,12 @@ impl Flatten {
     }
 }
 
-fn check_forest(len: usize, image: &DeviceImage<'_>) -> Result<()> {
+/// `Ok` when a forest (or label buffer) of `len` entries covers `image`'s
+/// pixels, else [`Error::InvalidDimensions`].
+pub fn check_forest(len: usize, image: &DeviceImage<'_>) -> Result<()> {
     if len < image.pixel_count() {
         return Err(Error::InvalidDimensions(format!(
-            "the label buffer holds {len} labels, the image has {} pixels",
+            "the buffer holds {len} entries, the image has {} pixels (one entry per pixel)",
             image.pixel_count()
         )));
     }

@@ -324,13 +324,7 @@ fn label_on<V: DeviceVariant>(
     connectivity: Connectivity,
     clock: &mut StageClock,
 ) -> Result<()> {
-    if labels.len() < image.pixel_count() {
-        return Err(Error::InvalidDimensions(format!(
-            "the label buffer holds {} labels, the image has {} pixels",
-            labels.len(),
-            image.pixel_count()
-        )));
-    }
+    crate::features::check_forest(labels.len(), image)?;
     if image.is_empty() {
         return Ok(());
     }

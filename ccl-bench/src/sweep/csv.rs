@@ -63,11 +63,33 @@ pub struct CsvError {
 /// The first line that is not the header or not a row of [`HEADER`]'s
 /// columns, or a time that is negative or not a number.
 pub fn from_csv(text: &str) -> Result<Vec<Measurement>, CsvError> {
+    parse_lines(text, HEADER, "a sweep's CSV", parse_row)
+}
+
+/// Writes `sweep.csv` into `dir` (created if missing) and returns its path.
+pub fn write(measurements: &[Measurement], dir: &Path) -> Result<PathBuf, SweepError> {
+    write_file(dir, "sweep.csv", &to_csv(measurements))
+}
+
+/// Reads a sweep's CSV, as [`write()`] saved it.
+pub fn read(path: &Path) -> Result<Vec<Measurement>, SweepError> {
+    read_file(path, from_csv)
+}
+
+/// The rows of CSV `text` whose first line is `header` (else an error
+/// saying the text is not `what`), one per non-empty line through
+/// `parse_row`; errors carry their line number.
+pub(crate) fn parse_lines<T>(
+    text: &str,
+    header: &str,
+    what: &str,
+    parse_row: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, CsvError> {
     let mut lines = text.lines().zip(1..);
-    if lines.next().map(|(header, _)| header.trim_end()) != Some(HEADER) {
+    if lines.next().map(|(first, _)| first.trim_end()) != Some(header) {
         return Err(CsvError {
             line: 1,
-            message: format!("not a sweep's CSV: the first line must be `{HEADER}`"),
+            message: format!("not {what}: the first line must be `{header}`"),
         });
     }
     lines
@@ -76,16 +98,20 @@ pub fn from_csv(text: &str) -> Result<Vec<Measurement>, CsvError> {
         .collect()
 }
 
-/// Writes `sweep.csv` into `dir` (created if missing) and returns its path.
-pub fn write(measurements: &[Measurement], dir: &Path) -> Result<PathBuf, SweepError> {
+/// Writes `text` as `dir/name` (the folder created if missing) and returns
+/// the file's path.
+pub(crate) fn write_file(dir: &Path, name: &str, text: &str) -> Result<PathBuf, SweepError> {
     std::fs::create_dir_all(dir).map_err(SweepError::io(dir))?;
-    let path = dir.join("sweep.csv");
-    std::fs::write(&path, to_csv(measurements)).map_err(SweepError::io(&path))?;
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(SweepError::io(&path))?;
     Ok(path)
 }
 
-/// Reads a sweep's CSV, as [`write()`] saved it.
-pub fn read(path: &Path) -> Result<Vec<Measurement>, SweepError> {
+/// Reads the file at `path` and parses it with `from_csv`.
+pub(crate) fn read_file<T>(
+    path: &Path,
+    from_csv: impl Fn(&str) -> Result<Vec<T>, CsvError>,
+) -> Result<Vec<T>, SweepError> {
     let text = std::fs::read_to_string(path).map_err(SweepError::io(path))?;
     from_csv(&text).map_err(|source| SweepError::Csv {
         path: path.to_path_buf(),
@@ -94,8 +120,7 @@ pub fn read(path: &Path) -> Result<Vec<Measurement>, SweepError> {
 }
 
 fn parse_row(row: &str) -> Result<Measurement, String> {
-    let fields: Vec<&str> = row.split(',').collect();
-    let &[
+    let [
         variant,
         backend,
         connectivity,
@@ -110,17 +135,7 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
         _gpx_per_s,
         transfer_ms,
         stages,
-    ] = fields.as_slice()
-    else {
-        return Err(format!(
-            "{} fields where the header has {}",
-            fields.len(),
-            HEADER.split(',').count()
-        ));
-    };
-    if variant.is_empty() {
-        return Err("no variant name".into());
-    }
+    ] = fields(row, HEADER)?;
     Ok(Measurement {
         variant: variant.to_string(),
         backend: parse("backend", backend)?,
@@ -139,6 +154,27 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
 }
 
 /// `text` read as a `T`, or what cannot be read in `column`.
+/// The `N` comma-separated fields of a data row of a CSV with `header`; an
+/// error where the count differs or the first field (the variant's name) is
+/// empty.
+pub(crate) fn fields<'a, const N: usize>(
+    row: &'a str,
+    header: &str,
+) -> Result<[&'a str; N], String> {
+    let fields: Vec<&str> = row.split(',').collect();
+    let count = fields.len();
+    let fields: [&str; N] = fields.try_into().map_err(|_| {
+        format!(
+            "{count} fields where the header has {}",
+            header.split(',').count()
+        )
+    })?;
+    if fields.first().is_some_and(|variant| variant.is_empty()) {
+        return Err("no variant name".into());
+    }
+    Ok(fields)
+}
+
 pub(crate) fn parse<T: FromStr>(column: &str, text: &str) -> Result<T, String> {
     text.parse()
         .map_err(|_| format!("{column}: cannot read `{text}`"))

@@ -15,7 +15,7 @@ use ccl_core::Connectivity;
 use ccl_cuda_flsl::UpdateCounts;
 
 use crate::sweep::SweepError;
-use crate::sweep::csv::{CsvError, parse};
+use crate::sweep::csv::{CsvError, fields, parse, parse_lines, read_file, write_file};
 
 /// The CSV header.
 pub const HEADER: &str = "variant,connectivity,width,height,granularity,density,updates,sum_of_squares,conflicts,updates_per_pixel";
@@ -88,17 +88,7 @@ pub fn to_csv(rows: &[Row]) -> String {
 /// The first line that is not the header or not a row of [`HEADER`]'s
 /// columns.
 pub fn from_csv(text: &str) -> Result<Vec<Row>, CsvError> {
-    let mut lines = text.lines().zip(1..);
-    if lines.next().map(|(header, _)| header.trim_end()) != Some(HEADER) {
-        return Err(CsvError {
-            line: 1,
-            message: format!("not an update count's CSV: the first line must be `{HEADER}`"),
-        });
-    }
-    lines
-        .filter(|(row, _)| !row.trim().is_empty())
-        .map(|(row, line)| parse_row(row.trim_end()).map_err(|message| CsvError { line, message }))
-        .collect()
+    parse_lines(text, HEADER, "an update count's CSV", parse_row)
 }
 
 /// Writes `updates.csv` into `dir` (created if missing) and returns its path.
@@ -106,10 +96,7 @@ pub fn from_csv(text: &str) -> Result<Vec<Row>, CsvError> {
 /// # Errors
 /// The folder or the file cannot be written.
 pub fn write(rows: &[Row], dir: &Path) -> Result<PathBuf, SweepError> {
-    std::fs::create_dir_all(dir).map_err(SweepError::io(dir))?;
-    let path = dir.join("updates.csv");
-    std::fs::write(&path, to_csv(rows)).map_err(SweepError::io(&path))?;
-    Ok(path)
+    write_file(dir, "updates.csv", &to_csv(rows))
 }
 
 /// Reads update counts, as [`write()`] saved them.
@@ -117,16 +104,11 @@ pub fn write(rows: &[Row], dir: &Path) -> Result<PathBuf, SweepError> {
 /// # Errors
 /// The file cannot be read, or is not CSV as [`to_csv`] writes it.
 pub fn read(path: &Path) -> Result<Vec<Row>, SweepError> {
-    let text = std::fs::read_to_string(path).map_err(SweepError::io(path))?;
-    from_csv(&text).map_err(|source| SweepError::Csv {
-        path: path.to_path_buf(),
-        source,
-    })
+    read_file(path, from_csv)
 }
 
 fn parse_row(row: &str) -> Result<Row, String> {
-    let fields: Vec<&str> = row.split(',').collect();
-    let &[
+    let [
         variant,
         connectivity,
         width,
@@ -137,17 +119,7 @@ fn parse_row(row: &str) -> Result<Row, String> {
         sum_of_squares,
         _conflicts,
         _updates_per_pixel,
-    ] = fields.as_slice()
-    else {
-        return Err(format!(
-            "{} fields where the header has {}",
-            fields.len(),
-            HEADER.split(',').count()
-        ));
-    };
-    if variant.is_empty() {
-        return Err("no variant name".into());
-    }
+    ] = fields(row, HEADER)?;
     Ok(Row {
         variant: variant.to_string(),
         connectivity: parse("connectivity", connectivity)?,
