@@ -249,6 +249,8 @@ impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
 
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
         let image = self.image.as_ref().ok_or_else(not_loaded)?.view();
+        // The last run's results are freed before the clock starts.
+        (self.labels, self.stats) = (None, None);
         let start = Instant::now();
         match task {
             Task::Label => self.labels = Some(self.algorithm.label(&image, connectivity)?),

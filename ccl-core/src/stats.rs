@@ -28,6 +28,7 @@ pub struct ComponentStats {
 
 impl ComponentStats {
     /// The statistics of a single pixel at `(x, y)`.
+    #[inline]
     pub fn pixel(x: u32, y: u32) -> Self {
         Self {
             area: 1,
@@ -41,6 +42,7 @@ impl ComponentStats {
     }
 
     /// Adds the horizontal run of pixels `x_start..=x_end` of row `y`.
+    #[inline]
     pub fn add_run(&mut self, x_start: u32, x_end: u32, y: u32) {
         let n = (x_end - x_start + 1) as u64;
         if self.area == 0 {
@@ -62,6 +64,7 @@ impl ComponentStats {
     }
 
     /// Merges the statistics of another part of the same component.
+    #[inline]
     pub fn merge(&mut self, other: &ComponentStats) {
         if other.area == 0 {
             return;

@@ -1,5 +1,7 @@
 //! CPU algorithms of `ccl`. [`UnionFind`] (`cpu-uf`) is the reference every
-//! other variant is checked against.
+//! other variant is checked against; [`RunLabeler`] (`cpu-rle`, and
+//! `cpu-rle-1t` on one thread) is the fast one, run-based and multi-core,
+//! and the default where no GPU runs.
 //!
 //! ```
 //! use ccl_core::{Analyzer, BinaryImage, Connectivity, Labeler};
@@ -16,6 +18,8 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 
+mod rle;
 mod union_find;
 
+pub use rle::RunLabeler;
 pub use union_find::UnionFind;

@@ -252,7 +252,10 @@ pub fn run(
         .collect();
     let mut measurements = Vec::new();
     // The reference is slow at benchmark sizes: the next image and its
-    // reference are prepared on other cores while this one is timed.
+    // reference are prepared, and answers checked, on other cores while this
+    // image is timed; but not while a CPU variant is timed, which needs
+    // every core for itself.
+    let in_background = variants.iter().all(|v| v.backend != Backend::Cpu);
     std::thread::scope(|scope| -> Result<(), SweepError> {
         let prepare_in_background = |&(granularity, density): &(u32, u32)| {
             scope.spawn(move || prepare(config, granularity, density))
@@ -262,10 +265,12 @@ pub fn run(
             let source = config.source(granularity, density);
             let (image, expected) = next
                 .take()
-                .expect("prepared ahead")
+                .unwrap_or_else(|| prepare_in_background(&images[i]))
                 .join()
                 .map_err(|_| SweepError::Setup(reference_panicked()))??;
-            next = images.get(i + 1).map(prepare_in_background);
+            if in_background {
+                next = images.get(i + 1).map(prepare_in_background);
+            }
             on_image(&source);
             // Answers are checked on other cores while the next runs are timed;
             // every check ends before the image's times are kept.
@@ -294,8 +299,14 @@ pub fn run(
                                 task,
                                 mismatch: Box::new(mismatch),
                             };
-                            pending
-                                .push(checks.spawn(move || answer.check(expected).map_err(wrong)));
+                            let check = checks.spawn(move || answer.check(expected).map_err(wrong));
+                            if in_background {
+                                pending.push(check);
+                            } else {
+                                check
+                                    .join()
+                                    .map_err(|_| SweepError::Setup(reference_panicked()))??;
+                            }
                             measurements.push(Measurement {
                                 variant: algorithm.name.to_string(),
                                 backend: algorithm.backend,

@@ -1,0 +1,254 @@
+//! Stage 3: one band of rows, labeled on its own. Each row's runs are
+//! joined with the runs of the row above that they touch, through a
+//! union-find forest of provisional labels; with analysis, the features of
+//! each class are kept at its root, run by run (Light Speed Labeling's
+//! per-run features: area, Σx in closed form, Σy, bounding box).
+
+use std::ops::Range;
+
+use ccl_core::{BinaryImage, ComponentStats, Connectivity};
+
+use super::bits::row_to_bits;
+use super::runs::{Run, RunIndex, extract_runs};
+
+/// A band's result, and the buffers that the next image labeled by the
+/// same labeler reuses (so that a labeler kept between calls allocates
+/// nothing new for its bands).
+#[derive(Debug, Default)]
+pub(super) struct Band {
+    /// The band's rows.
+    pub rows: Range<usize>,
+    /// The local root of each provisional label (flattened forest). Roots
+    /// are the first label of their class in raster order, since a label is
+    /// made for a run only where nothing above touches it.
+    pub parent: Vec<u32>,
+    /// With analysis: the features of each class at its root (stale
+    /// elsewhere). Empty for labeling.
+    pub stats: Vec<ComponentStats>,
+    /// For labeling: the provisional label of every run of the band, row
+    /// after row, left to right. Empty for analysis.
+    pub run_labels: Vec<u32>,
+    /// For labeling: row `i` of the band has runs
+    /// `run_labels[row_starts[i]..row_starts[i + 1]]`.
+    pub row_starts: Vec<usize>,
+    /// The runs of the band's first row, to join with the band above.
+    pub first_row: Vec<Run>,
+    /// The runs of the band's last row, to join with the band below.
+    pub last_row: Vec<Run>,
+    /// Scratch: the runs of the row above and of this row.
+    above: Vec<Run>,
+    current: Vec<Run>,
+    /// Scratch: a row's bit mask.
+    words: Vec<u64>,
+    /// Scratch: where the runs of the row above start and end.
+    index: RunIndex,
+}
+
+impl Band {
+    /// The provisional labels of the runs of row `y` of the image (labeling
+    /// only).
+    pub fn labels_of_row(&self, y: usize) -> &[u32] {
+        let i = y - self.rows.start;
+        &self.run_labels[self.row_starts[i]..self.row_starts[i + 1]]
+    }
+
+    /// Labels `rows` of `image` into this band; with `MEASURE`, also the
+    /// features of every class, and no run labels are kept.
+    pub fn label<const MEASURE: bool>(
+        &mut self,
+        image: &BinaryImage<'_>,
+        rows: Range<usize>,
+        connectivity: Connectivity,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if x86_64_v3() {
+            // SAFETY: the CPU has every feature `label_v3` enables.
+            unsafe { self.label_v3::<MEASURE>(image, rows, connectivity) };
+            return;
+        }
+        self.label_any_cpu::<MEASURE>(image, rows, connectivity);
+    }
+
+    /// [`Self::label`] compiled for x86-64-v3 CPUs (2013 on): the same code,
+    /// inlined, with hardware popcount and bit scans (the baseline target
+    /// makes `count_ones` a dozen instructions).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI1, BMI2, LZCNT and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn label_v3<const MEASURE: bool>(
+        &mut self,
+        image: &BinaryImage<'_>,
+        rows: Range<usize>,
+        connectivity: Connectivity,
+    ) {
+        self.label_any_cpu::<MEASURE>(image, rows, connectivity);
+    }
+
+    /// The labeling itself; always inlined, so that it is compiled for the
+    /// features of its caller.
+    #[inline(always)]
+    fn label_any_cpu<const MEASURE: bool>(
+        &mut self,
+        image: &BinaryImage<'_>,
+        rows: Range<usize>,
+        connectivity: Connectivity,
+    ) {
+        let width = image.width();
+        self.words.resize(width.div_ceil(64), 0);
+        let mut forest = Forest::<MEASURE> {
+            parent: std::mem::take(&mut self.parent),
+            stats: std::mem::take(&mut self.stats),
+        };
+        forest.parent.clear();
+        forest.stats.clear();
+        self.run_labels.clear();
+        self.row_starts.clear();
+        self.row_starts.push(0);
+        self.above.clear();
+        self.words.fill(0);
+        self.index.build(&self.words);
+        for y in rows.clone() {
+            row_to_bits(image.row(y), &mut self.words);
+            self.current.clear();
+            extract_runs(&self.words, width, &mut self.current);
+            forest.connect_row(
+                &self.above,
+                &self.index,
+                &mut self.current,
+                connectivity,
+                y as u32,
+            );
+            self.index.build(&self.words);
+            if !MEASURE {
+                self.run_labels
+                    .extend(self.current.iter().map(|run| run.label));
+                self.row_starts.push(self.run_labels.len());
+            }
+            if y == rows.start {
+                self.first_row.clone_from(&self.current);
+            }
+            std::mem::swap(&mut self.above, &mut self.current);
+        }
+        self.last_row.clone_from(&self.above);
+        forest.flatten();
+        self.rows = rows;
+        self.parent = forest.parent;
+        self.stats = forest.stats;
+    }
+}
+
+/// Whether this CPU runs [`Band::label_v3`] (checked once; std caches it).
+#[cfg(target_arch = "x86_64")]
+fn x86_64_v3() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt")
+}
+
+/// A label no run has: "nothing above touches this run yet".
+const NO_LABEL: u32 = u32::MAX;
+
+/// The union-find forest of a band's provisional labels: `parent[l] <= l`,
+/// so a root is the first label of its class, and flattening is one pass in
+/// label order.
+#[derive(Default)]
+struct Forest<const MEASURE: bool> {
+    parent: Vec<u32>,
+    stats: Vec<ComponentStats>,
+}
+
+impl<const MEASURE: bool> Forest<MEASURE> {
+    /// Labels the runs of `row` (row `y` of the image) from the labels of
+    /// the runs of `above` (indexed by `index`) that touch them, merging the classes that a run
+    /// joins.
+    #[inline(always)]
+    fn connect_row(
+        &mut self,
+        above: &[Run],
+        index: &RunIndex,
+        row: &mut [Run],
+        connectivity: Connectivity,
+        y: u32,
+    ) {
+        for run in row.iter_mut() {
+            let mut label = NO_LABEL;
+            // Neighbouring runs above often share a label: skip the finds.
+            let mut seen = NO_LABEL;
+            for other in &above[index.touching(run.start, run.end, connectivity)] {
+                if other.label == seen {
+                    continue;
+                }
+                seen = other.label;
+                let root = self.find(other.label);
+                label = if label == NO_LABEL {
+                    root
+                } else {
+                    self.union(label, root)
+                };
+            }
+            run.label = if label == NO_LABEL {
+                self.new_label(run, y)
+            } else {
+                if MEASURE {
+                    self.stats[label as usize].add_run(run.start, run.end - 1, y);
+                }
+                label
+            };
+        }
+    }
+
+    /// A new class holding `run` of row `y`.
+    #[inline(always)]
+    fn new_label(&mut self, run: &Run, y: u32) -> u32 {
+        let label = self.parent.len() as u32;
+        self.parent.push(label);
+        if MEASURE {
+            let mut stats = ComponentStats::default();
+            stats.add_run(run.start, run.end - 1, y);
+            self.stats.push(stats);
+        }
+        label
+    }
+
+    /// The root of `label`'s class, halving the path on the way.
+    #[inline(always)]
+    fn find(&mut self, mut label: u32) -> u32 {
+        loop {
+            let parent = self.parent[label as usize];
+            if parent == label {
+                return label;
+            }
+            let grandparent = self.parent[parent as usize];
+            self.parent[label as usize] = grandparent;
+            label = grandparent;
+        }
+    }
+
+    /// Merges the classes of roots `a` and `b` under the smaller; returns it.
+    #[inline(always)]
+    fn union(&mut self, a: u32, b: u32) -> u32 {
+        if a == b {
+            return a;
+        }
+        let (low, high) = (a.min(b), a.max(b));
+        self.parent[high as usize] = low;
+        if MEASURE {
+            let moved = self.stats[high as usize];
+            self.stats[low as usize].merge(&moved);
+        }
+        low
+    }
+
+    /// Points every label straight at its root: parents come before their
+    /// children, so one pass in label order sees each parent final.
+    fn flatten(&mut self) {
+        for label in 0..self.parent.len() {
+            let parent = self.parent[label] as usize;
+            self.parent[label] = self.parent[parent];
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Stage 4: the bands' forests become one. Each band's labels get a global
+//! offset, the runs on either side of each band border are joined, and the
+//! roots of the joined forest are numbered 1..=N in raster order (Parallel
+//! Light Speed Labeling's border merge and relabeling).
+
+use ccl_core::{ComponentStats, Connectivity};
+
+use super::band::Band;
+use super::map_bands;
+use super::runs::Touching;
+
+/// The joined forest of every band.
+pub(super) struct Joined {
+    /// Where each band's labels start among all labels.
+    pub offsets: Vec<usize>,
+    /// The global root of every label (global index = band offset + local
+    /// label).
+    pub root: Vec<u32>,
+    /// At each root, its component's canonical label 1..=N (0 elsewhere).
+    pub rank: Vec<u32>,
+    /// With analysis: the features of component `i + 1` at index `i`.
+    pub stats: Vec<ComponentStats>,
+}
+
+impl Joined {
+    /// The canonical label of local label `label` of band `band`.
+    #[inline]
+    pub fn final_label(&self, band: usize, label: u32) -> u32 {
+        self.rank[self.root[self.offsets[band] + label as usize] as usize]
+    }
+}
+
+/// Joins `bands` (consecutive, top to bottom) in `connectivity`; with
+/// `MEASURE`, also gathers the features of every component.
+pub(super) fn join<const MEASURE: bool>(
+    bands: &[Band],
+    connectivity: Connectivity,
+    parallel: bool,
+) -> Joined {
+    let mut offsets = Vec::with_capacity(bands.len() + 1);
+    offsets.push(0);
+    for band in bands {
+        offsets.push(offsets.last().unwrap() + band.parent.len());
+    }
+    let total = *offsets.last().unwrap();
+
+    // Every band's flattened forest, shifted by its offset.
+    let mut root = vec![0u32; total];
+    map_bands(
+        parallel,
+        split(&mut root, &offsets)
+            .into_iter()
+            .zip(bands)
+            .enumerate()
+            .collect(),
+        |(b, (chunk, band))| {
+            let offset = offsets[b] as u32;
+            for (global, &local) in chunk.iter_mut().zip(&band.parent) {
+                *global = local + offset;
+            }
+        },
+    );
+
+    join_borders(bands, &offsets, &mut root, connectivity);
+
+    // Each label straight to its global root, and the roots of each band
+    // counted: a label's local root now holds either itself or, if a border
+    // joined it, the global root.
+    let roots_per_band = map_bands(
+        parallel,
+        split(&mut root, &offsets).into_iter().enumerate().collect(),
+        |(b, chunk)| {
+            let offset = offsets[b];
+            let mut roots = 0u32;
+            for i in 0..chunk.len() {
+                // Below the offset: a root linked into a band above, already
+                // pointed at its final root.
+                if let Some(local_root) = (chunk[i] as usize).checked_sub(offset) {
+                    chunk[i] = chunk[local_root];
+                }
+                roots += u32::from(chunk[i] as usize == offset + i);
+            }
+            roots
+        },
+    );
+
+    // Roots in label order are components in raster order of their first
+    // pixel: band `b`'s roots take the labels after those of the bands above.
+    let mut firsts = Vec::with_capacity(bands.len());
+    let mut count = 0u32;
+    for &roots in &roots_per_band {
+        firsts.push(count);
+        count += roots;
+    }
+    let mut rank = vec![0u32; total];
+    let mut stats = if MEASURE {
+        vec![ComponentStats::default(); count as usize]
+    } else {
+        Vec::new()
+    };
+    let stat_chunks = if MEASURE {
+        let bounds: Vec<usize> = firsts
+            .iter()
+            .map(|&f| f as usize)
+            .chain([count as usize])
+            .collect();
+        split(&mut stats, &bounds)
+    } else {
+        (0..bands.len()).map(|_| &mut [][..]).collect()
+    };
+    let roots = &root;
+    // The features of a band's local roots that a border joined to a root
+    // elsewhere: (global root, features), added once every root has a rank.
+    let moved: Vec<Vec<(u32, ComponentStats)>> = map_bands(
+        parallel,
+        split(&mut rank, &offsets)
+            .into_iter()
+            .zip(stat_chunks)
+            .enumerate()
+            .collect(),
+        |(b, (ranks, out))| {
+            let offset = offsets[b];
+            let band = &bands[b];
+            let mut next = firsts[b];
+            let mut moved = Vec::new();
+            for (i, rank) in ranks.iter_mut().enumerate() {
+                let global_root = roots[offset + i];
+                if global_root as usize == offset + i {
+                    next += 1;
+                    *rank = next;
+                    if MEASURE {
+                        out[(next - firsts[b] - 1) as usize] = band.stats[i];
+                    }
+                } else if MEASURE && band.parent[i] as usize == i {
+                    moved.push((global_root, band.stats[i]));
+                }
+            }
+            moved
+        },
+    );
+    for (global_root, features) in moved.iter().flatten() {
+        stats[rank[*global_root as usize] as usize - 1].merge(features);
+    }
+    Joined {
+        offsets,
+        root,
+        rank,
+        stats,
+    }
+}
+
+/// Joins the last row of each band with the first row of the next, one
+/// border after another (a border costs the runs of two rows).
+fn join_borders(bands: &[Band], offsets: &[usize], root: &mut [u32], connectivity: Connectivity) {
+    // Roots linked under another root: afterwards they are pointed straight
+    // at their final root, so that the parallel pass that follows finds
+    // every root in one step.
+    let mut linked = Vec::new();
+    for b in 1..bands.len() {
+        let (upper, lower) = (offsets[b - 1] as u32, offsets[b] as u32);
+        let mut touching = Touching::new(&bands[b - 1].last_row, connectivity);
+        for run in &bands[b].first_row {
+            for other in touching.of(run) {
+                let a = find(root, upper + other.label);
+                let c = find(root, lower + run.label);
+                if a != c {
+                    let (low, high) = (a.min(c), a.max(c));
+                    root[high as usize] = low;
+                    linked.push(high);
+                }
+            }
+        }
+    }
+    for label in linked {
+        root[label as usize] = find(root, label);
+    }
+}
+
+/// The root of `label` without compressing: the bands' forests are flat, so
+/// only the links made at the borders are walked.
+fn find(root: &[u32], mut label: u32) -> u32 {
+    while root[label as usize] != label {
+        label = root[label as usize];
+    }
+    label
+}
+
+/// `items` cut at `bounds` (`bounds[i]..bounds[i + 1]` is part `i`).
+pub(super) fn split<'a, T>(items: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut parts = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let mut rest = items;
+    for pair in bounds.windows(2) {
+        let (part, tail) = rest.split_at_mut(pair[1] - pair[0]);
+        parts.push(part);
+        rest = tail;
+    }
+    parts
+}

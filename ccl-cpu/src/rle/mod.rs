@@ -1,0 +1,359 @@
+//! `cpu-rle` and `cpu-rle-1t`: run-based labeling and analysis on the CPU,
+//! after Light Speed Labeling and its parallel form (Cabaret, Lacassagne &
+//! Etiemble, "Parallel Light Speed Labeling: an efficient connected
+//! component labeling and analysis algorithm for multi-core processors",
+//! JRTIP 2018) and the run-length form of Lemaitre, Hennequin & Lacassagne
+//! ("How to speed connected component labeling up with SIMD RLE
+//! algorithms", WPMVP 2020).
+//!
+//! The image is cut into horizontal bands, labeled in parallel (rayon):
+//! 1. [`bits`]: each row becomes a bit mask, 16 to 32 pixels per SIMD compare;
+//! 2. [`runs`]: run boundaries come from the mask a word (64 pixels) at a time;
+//! 3. [`band`]: each run joins the runs above it that it touches in a
+//!    union-find forest of provisional labels, and with analysis adds its
+//!    features to its class;
+//! 4. [`merge`]: the bands' forests are joined across the band borders and
+//!    their roots numbered in raster order;
+//! 5. labels are written run by run, in parallel.
+//!
+//! Work and memory follow the number of runs, not of pixels: analysis keeps
+//! no run past its row, labeling one `u32` per run.
+
+mod band;
+mod bits;
+mod merge;
+mod runs;
+mod write;
+
+use std::ops::Range;
+
+use ccl_core::{
+    Algorithm, Analyzer, Backend, BinaryImage, ComponentStats, Connectivity, HostTimedRun,
+    LabelImage, Labeler, Result, check_connectivity,
+};
+use rayon::prelude::*;
+
+use band::Band;
+
+const CONNECTIVITIES: &[Connectivity] = &[Connectivity::Four, Connectivity::Eight];
+
+/// Bands per thread of the pool: a few, so that a thread whose band is
+/// quick takes another while a dense band is still being labeled.
+const BANDS_PER_THREAD: usize = 2;
+
+/// The fewest rows a band has (short bands cost a border each).
+const MIN_BAND_ROWS: usize = 16;
+
+/// The run-based labeler: bands of rows in parallel on rayon's pool (whose
+/// size `RAYON_NUM_THREADS` sets), or on the calling thread alone.
+///
+/// Its labels are canonical (1..=N in raster order of each component's
+/// first pixel), as are the reference's.
+///
+/// ```
+/// use ccl_core::{Analyzer, BinaryImage, Connectivity, Labeler};
+/// use ccl_cpu::RunLabeler;
+///
+/// let pixels = [1, 1, 0, 1,
+///               0, 1, 0, 1];
+/// let image = BinaryImage::new(&pixels, 4, 2)?;
+/// let labels = RunLabeler::parallel().label(&image, Connectivity::Four)?;
+/// assert_eq!(labels.labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
+/// let stats = RunLabeler::single_threaded().analyze(&image, Connectivity::Four)?;
+/// assert_eq!((stats[0].area, stats[1].sum_y), (3, 1));
+/// # Ok::<(), ccl_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct RunLabeler {
+    parallel: bool,
+    /// The bands' buffers, kept for the next image.
+    scratch: Vec<Band>,
+}
+
+impl RunLabeler {
+    /// On every thread of rayon's global pool.
+    pub fn parallel() -> Self {
+        Self {
+            parallel: true,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// On the calling thread only (one band).
+    pub fn single_threaded() -> Self {
+        Self {
+            parallel: false,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        if self.parallel { PARALLEL } else { SINGLE }
+    }
+
+    /// The image's rows cut into bands.
+    fn bands(&self, height: usize) -> Vec<Range<usize>> {
+        let count = if self.parallel {
+            (rayon::current_num_threads() * BANDS_PER_THREAD).min(height.div_ceil(MIN_BAND_ROWS))
+        } else {
+            1
+        };
+        even_bands(height, count)
+    }
+}
+
+const PARALLEL: &str = "cpu-rle";
+const SINGLE: &str = "cpu-rle-1t";
+
+ccl_core::inventory::submit! {
+    Algorithm {
+        name: PARALLEL,
+        aliases: &[],
+        crate_name: env!("CARGO_PKG_NAME"),
+        backend: Backend::Cpu,
+        connectivities: CONNECTIVITIES,
+        summary: "run-based union-find, rows as 64-pixel words, bands on every core (Cabaret et al., Parallel Light Speed Labeling, JRTIP 2018; Lemaitre et al., SIMD RLE, WPMVP 2020)",
+        // Above the reference, below every GPU variant: the default where no GPU runs.
+        priority: 20,
+        probe: || Ok(()),
+        labeler: Some(|| Ok(Box::new(RunLabeler::parallel()))),
+        analyzer: Some(|| Ok(Box::new(RunLabeler::parallel()))),
+        timed: || Ok(Box::new(HostTimedRun::new(RunLabeler::parallel()))),
+    }
+}
+
+ccl_core::inventory::submit! {
+    Algorithm {
+        name: SINGLE,
+        aliases: &[],
+        crate_name: env!("CARGO_PKG_NAME"),
+        backend: Backend::Cpu,
+        connectivities: CONNECTIVITIES,
+        summary: "cpu-rle on one thread: the single-core figure of the run-based labeler",
+        priority: 15,
+        probe: || Ok(()),
+        labeler: Some(|| Ok(Box::new(RunLabeler::single_threaded()))),
+        analyzer: Some(|| Ok(Box::new(RunLabeler::single_threaded()))),
+        timed: || Ok(Box::new(HostTimedRun::new(RunLabeler::single_threaded()))),
+    }
+}
+
+impl Labeler for RunLabeler {
+    fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
+        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        let labels = label_in_bands(
+            image,
+            connectivity,
+            &self.bands(image.height()),
+            self.parallel,
+            &mut self.scratch,
+        );
+        LabelImage::new(image.width(), image.height(), labels)
+    }
+}
+
+impl Analyzer for RunLabeler {
+    fn analyze(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<ComponentStats>> {
+        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        Ok(analyze_in_bands(
+            image,
+            connectivity,
+            &self.bands(image.height()),
+            self.parallel,
+            &mut self.scratch,
+        ))
+    }
+}
+
+/// The canonical labels of `image`, labeled in bands of `rows`, with
+/// `scratch`'s buffers.
+fn label_in_bands(
+    image: &BinaryImage<'_>,
+    connectivity: Connectivity,
+    rows: &[Range<usize>],
+    parallel: bool,
+    scratch: &mut Vec<Band>,
+) -> Vec<u32> {
+    let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
+    let joined = merge::join::<false>(bands, connectivity, parallel);
+    let width = image.width();
+    let mut labels = write::zeroed_labels(image.pixel_count());
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(rows.iter().map(|rows| rows.end * width))
+        .collect();
+    map_bands(
+        parallel,
+        merge::split(&mut labels, &bounds)
+            .into_iter()
+            .zip(&*bands)
+            .enumerate()
+            .collect(),
+        |(b, (out, band))| {
+            let mut words = vec![0u64; width.div_ceil(64)];
+            let mut finals = Vec::new();
+            for (row, y) in out.chunks_exact_mut(width.max(1)).zip(band.rows.clone()) {
+                finals.clear();
+                finals.push(0);
+                finals.extend(
+                    band.labels_of_row(y)
+                        .iter()
+                        .map(|&label| joined.final_label(b, label)),
+                );
+                bits::row_to_bits(image.row(y), &mut words);
+                write::write_row(&words, &finals, row);
+            }
+        },
+    );
+    labels
+}
+
+/// The features of every component of `image`, in raster order, analyzed in
+/// bands of `rows`.
+fn analyze_in_bands(
+    image: &BinaryImage<'_>,
+    connectivity: Connectivity,
+    rows: &[Range<usize>],
+    parallel: bool,
+    scratch: &mut Vec<Band>,
+) -> Vec<ComponentStats> {
+    let bands = label_bands::<true>(image, connectivity, rows, parallel, scratch);
+    merge::join::<true>(bands, connectivity, parallel).stats
+}
+
+/// Each band of `rows` labeled on its own, into `scratch`'s buffers.
+fn label_bands<'a, const MEASURE: bool>(
+    image: &BinaryImage<'_>,
+    connectivity: Connectivity,
+    rows: &[Range<usize>],
+    parallel: bool,
+    scratch: &'a mut Vec<Band>,
+) -> &'a [Band] {
+    scratch.resize_with(rows.len(), Band::default);
+    map_bands(
+        parallel,
+        scratch.iter_mut().zip(rows.iter().cloned()).collect(),
+        |(band, rows)| band.label::<MEASURE>(image, rows, connectivity),
+    );
+    scratch
+}
+
+/// `f` on each of `items`, on rayon's pool or in turn on this thread.
+fn map_bands<I: Send, T: Send>(
+    parallel: bool,
+    items: Vec<I>,
+    f: impl Fn(I) -> T + Send + Sync,
+) -> Vec<T> {
+    if parallel {
+        items.into_par_iter().map(f).collect()
+    } else {
+        items.into_iter().map(f).collect()
+    }
+}
+
+/// `0..height` in `count` bands whose heights differ by at most one (none
+/// for an empty image).
+fn even_bands(height: usize, count: usize) -> Vec<Range<usize>> {
+    let count = count.clamp(1, height.max(1));
+    (0..count)
+        .map(|i| height * i / count..height * (i + 1) / count)
+        .filter(|rows| !rows.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ccl_core::BinaryImageBuf;
+
+    use crate::UnionFind;
+
+    /// Random images of several densities and shapes, labeled in every band
+    /// height from one row up: every border case of the merge.
+    #[test]
+    fn any_band_cut_gives_the_reference() {
+        let mut state = 0x2545_f491_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for (width, height) in [(1, 9), (9, 1), (13, 7), (70, 11), (129, 6)] {
+            for density in [10, 45, 60, 90] {
+                let image =
+                    BinaryImageBuf::from_fn(width, height, |_, _| next() % 100 < density).unwrap();
+                let view = image.view();
+                for connectivity in Connectivity::ALL {
+                    let expected = UnionFind.label(&view, connectivity).unwrap();
+                    let expected_stats = UnionFind.analyze(&view, connectivity).unwrap();
+                    for count in 1..=height {
+                        let bands = even_bands(height, count);
+                        for parallel in [false, true] {
+                            let mut scratch = Vec::new();
+                            let context = format!(
+                                "{width}x{height} d={density} {connectivity} {count} bands"
+                            );
+                            assert_eq!(
+                                label_in_bands(&view, connectivity, &bands, parallel, &mut scratch),
+                                expected.labels(),
+                                "{context}"
+                            );
+                            assert_eq!(
+                                analyze_in_bands(
+                                    &view,
+                                    connectivity,
+                                    &bands,
+                                    parallel,
+                                    &mut scratch
+                                ),
+                                expected_stats,
+                                "{context}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bands_cover_the_rows_once() {
+        assert!(even_bands(0, 4).is_empty());
+        assert_eq!(even_bands(5, 1), [0..5]);
+        assert_eq!(even_bands(5, 9), [0..1, 1..2, 2..3, 3..4, 4..5]);
+        assert_eq!(even_bands(10, 3), [0..3, 3..6, 6..10]);
+    }
+
+    #[test]
+    fn empty_and_strided_images() {
+        for (width, height) in [(0, 0), (0, 5), (5, 0)] {
+            let image = BinaryImage::new(&[], width, height).unwrap();
+            for mut labeler in [RunLabeler::parallel(), RunLabeler::single_threaded()] {
+                assert!(
+                    labeler
+                        .label(&image, Connectivity::Eight)
+                        .unwrap()
+                        .labels()
+                        .is_empty()
+                );
+                assert!(
+                    labeler
+                        .analyze(&image, Connectivity::Four)
+                        .unwrap()
+                        .is_empty()
+                );
+            }
+        }
+        // Rows 1 0 1 / 1 1 1 with junk between them that must not be read.
+        let pixels = [1, 0, 1, 9, 9, 1, 1, 1];
+        let image = BinaryImage::with_stride(&pixels, 3, 2, 5).unwrap();
+        let labels = RunLabeler::parallel()
+            .label(&image, Connectivity::Four)
+            .unwrap();
+        assert_eq!(labels.labels(), &[1, 0, 1, 1, 1, 1]);
+    }
+}
