@@ -14,7 +14,7 @@ use super::runs::{Run, RunIndex, extract_runs};
 /// A band's result, and the buffers that the next image labeled by the
 /// same labeler reuses (so that a labeler kept between calls allocates
 /// nothing new for its bands).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct Band {
     /// The band's rows.
     pub rows: Range<usize>,

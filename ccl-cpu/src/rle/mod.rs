@@ -63,7 +63,6 @@ const MIN_BAND_ROWS: usize = 16;
 /// assert_eq!((stats[0].area, stats[1].sum_y), (3, 1));
 /// # Ok::<(), ccl_core::Error>(())
 /// ```
-#[derive(Debug)]
 pub struct RunLabeler {
     parallel: bool,
     /// The bands' buffers, kept for the next image.
@@ -99,6 +98,15 @@ impl RunLabeler {
             1
         };
         even_bands(height, count)
+    }
+}
+
+impl std::fmt::Debug for RunLabeler {
+    /// The variant, not the buffers (a band's runs are megabytes).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunLabeler")
+            .field("name", &self.name())
+            .finish_non_exhaustive()
     }
 }
 

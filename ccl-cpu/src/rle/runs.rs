@@ -61,7 +61,7 @@ pub(super) fn extract_runs(words: &[u64], width: usize, runs: &mut Vec<Run>) {
 /// every word, so that "runs that end left of x" and "runs that start left
 /// of x" are each a popcount. (A two-pointer walk, as [`Touching`], costs
 /// two data-dependent loop exits per run, which at g = 1 mispredict.)
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct RunIndex {
     /// Bit x: a run starts at pixel x.
     starts: Vec<u64>,
