@@ -105,9 +105,19 @@ impl NppUf {
     }
 }
 
+// SAFETY: the only field that is not `Send` is the stream handle inside
+// `NppStreamContext`, a driver handle that any thread may use; the stream
+// itself is kept alive by the `CudaVariant` that owns this pipeline.
+unsafe impl Send for NppUf {}
+
 impl DeviceVariant for NppUf {
     fn check_size(&self, width: usize, height: usize) -> Result<()> {
         check_size(width, height)
+    }
+
+    /// NPP's root is some pixel of the component, not its first.
+    fn first_pixel_labels(&self) -> bool {
+        false
     }
 
     /// Labels: 0 for background, 1 + the raster index of a pixel of the

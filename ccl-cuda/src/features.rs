@@ -11,7 +11,9 @@
 use std::sync::Arc;
 
 use ccl_core::{ComponentStats, Error, Result};
-use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits,
+};
 
 use crate::{
     DevPtr, DeviceBuffer, DeviceImage, DeviceStats, Gpu, ImageArgs, Kernel, KernelSource,
@@ -428,7 +430,8 @@ impl Features {
         Ok(false)
     }
 
-    fn component_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
+    /// The number of components the last analysis found (a read-back).
+    pub(crate) fn component_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
         match self.analysis {
             Analysis::None => Err(ccl_core::not_run()),
             Analysis::Empty => Ok(0),
@@ -438,9 +441,10 @@ impl Features {
         }
     }
 
-    /// The features of the last analysis, in raster order of the
-    /// components' first pixels.
-    pub fn read(&self, stream: &Arc<CudaStream>) -> Result<Vec<ComponentStats>> {
+    /// The features of the last analysis as they lie on the device, one
+    /// entry per component in raster order of the components' first pixels;
+    /// `None` when it found no component. Reads back the component count.
+    pub fn device_stats(&self, stream: &Arc<CudaStream>) -> Result<Option<CudaView<'_, DeviceStats>>> {
         let count = self.component_count(stream)?;
         if count > self.capacity {
             return Err(Error::Cuda(format!(
@@ -449,11 +453,18 @@ impl Features {
             )));
         }
         if count == 0 {
-            return Ok(Vec::new());
+            return Ok(None);
         }
-        let stats = stream
-            .clone_dtoh(&self.stats.get()?.slice(..count))
-            .map_err(cuda_error)?;
+        Ok(Some(self.stats.get()?.slice(..count)))
+    }
+
+    /// The features of the last analysis, in raster order of the
+    /// components' first pixels.
+    pub fn read(&self, stream: &Arc<CudaStream>) -> Result<Vec<ComponentStats>> {
+        let Some(stats) = self.device_stats(stream)? else {
+            return Ok(Vec::new());
+        };
+        let stats = stream.clone_dtoh(&stats).map_err(cuda_error)?;
         Ok(stats.into_iter().map(ComponentStats::from).collect())
     }
 }

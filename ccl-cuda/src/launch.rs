@@ -54,12 +54,18 @@ impl<T> DevPtr<T> {
         }
     }
 
-    /// The null pointer, for a kernel's optional argument.
-    pub fn null() -> Self {
+    /// A raw device address, such as one of memory a caller owns (a CuPy
+    /// array's); the launch's contract covers what it points to.
+    pub fn from_address(address: u64) -> Self {
         Self {
-            address: 0,
+            address,
             _points_to: PhantomData,
         }
+    }
+
+    /// The null pointer, for a kernel's optional argument.
+    pub fn null() -> Self {
+        Self::from_address(0)
     }
 
     /// The raw device address.

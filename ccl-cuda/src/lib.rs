@@ -4,7 +4,9 @@
 //! launches ([`Kernel`]), reusable device buffers, CUDA-event stage timing,
 //! the device header every kernel shares (`ccl_device.cuh`), the shared
 //! analysis back end ([`Features`], [`Flatten`]), the variant layer
-//! ([`DeviceVariant`], [`CudaVariant`], [`register_variant!`]) and the
+//! ([`DeviceVariant`], [`CudaVariant`], [`register_variant!`]), variants
+//! made by name on a caller's stream ([`variant_on`]) that label a caller's
+//! device arrays ([`ArrayLabeler`]: CuPy arrays, PyTorch tensors), and the
 //! pixel label-equivalence pipeline of Playne and Komura ([`Equivalence`]).
 //!
 //! ```
@@ -20,7 +22,9 @@
 //! [`DeviceVariant`] and registers the variant; `docs/design.md` walks
 //! through the smallest complete one.
 
+mod arrays;
 mod buffer;
+mod by_name;
 mod compile;
 mod device;
 mod equivalence;
@@ -30,7 +34,9 @@ mod launch;
 mod timing;
 mod variant;
 
+pub use arrays::{ArrayLabeler, DeviceArray, Element};
 pub use buffer::DeviceBuffer;
+pub use by_name::{DeviceRegistration, variant_on};
 pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
 pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};
 pub use equivalence::{Equivalence, EquivalenceKernels};
@@ -40,7 +46,7 @@ pub use launch::{
     DevPtr, ImageArgs, Kernel, KernelArgs, blocks, linear_grid, tile_grid, warp_grid,
 };
 pub use timing::StageClock;
-pub use variant::{CudaVariant, DeviceVariant, Run, VariantInfo};
+pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};
 
 /// Re-exported for the registration macro.
 pub use ccl_core;

@@ -12,9 +12,11 @@ use ccl_core::{
     Analyzer, BinaryImage, ComponentStats, Connectivity, Error, LabelImage, Labeler, Result,
     StageTime, Task, TimedRun, check_connectivity, not_loaded, not_run,
 };
-use cudarc::driver::{CudaStream, CudaViewMut};
+use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
-use crate::{DeviceBuffer, DeviceImage, Features, Gpu, StageClock, cuda_error, upload_image};
+use crate::{
+    DeviceBuffer, DeviceImage, DeviceStats, Features, Gpu, StageClock, cuda_error, upload_image,
+};
 
 /// What each device-resident call of a variant runs with.
 pub struct Run<'a> {
@@ -47,6 +49,16 @@ pub trait DeviceVariant {
         image: &DeviceImage<'_>,
         labels: &mut CudaViewMut<'_, u32>,
     ) -> Result<()>;
+
+    /// Whether [`label`](Self::label) writes flat labels, 1 + the raster
+    /// index of each component's first pixel (the forest contract of
+    /// `ccl_device.cuh`). Every variant of ccl does; a library peer whose
+    /// labels name some other pixel of the component says `false`, and
+    /// [`ArrayLabeler`](crate::ArrayLabeler) then finds the first pixels
+    /// itself.
+    fn first_pixel_labels(&self) -> bool {
+        true
+    }
 
     /// Computes the features of `image` into `features`, with `forest`
     /// (width × height) as scratch. By default: [`label`](Self::label) into
@@ -217,6 +229,18 @@ impl<V: DeviceVariant> CudaVariant<V> {
     pub fn read_stats(&self) -> Result<Vec<ComponentStats>> {
         match &self.features {
             Some(features) => features.read(&self.stream),
+            None => Err(Error::UnsupportedTask {
+                algorithm: self.info.name.into(),
+                task: Task::Analyze,
+            }),
+        }
+    }
+
+    /// The features of the last [`analyze_device`](Self::analyze_device)
+    /// where they lie on the device; `None` when it found no component.
+    pub fn device_stats(&self) -> Result<Option<CudaView<'_, DeviceStats>>> {
+        match &self.features {
+            Some(features) => features.device_stats(&self.stream),
             None => Err(Error::UnsupportedTask {
                 algorithm: self.info.name.into(),
                 task: Task::Analyze,
@@ -411,8 +435,89 @@ impl<V: DeviceVariant> TimedRun for CudaVariant<V> {
     }
 }
 
+/// A CUDA variant of any type, bound to a GPU and a stream: what a caller
+/// that picks variants by name ([`variant_on`](crate::variant_on)) and
+/// brings its own device memory ([`ArrayLabeler`](crate::ArrayLabeler))
+/// needs of one. Every [`CudaVariant`] is one.
+pub trait DynVariant: Send {
+    /// Its registry facts.
+    fn info(&self) -> VariantInfo;
+
+    /// The GPU it runs on.
+    fn gpu(&self) -> &Arc<Gpu>;
+
+    /// The stream all its work is queued on.
+    fn stream(&self) -> &Arc<CudaStream>;
+
+    /// [`DeviceVariant::first_pixel_labels`].
+    fn first_pixel_labels(&self) -> bool;
+
+    /// [`CudaVariant::label_device`].
+    fn label_device(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
+    /// [`CudaVariant::analyze_device`].
+    fn analyze_device(
+        &mut self,
+        image: &DeviceImage<'_>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
+    /// [`CudaVariant::device_stats`].
+    fn device_stats(&self) -> Result<Option<CudaView<'_, DeviceStats>>>;
+}
+
+impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
+    fn info(&self) -> VariantInfo {
+        self.info
+    }
+
+    fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    fn first_pixel_labels(&self) -> bool {
+        self.variant.first_pixel_labels()
+    }
+
+    fn label_device(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::label_device(self, image, labels, connectivity, clock)
+    }
+
+    fn analyze_device(
+        &mut self,
+        image: &DeviceImage<'_>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::analyze_device(self, image, connectivity, clock)
+    }
+
+    fn device_stats(&self) -> Result<Option<CudaView<'_, DeviceStats>>> {
+        CudaVariant::device_stats(self)
+    }
+}
+
 /// Registers a CUDA variant: its registry entry, whose constructors make a
-/// [`CudaVariant`] on the default GPU with `new(gpu, stream)`.
+/// [`CudaVariant`] on the default GPU with `new(gpu, stream)`, and its
+/// [`DeviceRegistration`](crate::DeviceRegistration), which makes one on a
+/// caller's GPU and stream.
 ///
 /// ```ignore
 /// ccl_cuda::register_variant! {
@@ -449,6 +554,16 @@ macro_rules! register_variant {
                 ::std::boxed::Box<$crate::CudaVariant<impl $crate::DeviceVariant + 'static>>,
             > {
                 Ok(::std::boxed::Box::new($crate::CudaVariant::new(REGISTERED, $new)?))
+            }
+            fn make_on(
+                gpu: ::std::sync::Arc<$crate::Gpu>,
+                stream: ::std::sync::Arc<$crate::cudarc::driver::CudaStream>,
+            ) -> core::Result<::std::boxed::Box<dyn $crate::DynVariant>> {
+                ($crate::register_variant!(@probe $($probe)?))()?;
+                Ok(::std::boxed::Box::new($crate::CudaVariant::on(gpu, stream, REGISTERED, $new)?))
+            }
+            $crate::inventory::submit! {
+                $crate::DeviceRegistration { name: $name, make: make_on }
             }
             $crate::inventory::submit! {
                 core::Algorithm {

@@ -1,0 +1,493 @@
+//! Labeling a caller's device arrays (`arrays.cu`): a CuPy array or a
+//! PyTorch tensor of any element type and strides is labeled where it lies,
+//! its labels numbered canonically and its features written in OpenCV's
+//! layout into the caller's device memory. Nothing goes through the host but
+//! the component count.
+//!
+//! An [`ArrayLabeler`] owns a variant made for its own stream
+//! ([`variant_on`](crate::variant_on)) and the scratch buffers of the
+//! conversions; a caller orders it after and before its own stream's work
+//! with [`ArrayLabeler::after`] and [`ArrayLabeler::before`].
+
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+use ccl_core::{Connectivity, Error, Result};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
+
+use crate::features::{RootIndexArgs, RootLayout};
+use crate::{
+    DevPtr, DeviceBuffer, DeviceImage, DeviceStats, DynVariant, Features, ImageArgs, Kernel,
+    KernelSource, StageClock, blocks, cuda_error, linear_grid, tile_grid, warp_grid,
+};
+
+const KERNELS: KernelSource = KernelSource {
+    name: "ccl_arrays",
+    source: include_str!("arrays.cu"),
+    constants: &[],
+};
+
+inventory::submit! { KERNELS }
+
+/// Warps per block of the per-word kernels.
+const WARPS_PER_BLOCK: u32 = 8;
+
+/// The most blocks of the background reduction: enough to fill any GPU,
+/// few enough that its atomics stay cheap.
+const BACKGROUND_BLOCKS: usize = 1024;
+
+/// How an element of a caller's array is read: its size, and whether it is
+/// a float (whose sign bit alone does not make it foreground: `-0.0 == 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    /// A bool or an integer of this many bytes (1, 2, 4 or 8).
+    Integer(usize),
+    /// An IEEE float of this many bytes (2, 4 or 8).
+    Float(usize),
+}
+
+impl Element {
+    fn bytes(self) -> usize {
+        match self {
+            Element::Integer(bytes) | Element::Float(bytes) => bytes,
+        }
+    }
+
+    /// The bits that make an element foreground when any of them is set.
+    fn value_mask(self) -> Result<u64> {
+        let all = |bytes: usize| u64::MAX >> (64 - 8 * bytes);
+        match self {
+            Element::Integer(bytes @ (1 | 2 | 4 | 8)) => Ok(all(bytes)),
+            Element::Float(bytes @ (2 | 4 | 8)) => Ok(all(bytes) >> 1),
+            other => Err(Error::InvalidArgument(format!(
+                "unsupported element type {other:?}: integers of 1, 2, 4 or 8 bytes and floats of 2, 4 or 8"
+            ))),
+        }
+    }
+}
+
+/// A caller's two-dimensional device array: element (y, x) lies at byte
+/// `address + y * row_stride + x * column_stride`; nonzero is foreground.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceArray {
+    /// Device address of element (0, 0).
+    pub address: u64,
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Bytes from a row to the next (may be negative).
+    pub row_stride: isize,
+    /// Bytes from a column to the next (may be negative).
+    pub column_stride: isize,
+    /// The element type.
+    pub element: Element,
+}
+
+impl DeviceArray {
+    /// Whether the kernels can read it as it is: bytes, one per column, rows
+    /// at least a row apart.
+    fn is_byte_image(&self) -> bool {
+        self.element == Element::Integer(1)
+            && self.column_stride == 1
+            && self.row_stride >= self.width as isize
+    }
+}
+
+/// Device memory that a caller owns, seen as a cudarc slice for the length
+/// of a call; never freed here.
+struct Borrowed<T>(ManuallyDrop<CudaSlice<T>>);
+
+impl<T> Borrowed<T> {
+    /// # Safety
+    /// `address` must be device memory of `stream`'s context holding `len`
+    /// elements of `T`, allocated for as long as the value lives.
+    unsafe fn new(stream: &Arc<CudaStream>, address: u64, len: usize) -> Self {
+        // SAFETY: the caller's contract; the slice is leaked, never freed.
+        Self(ManuallyDrop::new(unsafe {
+            stream.upgrade_device_ptr(address, len)
+        }))
+    }
+}
+
+impl<T> Drop for Borrowed<T> {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; leaking gives the memory back to its
+        // owner without freeing it.
+        unsafe { ManuallyDrop::take(&mut self.0) }.leak();
+    }
+}
+
+struct Kernels {
+    binarize: Kernel<(DevPtr<u8>, i64, i64, i32, i32, u32, u64, DevPtr<u8>)>,
+    first_pixels: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32)>,
+    label_first_pixels: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32)>,
+    canonical_labels: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, u32)>,
+    background: Kernel<(ImageArgs, u32, u32, DevPtr<DeviceStats>)>,
+    opencv_stats: Kernel<(
+        DevPtr<DeviceStats>,
+        u32,
+        DevPtr<DeviceStats>,
+        DevPtr<i32>,
+        DevPtr<f64>,
+    )>,
+    feature_columns: Kernel<(DevPtr<DeviceStats>, u32, DevPtr<u32>, DevPtr<u64>, DevPtr<f64>)>,
+}
+
+/// What the last call left for the stats writers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Last {
+    None,
+    /// Labels with features (shared back end) and the background: for
+    /// [`ArrayLabeler::write_opencv_stats`].
+    LabeledWithStats,
+    /// The variant's own analysis: for [`ArrayLabeler::write_features`].
+    Analyzed,
+}
+
+/// Labels and analyzes caller-owned device arrays with one CUDA variant.
+///
+/// Each call works on the variant's stream; results are written into device
+/// memory the caller passes by address, so the calls are `unsafe`: the
+/// addresses must be device memory of the variant's GPU, large enough, and
+/// ready in the stream's order (see [`after`](Self::after)).
+pub struct ArrayLabeler {
+    variant: Box<dyn DynVariant>,
+    kernels: Kernels,
+    /// Ranks the components' first pixels, and gathers the features of
+    /// [`label`](Self::label) with stats.
+    features: Features,
+    /// The input as bytes, where it is not bytes already.
+    packed: DeviceBuffer<u8>,
+    /// First pixels, for variants without first-pixel labels.
+    first: DeviceBuffer<u32>,
+    /// The background's features.
+    background: DeviceBuffer<DeviceStats>,
+    last: Last,
+}
+
+impl ArrayLabeler {
+    /// Loads the kernels (compiled once per process and device) for
+    /// `variant`'s GPU.
+    pub fn new(variant: Box<dyn DynVariant>) -> Result<Self> {
+        let gpu = variant.gpu().clone();
+        Ok(Self {
+            kernels: Kernels {
+                binarize: Kernel::load(&gpu, &KERNELS, "ccl_binarize")?,
+                first_pixels: Kernel::load(&gpu, &KERNELS, "ccl_first_pixels")?,
+                label_first_pixels: Kernel::load(&gpu, &KERNELS, "ccl_label_first_pixels")?,
+                canonical_labels: Kernel::load(&gpu, &KERNELS, "ccl_canonical_labels")?,
+                background: Kernel::load(&gpu, &KERNELS, "ccl_background")?,
+                opencv_stats: Kernel::load(&gpu, &KERNELS, "ccl_opencv_stats")?,
+                feature_columns: Kernel::load(&gpu, &KERNELS, "ccl_feature_columns")?,
+            },
+            features: Features::new(&gpu)?,
+            variant,
+            packed: DeviceBuffer::new(),
+            first: DeviceBuffer::new(),
+            background: DeviceBuffer::new(),
+            last: Last::None,
+        })
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> &dyn DynVariant {
+        self.variant.as_ref()
+    }
+
+    /// Makes the following calls wait for the work queued on `caller` so
+    /// far (without blocking the host).
+    pub fn after(&self, caller: &CudaStream) -> Result<()> {
+        self.variant.stream().join(caller).map_err(cuda_error)
+    }
+
+    /// Makes work queued on `caller` from now on wait for these calls.
+    pub fn before(&self, caller: &CudaStream) -> Result<()> {
+        caller.join(self.variant.stream()).map_err(cuda_error)
+    }
+
+    /// Labels `array` into `labels` (`height × width` `u32`, packed,
+    /// row-major): 0 for background, 1..=N in raster order of each
+    /// component's first pixel. With `with_stats`, also gathers what
+    /// [`write_opencv_stats`](Self::write_opencv_stats) writes next.
+    /// Returns N (a read-back of the count: the host waits for the stream).
+    ///
+    /// # Safety
+    /// `array` and `labels` must address device memory of the variant's
+    /// GPU, as large as they say, alive and ready in the stream's order
+    /// until the call returns.
+    pub unsafe fn label(
+        &mut self,
+        array: &DeviceArray,
+        labels: u64,
+        connectivity: Connectivity,
+        with_stats: bool,
+    ) -> Result<usize> {
+        self.last = Last::None;
+        let stream = self.variant.stream().clone();
+        let pixels = array.width * array.height;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(array)? };
+        let image = source.image(&self.packed)?;
+        // SAFETY: the caller's contract: `labels` holds the image's pixels.
+        let mut labels = unsafe { Borrowed::<u32>::new(&stream, labels, pixels) };
+        let mut labels = labels.0.slice_mut(..pixels);
+        let mut clock = StageClock::disabled();
+        self.variant
+            .label_device(&image, &mut labels, connectivity, &mut clock)?;
+        let layout = RootLayout::of(&image);
+        let (words, words_per_row) = (
+            u32::try_from(layout.words()).map_err(|_| too_large())?,
+            u32::try_from(layout.words_per_row).map_err(|_| too_large())?,
+        );
+        let grid = warp_grid(layout.words(), WARPS_PER_BLOCK)?;
+        if !self.variant.first_pixel_labels() {
+            let first = self.first.reserve(&stream, pixels)?;
+            stream
+                .memset_zeros(&mut first.slice_mut(..pixels))
+                .map_err(cuda_error)?;
+            let first = DevPtr::of_mut(first, &stream);
+            let labels = DevPtr::of_mut(&mut labels, &stream);
+            // SAFETY: `labels` and `first` hold a word per pixel; the
+            // variant's labels lie in 1..=pixels (1 + a raster index).
+            unsafe {
+                let args = (image.args(&stream), labels, first, words_per_row, words);
+                self.kernels.first_pixels.launch(&stream, grid, args)?;
+                self.kernels.label_first_pixels.launch(&stream, grid, args)?;
+            }
+        }
+        self.features
+            .rank_forest(&stream, &image, &labels, &mut clock)?;
+        if with_stats {
+            if !self.features.complete(&stream)? {
+                // More components than the stats array held: it has grown.
+                self.features
+                    .rank_forest(&stream, &image, &labels, &mut clock)?;
+            }
+            self.features
+                .accumulate(&stream, &image, DevPtr::of(&labels, &stream))?;
+            let background = self.background.reserve(&stream, 1)?;
+            stream
+                .memset_zeros(&mut background.slice_mut(..1))
+                .map_err(cuda_error)?;
+            let background_blocks = blocks(layout.words(), WARPS_PER_BLOCK as usize)?
+                .min(BACKGROUND_BLOCKS as u32);
+            // SAFETY: the image covers `words`; one stats entry.
+            unsafe {
+                self.kernels.background.launch(
+                    &stream,
+                    LaunchConfig {
+                        grid_dim: (background_blocks, 1, 1),
+                        block_dim: (32, WARPS_PER_BLOCK, 1),
+                        shared_mem_bytes: 0,
+                    },
+                    (
+                        image.args(&stream),
+                        words_per_row,
+                        words,
+                        DevPtr::of_mut(background, &stream),
+                    ),
+                )?;
+            }
+        }
+        let roots = self.features.roots(&stream)?;
+        // SAFETY: `labels` holds first-pixel labels of every pixel, ranked
+        // in `roots`, which covers the image.
+        unsafe {
+            self.kernels.canonical_labels.launch(
+                &stream,
+                grid,
+                (
+                    image.args(&stream),
+                    DevPtr::of_mut(&mut labels, &stream),
+                    roots,
+                    words,
+                ),
+            )?;
+        }
+        let count = self.features.component_count(&stream)?;
+        if with_stats {
+            self.last = Last::LabeledWithStats;
+        }
+        Ok(count)
+    }
+
+    /// After [`label`](Self::label) with stats that found N components:
+    /// OpenCV's `connectedComponentsWithStats` output, row 0 the background,
+    /// into `stats` (`(N + 1) × 5` `i32`: left, top, width, height, area) and
+    /// `centroids` (`(N + 1) × 2` `f64`: x, y).
+    ///
+    /// # Safety
+    /// Both addresses must be device memory of the variant's GPU of the
+    /// sizes above, ready in the stream's order.
+    pub unsafe fn write_opencv_stats(&mut self, stats: u64, centroids: u64) -> Result<()> {
+        if self.last != Last::LabeledWithStats {
+            return Err(Error::Unavailable(
+                "write_opencv_stats follows a label call with stats".into(),
+            ));
+        }
+        let stream = self.variant.stream().clone();
+        let components = self.features.device_stats(&stream)?;
+        let count = components.as_ref().map_or(0, |c| c.len());
+        let count_u32 = u32::try_from(count).map_err(|_| too_large())?;
+        let components = components.map_or(DevPtr::null(), |c| DevPtr::of(&c, &stream));
+        let background = DevPtr::of(self.background.get()?, &stream);
+        // SAFETY: the caller's contract for the outputs; `components` holds
+        // `count` entries and `background` one.
+        unsafe {
+            self.kernels.opencv_stats.launch(
+                &stream,
+                linear_grid(count + 1, 256)?,
+                (
+                    components,
+                    count_u32,
+                    background,
+                    DevPtr::from_address(stats),
+                    DevPtr::from_address(centroids),
+                ),
+            )
+        }
+    }
+
+    /// Analyzes `array` with the variant's own analysis; returns the number
+    /// of components, N, whose features [`write_features`](Self::write_features)
+    /// writes next.
+    ///
+    /// # Safety
+    /// `array` must address device memory of the variant's GPU, as large as
+    /// it says, alive and ready in the stream's order until the call returns.
+    pub unsafe fn analyze(&mut self, array: &DeviceArray, connectivity: Connectivity) -> Result<usize> {
+        self.last = Last::None;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(array)? };
+        let image = source.image(&self.packed)?;
+        self.variant
+            .analyze_device(&image, connectivity, &mut StageClock::disabled())?;
+        self.last = Last::Analyzed;
+        Ok(self.variant.device_stats()?.map_or(0, |s| s.len()))
+    }
+
+    /// After [`analyze`](Self::analyze) that found N components: `bounds`
+    /// (`N × 5` `u32`: area, x_min, y_min, x_max, y_max), `sums` (`N × 2`
+    /// `u64`: sum_x, sum_y) and `centroids` (`N × 2` `f64`).
+    ///
+    /// # Safety
+    /// The addresses must be device memory of the variant's GPU of the
+    /// sizes above, ready in the stream's order.
+    pub unsafe fn write_features(&mut self, bounds: u64, sums: u64, centroids: u64) -> Result<()> {
+        if self.last != Last::Analyzed {
+            return Err(Error::Unavailable("write_features follows an analyze call".into()));
+        }
+        let stream = self.variant.stream().clone();
+        let Some(components) = self.variant.device_stats()? else {
+            return Ok(());
+        };
+        let count = components.len();
+        let count_u32 = u32::try_from(count).map_err(|_| too_large())?;
+        // SAFETY: the caller's contract for the outputs; `components` holds
+        // `count` entries.
+        unsafe {
+            self.kernels.feature_columns.launch(
+                &stream,
+                linear_grid(count, 256)?,
+                (
+                    DevPtr::of(&components, &stream),
+                    count_u32,
+                    DevPtr::from_address(bounds),
+                    DevPtr::from_address(sums),
+                    DevPtr::from_address(centroids),
+                ),
+            )
+        }
+    }
+
+    /// The array as a byte image: the caller's memory itself where its
+    /// layout allows, else a packed copy made by `ccl_binarize`.
+    ///
+    /// # Safety
+    /// As for [`label`](Self::label).
+    unsafe fn source(&mut self, array: &DeviceArray) -> Result<Source> {
+        if array.width == 0 || array.height == 0 {
+            return Err(Error::InvalidDimensions(format!(
+                "a {}x{} array has no pixels",
+                array.width, array.height
+            )));
+        }
+        ccl_core::check_size(array.width, array.height)?;
+        let stream = self.variant.stream().clone();
+        if array.is_byte_image() {
+            let pitch = array.row_stride as usize;
+            let len = (array.height - 1) * pitch + array.width;
+            // SAFETY: the caller's contract: the array spans these bytes.
+            let bytes = unsafe { Borrowed::<u8>::new(&stream, array.address, len) };
+            return Ok(Source::Borrowed {
+                bytes,
+                width: array.width,
+                height: array.height,
+                pitch,
+            });
+        }
+        let mask = array.element.value_mask()?;
+        let pixels = array.width * array.height;
+        let (width, height) = (
+            i32::try_from(array.width).map_err(|_| too_large())?,
+            i32::try_from(array.height).map_err(|_| too_large())?,
+        );
+        let packed = DevPtr::of_mut(self.packed.reserve(&stream, pixels)?, &stream);
+        // SAFETY: the caller's contract for the array (every element lies at
+        // its strides); `packed` holds a byte per pixel.
+        unsafe {
+            self.kernels.binarize.launch(
+                &stream,
+                tile_grid(array.width, array.height, (32, 8))?,
+                (
+                    DevPtr::from_address(array.address),
+                    array.row_stride as i64,
+                    array.column_stride as i64,
+                    width,
+                    height,
+                    array.element.bytes() as u32,
+                    mask,
+                    packed,
+                ),
+            )?;
+        }
+        Ok(Source::Packed {
+            width: array.width,
+            height: array.height,
+        })
+    }
+}
+
+/// Where the byte image of a call lies.
+enum Source {
+    /// The caller's own bytes.
+    Borrowed {
+        bytes: Borrowed<u8>,
+        width: usize,
+        height: usize,
+        pitch: usize,
+    },
+    /// The labeler's packed copy.
+    Packed { width: usize, height: usize },
+}
+
+impl Source {
+    fn image<'a>(&'a self, packed: &'a DeviceBuffer<u8>) -> Result<DeviceImage<'a>> {
+        match self {
+            Source::Borrowed {
+                bytes,
+                width,
+                height,
+                pitch,
+            } => DeviceImage::new(bytes.0.as_view(), *width, *height, *pitch),
+            Source::Packed { width, height } => {
+                DeviceImage::new(packed.get()?.as_view(), *width, *height, *width)
+            }
+        }
+    }
+}
+
+fn too_large() -> Error {
+    Error::InvalidDimensions("the array is too large for 32-bit indices".into())
+}
