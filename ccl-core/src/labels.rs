@@ -101,6 +101,39 @@ impl LabelImage {
         }
     }
 
+    /// The canonical form, without renumbering when the labels already are
+    /// canonical (as the CPU variants' are): one pass checks that each new
+    /// label met in raster order is one more than the largest met before.
+    ///
+    /// ```
+    /// use ccl_core::LabelImage;
+    /// let raw = LabelImage::new(3, 1, vec![5, 0, 2])?;
+    /// assert_eq!(raw.into_canonical().labels(), &[1, 0, 2]);
+    /// # Ok::<(), ccl_core::Error>(())
+    /// ```
+    pub fn into_canonical(self) -> LabelImage {
+        if self.component_count_if_canonical().is_some() {
+            self
+        } else {
+            self.canonical()
+        }
+    }
+
+    /// N when the labels are canonical (1..=N in raster order of each
+    /// component's first pixel), else `None`.
+    pub fn component_count_if_canonical(&self) -> Option<usize> {
+        let mut largest = 0u32;
+        for &label in &self.labels {
+            if label > largest {
+                if label != largest + 1 {
+                    return None;
+                }
+                largest = label;
+            }
+        }
+        Some(largest as usize)
+    }
+
     /// True when both images have the same size and group the same pixels
     /// into components, whatever the raw label values.
     pub fn same_partition(&self, other: &LabelImage) -> bool {

@@ -83,7 +83,7 @@ pub use connectivity::Connectivity;
 pub use error::{Error, Result};
 pub use image::{BinaryImage, BinaryImageBuf, MAX_PIXELS, check_size};
 pub use labels::LabelImage;
-pub use registry::{default_algorithm, find, registry};
+pub use registry::{default_algorithm, default_algorithm_on, find, registry};
 pub use stats::ComponentStats;
 
 /// Re-exported so that algorithm crates register without naming `inventory`.

@@ -1,6 +1,6 @@
 //! The registry of algorithms, filled by every linked algorithm crate.
 
-use crate::{Algorithm, Connectivity, Error, Result, Task};
+use crate::{Algorithm, Backend, Connectivity, Error, Result, Task};
 
 inventory::collect!(Algorithm);
 
@@ -34,9 +34,28 @@ pub fn find(name: &str) -> Result<&'static Algorithm> {
 /// The preferred available algorithm for `task` and `connectivity`: the one
 /// of highest [`Algorithm::priority`] whose probe succeeds.
 pub fn default_algorithm(task: Task, connectivity: Connectivity) -> Result<&'static Algorithm> {
+    preferred(task, connectivity, None)
+}
+
+/// [`default_algorithm`] among the algorithms of `backend` only: the one a
+/// caller whose data already lies on a GPU wants.
+pub fn default_algorithm_on(
+    backend: Backend,
+    task: Task,
+    connectivity: Connectivity,
+) -> Result<&'static Algorithm> {
+    preferred(task, connectivity, Some(backend))
+}
+
+fn preferred(
+    task: Task,
+    connectivity: Connectivity,
+    backend: Option<Backend>,
+) -> Result<&'static Algorithm> {
     let mut candidates: Vec<&'static Algorithm> = registry()
         .into_iter()
         .filter(|a| a.performs(task) && a.supports(connectivity))
+        .filter(|a| backend.is_none_or(|b| a.backend == b))
         .collect();
     candidates.sort_by_key(|a| std::cmp::Reverse(a.priority));
     candidates
@@ -44,8 +63,9 @@ pub fn default_algorithm(task: Task, connectivity: Connectivity) -> Result<&'sta
         .copied()
         .find(|a| a.probe().is_ok())
         .ok_or_else(|| {
+            let on = backend.map_or(String::new(), |b| format!(" on {b}"));
             Error::Unavailable(format!(
-                "no available algorithm can {task} with {connectivity}-connectivity"
+                "no available algorithm{on} can {task} with {connectivity}-connectivity"
             ))
         })
 }

@@ -39,7 +39,8 @@
 
 pub use ccl_core::{
     Algorithm, Analyzer, Backend, BinaryImage, BinaryImageBuf, ComponentStats, Connectivity, Error,
-    LabelImage, Labeler, MAX_PIXELS, Result, StageTime, Task, TimedRun, default_algorithm, find,
+    LabelImage, Labeler, MAX_PIXELS, Result, StageTime, Task, TimedRun, default_algorithm,
+    default_algorithm_on, find,
 };
 
 // Each algorithm crate registers itself through `inventory`; naming it here
@@ -62,7 +63,10 @@ pub fn algorithms() -> Vec<&'static Algorithm> {
 /// that runs here.
 pub fn label(image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
     let algorithm = default_algorithm(Task::Label, connectivity)?;
-    Ok(algorithm.labeler()?.label(image, connectivity)?.canonical())
+    Ok(algorithm
+        .labeler()?
+        .label(image, connectivity)?
+        .into_canonical())
 }
 
 /// The features of every component of `image`, in raster order of the

@@ -1,0 +1,424 @@
+"""Connected component labeling and analysis of binary images, on NVIDIA GPUs and the CPU.
+
+>>> import numpy as np, ccl
+>>> image = np.array([[1, 1, 0, 0],
+...                   [0, 1, 0, 7],
+...                   [0, 0, 0, 7]])
+>>> labels, n = ccl.label(image)                       # like scipy.ndimage.label
+>>> n, labels.tolist()
+(2, [[1, 1, 0, 0], [0, 1, 0, 2], [0, 0, 0, 2]])
+>>> n, labels, stats, centroids = ccl.connected_components_with_stats(image)  # like OpenCV
+>>> stats.tolist()                                    # left, top, width, height, area
+[[0, 0, 4, 3, 7], [0, 0, 2, 2, 3], [3, 1, 1, 2, 2]]
+
+Any 2-D array-like works; nonzero is foreground. numpy arrays (and lists, and
+CPU torch tensors) are labeled by the fastest variant available: a CUDA one
+where a GPU works, else the multi-core CPU labeler ``cpu-rle``. CuPy arrays
+and CUDA torch tensors (or any object with ``__cuda_array_interface__`` or a
+CUDA ``__dlpack__``) are labeled where they lie, on the caller's current
+stream, and the results are arrays of the same framework on the same device.
+``ccl.algorithms()`` lists every variant; ``algorithm="name"`` picks one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+from . import _ccl
+
+__all__ = [
+    "AlgorithmInfo",
+    "Features",
+    "algorithms",
+    "analyze",
+    "connected_components_with_stats",
+    "label",
+]
+
+
+class AlgorithmInfo(NamedTuple):
+    """One registered variant, as :func:`algorithms` reports it."""
+
+    name: str
+    """The name ``algorithm=`` takes, e.g. ``"ha8-32"``, ``"cpu-rle"``."""
+    backend: str
+    """``"cuda"`` or ``"cpu"``."""
+    connectivities: Tuple[int, ...]
+    """The connectivities it implements: ``(4,)``, ``(8,)`` or ``(4, 8)``."""
+    tasks: Tuple[str, ...]
+    """``"label"`` and / or ``"analyze"``."""
+    available: bool
+    """Whether it can run on this machine."""
+    reason: Optional[str]
+    """Why it cannot run here, or ``None``."""
+    summary: str
+    """One line: what it is and the paper it follows."""
+    priority: int
+    """Higher is preferred when no algorithm is named."""
+
+
+class Features(NamedTuple):
+    """The features of every component, as :func:`analyze` returns them.
+
+    Index ``i`` describes the component labeled ``i + 1`` by :func:`label`
+    (components in raster order of their first pixel); there is no
+    background entry. Bounds are inclusive.
+    """
+
+    area: Any
+    """Pixels per component (uint32)."""
+    x_min: Any
+    """Smallest column (uint32)."""
+    y_min: Any
+    """Smallest row (uint32)."""
+    x_max: Any
+    """Largest column, inclusive (uint32)."""
+    y_max: Any
+    """Largest row, inclusive (uint32)."""
+    sum_x: Any
+    """Sum of the columns of the component's pixels (uint64)."""
+    sum_y: Any
+    """Sum of the rows of the component's pixels (uint64)."""
+    centroids: Any
+    """``(N, 2)`` float64: ``(sum_x, sum_y) / area``."""
+
+
+def algorithms() -> List[AlgorithmInfo]:
+    """Every registered variant, sorted by name, with whether it can run here and why not."""
+    return [
+        AlgorithmInfo(name, backend, tuple(conns), tuple(tasks), available, reason, summary, prio)
+        for (name, backend, conns, tasks, available, reason, summary, prio) in _ccl.algorithms()
+    ]
+
+
+def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Tuple[Any, int]:
+    """Label the connected components of ``image``: ``(labels, n)``, as ``scipy.ndimage.label``.
+
+    ``labels`` has the image's shape and dtype uint32: 0 for background and
+    1..n for the components, numbered in raster order of each component's
+    first pixel (as scipy and OpenCV's ``CCL_WU`` number them). ``n`` is the
+    number of components.
+
+    Parameters
+    ----------
+    image:
+        A 2-D array-like (bool, integer or float; any layout); nonzero is
+        foreground. CuPy arrays and CUDA torch tensors are labeled on their
+        GPU, on the current stream, and ``labels`` is an array of the same
+        framework on the same device (torch: ``torch.uint32`` where torch
+        has it, else ``torch.int32``).
+    connectivity:
+        4 (edge neighbours) or 8 (edges and corners).
+    algorithm:
+        A variant's name (see :func:`algorithms`), or ``None`` for the
+        fastest available one.
+
+    Raises
+    ------
+    ValueError
+        For an image that is not 2-D or has no pixels, an unsupported dtype,
+        a connectivity other than 4 or 8, or an unknown algorithm or one that
+        lacks the connectivity.
+    RuntimeError
+        When the algorithm cannot run here (no GPU, say) or CUDA fails.
+    """
+    connectivity = _connectivity(connectivity)
+    algorithm = _algorithm(algorithm)
+    device = _DeviceInput.of(image)
+    if device is not None:
+        labels = device.empty((device.height, device.width), device.label_dtype)
+        n = _ccl.label_device(
+            device.ordinal,
+            device.stream,
+            device.args,
+            device.address_of(labels),
+            connectivity,
+            algorithm,
+        )
+        return device.result(labels), n
+    host = _HostInput.of(image)
+    labels, n = _ccl.label_host(host.args, connectivity, algorithm)
+    return host.result(np.asarray(labels)), n
+
+
+def connected_components_with_stats(
+    image: Any, connectivity: int = 8, algorithm: Optional[str] = None
+) -> Tuple[int, Any, Any, Any]:
+    """OpenCV's ``connectedComponentsWithStats``: ``(n, labels, stats, centroids)``.
+
+    The layout and dtypes are OpenCV's, so that replacing
+    ``cv2.connectedComponentsWithStats(image, connectivity=c)`` is a rename:
+
+    - ``n`` counts the labels including the background (components + 1);
+    - ``labels``: int32, the image's shape, 0 for background;
+    - ``stats``: int32 ``(n, 5)``, columns left, top, width, height, area
+      (``cv2.CC_STAT_LEFT`` … ``cv2.CC_STAT_AREA``); row 0 is the background;
+    - ``centroids``: float64 ``(n, 2)``, x then y.
+
+    Components are numbered in raster order of their first pixel, as
+    OpenCV's ``CCL_WU`` algorithm numbers them (and as scipy does).
+    OpenCV's default 8-connectivity algorithm (Spaghetti / BBDT) numbers
+    differently: its labels are the same partition in another order. Where
+    the image has no background pixel, row 0 is all zeros with a NaN
+    centroid (OpenCV writes an undefined box there).
+
+    CuPy arrays and CUDA torch tensors stay on their GPU: all four results
+    but ``n`` are arrays of the same framework on the same device. See
+    :func:`label` for the parameters and errors.
+    """
+    connectivity = _connectivity(connectivity)
+    algorithm = _algorithm(algorithm)
+    device = _DeviceInput.of(image)
+    if device is not None:
+        labels = device.empty((device.height, device.width), "int32")
+        outputs: list = []
+
+        def allocate(components: int) -> Tuple[int, int]:
+            stats = device.empty((components + 1, 5), "int32")
+            centroids = device.empty((components + 1, 2), "float64")
+            outputs.extend([stats, centroids])
+            return device.address_of(stats), device.address_of(centroids)
+
+        components = _ccl.connected_components_with_stats_device(
+            device.ordinal,
+            device.stream,
+            device.args,
+            device.address_of(labels),
+            connectivity,
+            allocate,
+            algorithm,
+        )
+        stats, centroids = outputs
+        return components + 1, device.result(labels), stats, centroids
+    host = _HostInput.of(image)
+    n, labels, stats, centroids = _ccl.connected_components_with_stats_host(
+        host.args, connectivity, algorithm
+    )
+    return (
+        n,
+        host.result(np.asarray(labels)),
+        host.result(np.asarray(stats)),
+        host.result(np.asarray(centroids)),
+    )
+
+
+def analyze(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Features:
+    """The features of every component, without a label image: a :class:`Features`.
+
+    Area, inclusive bounding box (x_min, y_min, x_max, y_max), coordinate
+    sums (sum_x, sum_y) and centroids of each component, in raster order of
+    the components' first pixels (entry ``i`` is label ``i + 1`` of
+    :func:`label`). CuPy arrays and CUDA torch tensors stay on their GPU.
+    See :func:`label` for the parameters and errors.
+    """
+    connectivity = _connectivity(connectivity)
+    algorithm = _algorithm(algorithm)
+    device = _DeviceInput.of(image)
+    if device is not None:
+        outputs: list = []
+
+        def allocate(components: int) -> Tuple[int, int, int]:
+            bounds = device.empty((components, 5), "uint32")
+            sums = device.empty((components, 2), "uint64")
+            centroids = device.empty((components, 2), "float64")
+            outputs.extend([bounds, sums, centroids])
+            return tuple(device.address_of(a) for a in outputs)
+
+        _ccl.analyze_device(
+            device.ordinal, device.stream, device.args, connectivity, allocate, algorithm
+        )
+        bounds, sums, centroids = outputs
+    else:
+        host = _HostInput.of(image)
+        bounds, sums, centroids = (
+            host.result(np.asarray(a))
+            for a in _ccl.analyze_host(host.args, connectivity, algorithm)
+        )
+    return Features(
+        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
+        sums[:, 0], sums[:, 1], centroids,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------- arguments
+
+
+def _connectivity(value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"connectivity must be 4 or 8, not {value!r}")
+    if value not in (4, 8):
+        raise ValueError(f"connectivity must be 4 or 8, not {value}")
+    return int(value)
+
+
+def _algorithm(name: Any) -> Optional[str]:
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"algorithm must be a variant's name (a str) or None, not {name!r}")
+    return name
+
+
+def _check_shape(shape: Tuple[int, ...]) -> None:
+    if len(shape) != 2:
+        raise ValueError(f"expected a 2-D image, got {len(shape)} dimensions (shape {shape})")
+    if shape[0] == 0 or shape[1] == 0:
+        raise ValueError(f"the image has no pixels (shape {shape})")
+
+
+def _check_kind(kind: str, dtype: Any) -> None:
+    if kind not in "biuf":
+        raise ValueError(
+            f"unsupported dtype {dtype}: use bool, integer or float images (nonzero = foreground)"
+        )
+
+
+# -------------------------------------------------------------- host arrays
+
+
+class _HostInput:
+    """A host image as bytes the native module reads in place, and how results go back."""
+
+    def __init__(self, data: np.ndarray, to_caller: Callable[[np.ndarray], Any]):
+        self.data = data  # kept alive for the call
+        height, width = data.shape
+        row_stride = data.strides[0] if height > 1 else width
+        self.args = (data.__array_interface__["data"][0], height, width, row_stride)
+        self.result = to_caller
+
+    @staticmethod
+    def of(image: Any) -> "_HostInput":
+        to_caller: Callable[[np.ndarray], Any] = lambda a: a  # noqa: E731
+        if _is_torch(image):
+            import torch
+
+            to_caller = torch.from_numpy
+            image = image.detach()
+            if image.dtype == torch.bfloat16:  # numpy has no bfloat16
+                image = image != 0
+            image = image.numpy()
+        array = np.asarray(image)
+        _check_shape(array.shape)
+        _check_kind(array.dtype.kind, array.dtype)
+        readable_in_place = (
+            array.dtype.itemsize == 1
+            and array.dtype.kind in "biu"
+            and array.strides[1] == 1
+            and (array.shape[0] == 1 or array.strides[0] >= array.shape[1])
+        )
+        if not readable_in_place:
+            # One packed byte per pixel; `!= 0` makes -0.0 background and NaN foreground.
+            array = np.ascontiguousarray(array != 0).view(np.uint8)
+        return _HostInput(array, to_caller)
+
+
+# ------------------------------------------------------------ device arrays
+
+
+def _is_torch(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] == "torch"
+
+
+def _is_cupy(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] == "cupy"
+
+
+class _DeviceInput:
+    """A 2-D array in GPU memory: where it lies, its layout, the caller's stream, and how to
+    allocate results in the caller's framework on the same device."""
+
+    @staticmethod
+    def of(image: Any) -> Optional["_DeviceInput"]:
+        if _is_torch(image):
+            return _TorchInput(image) if image.is_cuda else None
+        if _is_cupy(image):
+            return _CupyInput(image)
+        if hasattr(image, "__cuda_array_interface__"):
+            import cupy
+
+            return _CupyInput(cupy.asarray(image))
+        if hasattr(image, "__dlpack_device__") and image.__dlpack_device__()[0] == 2:  # kDLCUDA
+            import cupy
+
+            return _CupyInput(cupy.from_dlpack(image))
+        return None
+
+    def _describe(self, address: int, shape, strides, kind: str, itemsize: int) -> None:
+        _check_shape(tuple(shape))
+        _check_kind(kind, self.dtype_name)
+        self.height, self.width = int(shape[0]), int(shape[1])
+        self.args = (address, self.height, self.width, int(strides[0]), int(strides[1]), kind,
+                     itemsize)  # fmt: skip
+
+
+class _CupyInput(_DeviceInput):
+    def __init__(self, array: Any):
+        import cupy
+
+        self.cupy = cupy
+        self.array = array  # kept alive for the call
+        self.dtype_name = str(array.dtype)
+        self.ordinal = array.device.id
+        self.stream = cupy.cuda.get_current_stream().ptr
+        self.label_dtype = "uint32"
+        dtype = array.dtype
+        self._describe(array.data.ptr, array.shape, array.strides, dtype.kind, dtype.itemsize)
+
+    def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
+        with self.cupy.cuda.Device(self.ordinal):
+            return self.cupy.empty(shape, dtype=dtype)
+
+    @staticmethod
+    def address_of(array: Any) -> int:
+        return array.data.ptr
+
+    @staticmethod
+    def result(array: Any) -> Any:
+        return array
+
+
+class _TorchInput(_DeviceInput):
+    def __init__(self, tensor: Any):
+        import torch
+
+        self.torch = torch
+        self.tensor = tensor.detach()  # kept alive for the call
+        self.dtype_name = str(tensor.dtype)
+        self.device = tensor.device
+        self.ordinal = tensor.device.index
+        self.stream = torch.cuda.current_stream(tensor.device).cuda_stream
+        self.label_dtype = "uint32"
+        kind, itemsize = _torch_kind(torch, tensor.dtype)
+        strides = [s * itemsize for s in tensor.stride()]
+        self._describe(tensor.data_ptr(), tensor.shape, strides, kind, itemsize)
+
+    def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
+        return self.torch.empty(shape, dtype=_torch_dtype(self.torch, dtype), device=self.device)
+
+    @staticmethod
+    def address_of(tensor: Any) -> int:
+        return tensor.data_ptr()
+
+    @staticmethod
+    def result(tensor: Any) -> Any:
+        return tensor
+
+
+def _torch_kind(torch: Any, dtype: Any) -> Tuple[str, int]:
+    """numpy's dtype kind and the item size of a torch dtype (``"c"`` for unsupported ones)."""
+    if dtype == torch.bool:
+        return "b", 1
+    if dtype.is_complex:
+        return "c", 0
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    if dtype.is_floating_point:
+        return "f", itemsize
+    signed = torch.iinfo(dtype).min < 0
+    return ("i" if signed else "u"), itemsize
+
+
+def _torch_dtype(torch: Any, name: str) -> Any:
+    """The torch dtype for a result: unsigned where this torch has it, else the signed one
+    of the same size (canonical labels and coordinate sums stay below 2^31 and 2^63)."""
+    fallback = {"uint32": "int32", "uint64": "int64"}
+    return getattr(torch, name, None) or getattr(torch, fallback.get(name, name))

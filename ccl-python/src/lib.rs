@@ -1,0 +1,114 @@
+//! `ccl._ccl`, the native half of the `ccl` Python package: the registry,
+//! labeling and analysis of host arrays (any registered variant) and of
+//! device arrays that lie on a GPU (CUDA variants, on the caller's stream).
+//!
+//! The Python half (`python/ccl/__init__.py`) checks and normalizes arrays,
+//! allocates results in the caller's framework and passes raw addresses
+//! here; each function below says what its addresses must hold. The GIL is
+//! released while labeling, and every error reaches Python as an exception
+//! with the Rust message: `ValueError` for bad arguments, `RuntimeError` for
+//! what failed on this machine.
+
+mod cuda;
+mod host;
+mod host_array;
+
+use ccl::{Connectivity, Error, Task};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+/// The Python exception for a `ccl` error.
+fn to_python(error: Error) -> PyErr {
+    match error {
+        Error::InvalidDimensions(_)
+        | Error::InvalidArgument(_)
+        | Error::ImageTooLarge { .. }
+        | Error::UnsupportedConnectivity { .. }
+        | Error::UnsupportedTask { .. }
+        | Error::UnknownAlgorithm { .. } => PyValueError::new_err(error.to_string()),
+        _ => PyRuntimeError::new_err(error.to_string()),
+    }
+}
+
+/// `4` or `8`, else a `ValueError`.
+fn connectivity(value: u32) -> PyResult<Connectivity> {
+    match value {
+        4 => Ok(Connectivity::Four),
+        8 => Ok(Connectivity::Eight),
+        other => Err(PyValueError::new_err(format!(
+            "connectivity must be 4 or 8, not {other}"
+        ))),
+    }
+}
+
+/// The algorithm called `name`, or the preferred available one for the
+/// task (on `backend` where given); an error says why there is none.
+fn pick(
+    name: Option<&str>,
+    task: Task,
+    connectivity: Connectivity,
+    backend: Option<ccl::Backend>,
+) -> ccl::Result<&'static ccl::Algorithm> {
+    let algorithm = match (name, backend) {
+        (Some(name), _) => ccl::find(name)?,
+        (None, Some(backend)) => ccl::default_algorithm_on(backend, task, connectivity)?,
+        (None, None) => ccl::default_algorithm(task, connectivity)?,
+    };
+    algorithm.check_connectivity(connectivity)?;
+    algorithm.check_task(task)?;
+    algorithm.probe().map_err(|reason| {
+        Error::Unavailable(format!("{} cannot run here: {reason}", algorithm.name))
+    })?;
+    Ok(algorithm)
+}
+
+/// One registry entry as `algorithms()` returns it: `(name, backend,
+/// connectivities, tasks, available, reason, summary, priority)`.
+type AlgorithmRow = (
+    &'static str,
+    &'static str,
+    Vec<u32>,
+    Vec<&'static str>,
+    bool,
+    Option<String>,
+    &'static str,
+    u32,
+);
+
+/// Every registered variant, sorted by name, probed on this machine.
+#[pyfunction]
+fn algorithms(py: Python<'_>) -> Vec<AlgorithmRow> {
+    py.detach(|| {
+        ccl::algorithms()
+            .into_iter()
+            .map(|a| {
+                let probe = a.probe();
+                let tasks = [Task::Label, Task::Analyze]
+                    .into_iter()
+                    .filter(|&t| a.performs(t))
+                    .map(<&'static str>::from)
+                    .collect();
+                (
+                    a.name,
+                    a.backend.into(),
+                    a.connectivities.iter().map(|c| c.neighbours()).collect(),
+                    tasks,
+                    probe.is_ok(),
+                    probe.err().map(|e| e.to_string()),
+                    a.summary,
+                    a.priority,
+                )
+            })
+            .collect()
+    })
+}
+
+/// The native module.
+#[pymodule]
+fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(algorithms, module)?)?;
+    module.add_class::<host_array::HostArray>()?;
+    host::register(module)?;
+    cuda::register(module)?;
+    Ok(())
+}
