@@ -200,8 +200,8 @@ fn connected_components_with_stats_device(
         let labeler = &mut lease.pooled.labeler;
         labeler.after(&caller).map_err(to_python)?;
         // SAFETY: the Python caller's contract above.
-        let count = unsafe { labeler.label(&array, labels, connectivity, true) }
-            .map_err(to_python)?;
+        let count =
+            unsafe { labeler.label(&array, labels, connectivity, true) }.map_err(to_python)?;
         let (stats, centroids): (u64, u64) =
             Python::attach(|py| allocate.call1(py, (count,))?.extract(py))?;
         // The results were allocated on the caller's stream.
@@ -312,8 +312,11 @@ pub(crate) fn on_host_image(
             let labels = address(pooled.labels.reserve(&stream, pixels)?, &stream);
             // SAFETY: the uploaded image and a label per pixel, on the
             // labeler's own stream.
-            results.count =
-                unsafe { pooled.labeler.label(&array, labels, connectivity, with_stats)? };
+            results.count = unsafe {
+                pooled
+                    .labeler
+                    .label(&array, labels, connectivity, with_stats)?
+            };
             results.labels = download(&stream, &pooled.labels, pixels)?;
             if with_stats {
                 let rows = results.count + 1;
@@ -364,8 +367,10 @@ fn download<T: ccl_cuda::cudarc::driver::DeviceRepr + Default + Clone>(
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(label_device, module)?)?;
-    module.add_function(wrap_pyfunction!(connected_components_with_stats_device, module)?)?;
+    module.add_function(wrap_pyfunction!(
+        connected_components_with_stats_device,
+        module
+    )?)?;
     module.add_function(wrap_pyfunction!(analyze_device, module)?)?;
     Ok(())
 }
-

@@ -239,8 +239,10 @@ fn background(image: &BinaryImage<'_>, components: &[ComponentStats]) -> Option<
     if area == 0 {
         return None;
     }
-    let sum_x = height * width * (width - 1) / 2 - components.iter().map(|c| c.sum_x as u128).sum::<u128>();
-    let sum_y = width * height * (height - 1) / 2 - components.iter().map(|c| c.sum_y as u128).sum::<u128>();
+    let sum_x =
+        height * width * (width - 1) / 2 - components.iter().map(|c| c.sum_x as u128).sum::<u128>();
+    let sum_y = width * height * (height - 1) / 2
+        - components.iter().map(|c| c.sum_y as u128).sum::<u128>();
     let rows = 0..image.height();
     let has_background = |y: &usize| image.row(*y).contains(&0);
     let y_min = rows.clone().find(has_background)?;
@@ -280,7 +282,10 @@ fn background(image: &BinaryImage<'_>, components: &[ComponentStats]) -> Option<
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(label_host, module)?)?;
-    module.add_function(wrap_pyfunction!(connected_components_with_stats_host, module)?)?;
+    module.add_function(wrap_pyfunction!(
+        connected_components_with_stats_host,
+        module
+    )?)?;
     module.add_function(wrap_pyfunction!(analyze_host, module)?)?;
     Ok(())
 }

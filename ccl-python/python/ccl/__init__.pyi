@@ -1,0 +1,52 @@
+# Type stubs of the `ccl` package (the docstrings are in __init__.py).
+from typing import Any, List, NamedTuple, Optional, Tuple, overload
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "AlgorithmInfo",
+    "Features",
+    "algorithms",
+    "analyze",
+    "connected_components_with_stats",
+    "label",
+]
+
+class AlgorithmInfo(NamedTuple):
+    name: str
+    backend: str
+    connectivities: Tuple[int, ...]
+    tasks: Tuple[str, ...]
+    available: bool
+    reason: Optional[str]
+    summary: str
+    priority: int
+
+class Features(NamedTuple):
+    area: Any
+    x_min: Any
+    y_min: Any
+    x_max: Any
+    y_max: Any
+    sum_x: Any
+    sum_y: Any
+    centroids: Any
+
+
+def algorithms() -> List[AlgorithmInfo]: ...
+@overload
+def label(
+    image: npt.ArrayLike, connectivity: int = 8, algorithm: Optional[str] = None
+) -> Tuple[npt.NDArray[np.uint32], int]: ...
+@overload
+def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Tuple[Any, int]: ...
+@overload
+def connected_components_with_stats(
+    image: npt.ArrayLike, connectivity: int = 8, algorithm: Optional[str] = None
+) -> Tuple[int, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
+@overload
+def connected_components_with_stats(
+    image: Any, connectivity: int = 8, algorithm: Optional[str] = None
+) -> Tuple[int, Any, Any, Any]: ...
+def analyze(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Features: ...

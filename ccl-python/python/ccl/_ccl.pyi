@@ -1,0 +1,49 @@
+# Type stubs of the native module (ccl-python/src); the public API is ccl/__init__.py.
+from typing import Callable, List, Optional, Tuple
+
+class HostArray:
+    """A C-ordered array owned by Rust; numpy.asarray wraps it without a copy."""
+
+    @property
+    def __array_interface__(self) -> dict: ...
+
+_ImageArgs = Tuple[int, int, int, int]
+_ArrayArgs = Tuple[int, int, int, int, int, str, int]
+
+def algorithms() -> List[
+    Tuple[str, str, List[int], List[str], bool, Optional[str], str, int]
+]: ...
+def label_host(
+    image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[HostArray, int]: ...
+def connected_components_with_stats_host(
+    image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[int, HostArray, HostArray, HostArray]: ...
+def analyze_host(
+    image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[HostArray, HostArray, HostArray]: ...
+def label_device(
+    device: int,
+    stream: int,
+    array: _ArrayArgs,
+    labels: int,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> int: ...
+def connected_components_with_stats_device(
+    device: int,
+    stream: int,
+    array: _ArrayArgs,
+    labels: int,
+    connectivity_value: int,
+    allocate: Callable[[int], Tuple[int, int]],
+    algorithm: Optional[str] = None,
+) -> int: ...
+def analyze_device(
+    device: int,
+    stream: int,
+    array: _ArrayArgs,
+    connectivity_value: int,
+    allocate: Callable[[int], Tuple[int, int, int]],
+    algorithm: Optional[str] = None,
+) -> int: ...

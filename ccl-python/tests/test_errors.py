@@ -1,0 +1,242 @@
+"""Bad input is refused with the spec's exception type and a message that says what is wrong.
+
+ValueError: arrays that are not 2-D (0-D, 1-D, 3-D), empty arrays, unsupported dtypes (complex,
+object, str, bytes), a connectivity other than the ints 4 and 8, an unknown algorithm name (the
+message names known ones), an algorithm lacking the connectivity or the task. RuntimeError: an
+algorithm that is not available here (a CUDA variant on a machine without GPU), with a reason.
+Each function (`label`, `connected_components_with_stats`, `analyze`) is checked, and `ccl`
+still works after refusing.
+
+The messages are matched with loose, case-insensitive patterns: they must mention the subject,
+their wording is free.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import ccl
+from conftest import ALGORITHMS, CONNECTIVITIES, case_image, case_oracle, check_label_result
+
+FUNCTIONS = {
+    "label": ccl.label,
+    "connected_components_with_stats": ccl.connected_components_with_stats,
+    "analyze": ccl.analyze,
+}
+TASK_OF = {"label": "label", "connected_components_with_stats": "label", "analyze": "analyze"}
+
+parametrize_functions = pytest.mark.parametrize(
+    "function_name", list(FUNCTIONS), ids=list(FUNCTIONS)
+)
+
+GOOD = np.array([[1, 0, 1], [0, 1, 0]], dtype=np.uint8)
+
+NOT_2D = re.compile(r"2-?d|two.dim|dimension|ndim", re.IGNORECASE)
+EMPTY = re.compile(r"empty|zero|size|shape|pixel", re.IGNORECASE)
+NOT_2D_OR_EMPTY = re.compile(f"{NOT_2D.pattern}|{EMPTY.pattern}", re.IGNORECASE)
+DTYPE = re.compile(r"dtype|type", re.IGNORECASE)
+CONNECTIVITY = re.compile(r"connectivit", re.IGNORECASE)
+TASK = re.compile(r"task|label|analy", re.IGNORECASE)
+
+
+@parametrize_functions
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.zeros((2, 3, 4), np.uint8),
+        np.ones((1, 5, 5), np.uint8),  # not to be squeezed
+        np.ones((5, 5, 1), np.bool_),
+        np.ones((1, 1, 1, 1), np.float32),
+        np.ones(5, np.uint8),
+        np.ones(1, np.int32),
+        np.array(1, np.uint8),
+        np.array(0.0),
+        [1, 0, 1],
+        7,
+    ],
+    ids=["3d", "3d-leading-1", "3d-trailing-1", "4d", "1d", "1d-single", "0d", "0d-float",
+         "list-1d", "scalar"],
+)
+def test_not_2d_is_value_error(function_name, image):
+    with pytest.raises(ValueError, match=NOT_2D):
+        FUNCTIONS[function_name](image)
+
+
+@parametrize_functions
+@pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("dtype", [np.uint8, np.bool_, np.float64], ids=lambda d: d.__name__)
+def test_empty_is_value_error(function_name, shape, dtype):
+    with pytest.raises(ValueError, match=EMPTY):
+        FUNCTIONS[function_name](np.zeros(shape, dtype))
+
+
+@parametrize_functions
+def test_empty_views_are_value_errors(function_name):
+    base = np.ones((4, 6), np.uint8)
+    for view in (base[2:2], base[:, 6:], base[::-1][4:]):
+        assert view.size == 0
+        with pytest.raises(ValueError, match=EMPTY):
+            FUNCTIONS[function_name](view)
+
+
+@parametrize_functions
+def test_empty_list_is_value_error(function_name):
+    with pytest.raises(ValueError, match=NOT_2D_OR_EMPTY):
+        FUNCTIONS[function_name]([[]])
+    with pytest.raises(ValueError, match=NOT_2D_OR_EMPTY):
+        FUNCTIONS[function_name]([])
+
+
+@parametrize_functions
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.array([[1 + 1j, 0], [0, 1]], dtype=np.complex64),
+        np.array([[1 + 1j, 0], [0, 1]], dtype=np.complex128),
+        np.array([[1, 0], [0, 1]], dtype=object),
+        np.array([["a", ""], ["", "b"]]),
+        np.array([[b"a", b""], [b"", b"b"]]),
+        [["a", ""], ["", "b"]],
+    ],
+    ids=["complex64", "complex128", "object", "str", "bytes", "list-of-str"],
+)
+def test_unsupported_dtype_is_value_error(function_name, image):
+    with pytest.raises(ValueError, match=DTYPE):
+        FUNCTIONS[function_name](image)
+
+
+@parametrize_functions
+@pytest.mark.parametrize(
+    "connectivity",
+    [0, 1, 2, 6, 16, -4, -8, 2**32 + 8, "8", "4", "eight"],
+    ids=lambda c: repr(c),
+)
+def test_bad_connectivity_is_value_error(function_name, connectivity):
+    with pytest.raises(ValueError, match=CONNECTIVITY):
+        FUNCTIONS[function_name](GOOD, connectivity)
+    with pytest.raises(ValueError, match=CONNECTIVITY):
+        FUNCTIONS[function_name](GOOD, connectivity=connectivity)
+
+
+@parametrize_functions
+@pytest.mark.parametrize("name", ["no-such-algorithm", "cpu_uf_typo", "cpu-uf-nope"])
+def test_unknown_algorithm_is_value_error_naming_known_ones(function_name, name):
+    with pytest.raises(ValueError) as raised:
+        FUNCTIONS[function_name](GOOD, 8, name)
+    message = str(raised.value)
+    known = [info.name for info in ccl.algorithms()]
+    assert any(k in message for k in known), f"message names no known algorithm: {message!r}"
+
+
+def _lacking_params():
+    """(function, algorithm, connectivity) where an available algorithm lacks what is asked."""
+    params = []
+    for info in ALGORITHMS:
+        if not info.available:
+            continue
+        for connectivity in CONNECTIVITIES:
+            if connectivity not in info.connectivities:
+                for function_name in FUNCTIONS:
+                    params.append(
+                        pytest.param(
+                            function_name,
+                            info.name,
+                            connectivity,
+                            "connectivity",
+                            id=f"{function_name}-{info.name}-c{connectivity}",
+                        )
+                    )
+        for function_name in ("label", "analyze"):
+            task = TASK_OF[function_name]
+            if task not in info.tasks:
+                connectivity = info.connectivities[0]
+                params.append(
+                    pytest.param(
+                        function_name,
+                        info.name,
+                        connectivity,
+                        "task",
+                        id=f"{function_name}-{info.name}",
+                    )
+                )
+    if not params:
+        params.append(
+            pytest.param(
+                None, None, None, None,
+                marks=pytest.mark.skip(reason="every available algorithm does every task"),
+                id="none",
+            )
+        )
+    return params
+
+
+@pytest.mark.parametrize("function_name, algorithm, connectivity, lacking", _lacking_params())
+def test_algorithm_lacking_connectivity_or_task_is_value_error(
+    function_name, algorithm, connectivity, lacking
+):
+    pattern = CONNECTIVITY if lacking == "connectivity" else TASK
+    with pytest.raises(ValueError, match=pattern):
+        FUNCTIONS[function_name](GOOD, connectivity, algorithm)
+
+
+def _unavailable_params():
+    params = [
+        pytest.param(function_name, info.name, id=f"{function_name}-{info.name}")
+        for info in ALGORITHMS
+        if not info.available
+        for function_name in FUNCTIONS
+        if TASK_OF[function_name] in info.tasks
+    ]
+    if not params:
+        params.append(
+            pytest.param(None, None, marks=pytest.mark.skip(reason="every algorithm is available"))
+        )
+    return params
+
+
+@pytest.mark.parametrize("function_name, algorithm", _unavailable_params())
+def test_unavailable_algorithm_is_runtime_error_saying_why(function_name, algorithm):
+    info = next(info for info in ccl.algorithms() if info.name == algorithm)
+    connectivity = info.connectivities[-1]
+    with pytest.raises(RuntimeError) as raised:
+        FUNCTIONS[function_name](GOOD, connectivity, algorithm)
+    assert not isinstance(raised.value, NotImplementedError)
+    assert str(raised.value).strip(), "the RuntimeError says nothing"
+
+
+@parametrize_functions
+def test_cuda_algorithm_without_gpu_is_runtime_error(function_name):
+    cuda = [info for info in ccl.algorithms() if info.backend == "cuda"]
+    if any(info.available for info in cuda):
+        pytest.skip("a CUDA algorithm is available here")
+    assert cuda, "no CUDA algorithm is registered"
+    for info in cuda:
+        if TASK_OF[function_name] not in info.tasks:
+            continue
+        with pytest.raises(RuntimeError, match=r"\S"):
+            FUNCTIONS[function_name](GOOD, info.connectivities[0], info.name)
+
+
+def test_still_works_after_errors():
+    bad_calls = [
+        lambda: ccl.label(np.zeros((2, 2, 2))),
+        lambda: ccl.label(np.zeros((0, 3))),
+        lambda: ccl.label(GOOD, 5),
+        lambda: ccl.label(GOOD, 8, "no-such-algorithm"),
+        lambda: ccl.analyze(np.zeros((2, 2), np.complex64)),
+    ]
+    for call in bad_calls:
+        with pytest.raises(ValueError):
+            call()
+    case_id = "random-256x256-d60-g1"
+    for connectivity in CONNECTIVITIES:
+        image = case_image(case_id).copy()
+        check_label_result(
+            ccl.label(image, connectivity),
+            case_oracle(case_id, connectivity),
+            image.shape,
+            f"[after errors, c{connectivity}]",
+        )
