@@ -131,7 +131,13 @@ struct Kernels {
         DevPtr<i32>,
         DevPtr<f64>,
     )>,
-    feature_columns: Kernel<(DevPtr<DeviceStats>, u32, DevPtr<u32>, DevPtr<u64>, DevPtr<f64>)>,
+    feature_columns: Kernel<(
+        DevPtr<DeviceStats>,
+        u32,
+        DevPtr<u32>,
+        DevPtr<u64>,
+        DevPtr<f64>,
+    )>,
 }
 
 /// What the last call left for the stats writers.
@@ -253,7 +259,9 @@ impl ArrayLabeler {
             unsafe {
                 let args = (image.args(&stream), labels, first, words_per_row, words);
                 self.kernels.first_pixels.launch(&stream, grid, args)?;
-                self.kernels.label_first_pixels.launch(&stream, grid, args)?;
+                self.kernels
+                    .label_first_pixels
+                    .launch(&stream, grid, args)?;
             }
         }
         self.features
@@ -270,8 +278,8 @@ impl ArrayLabeler {
             stream
                 .memset_zeros(&mut background.slice_mut(..1))
                 .map_err(cuda_error)?;
-            let background_blocks = blocks(layout.words(), WARPS_PER_BLOCK as usize)?
-                .min(BACKGROUND_BLOCKS as u32);
+            let background_blocks =
+                blocks(layout.words(), WARPS_PER_BLOCK as usize)?.min(BACKGROUND_BLOCKS as u32);
             // SAFETY: the image covers `words`; one stats entry.
             unsafe {
                 self.kernels.background.launch(
@@ -356,7 +364,11 @@ impl ArrayLabeler {
     /// # Safety
     /// `array` must address device memory of the variant's GPU, as large as
     /// it says, alive and ready in the stream's order until the call returns.
-    pub unsafe fn analyze(&mut self, array: &DeviceArray, connectivity: Connectivity) -> Result<usize> {
+    pub unsafe fn analyze(
+        &mut self,
+        array: &DeviceArray,
+        connectivity: Connectivity,
+    ) -> Result<usize> {
         self.last = Last::None;
         // SAFETY: the caller's contract.
         let source = unsafe { self.source(array)? };
@@ -376,7 +388,9 @@ impl ArrayLabeler {
     /// sizes above, ready in the stream's order.
     pub unsafe fn write_features(&mut self, bounds: u64, sums: u64, centroids: u64) -> Result<()> {
         if self.last != Last::Analyzed {
-            return Err(Error::Unavailable("write_features follows an analyze call".into()));
+            return Err(Error::Unavailable(
+                "write_features follows an analyze call".into(),
+            ));
         }
         let stream = self.variant.stream().clone();
         let Some(components) = self.variant.device_stats()? else {

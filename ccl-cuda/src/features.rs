@@ -444,7 +444,10 @@ impl Features {
     /// The features of the last analysis as they lie on the device, one
     /// entry per component in raster order of the components' first pixels;
     /// `None` when it found no component. Reads back the component count.
-    pub fn device_stats(&self, stream: &Arc<CudaStream>) -> Result<Option<CudaView<'_, DeviceStats>>> {
+    pub fn device_stats(
+        &self,
+        stream: &Arc<CudaStream>,
+    ) -> Result<Option<CudaView<'_, DeviceStats>>> {
         let count = self.component_count(stream)?;
         if count > self.capacity {
             return Err(Error::Cuda(format!(

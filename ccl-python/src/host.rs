@@ -251,15 +251,15 @@ fn background(image: &BinaryImage<'_>, components: &[ComponentStats]) -> Option<
     let (mut x_min, mut x_max) = (usize::MAX, 0);
     for y in y_min..=y_max {
         let row = image.row(y);
-        if x_min > 0 {
-            if let Some(x) = row.iter().position(|&p| p == 0) {
-                x_min = x_min.min(x);
-            }
+        if x_min > 0
+            && let Some(x) = row.iter().position(|&p| p == 0)
+        {
+            x_min = x_min.min(x);
         }
-        if x_max < last_column {
-            if let Some(x) = row.iter().rposition(|&p| p == 0) {
-                x_max = x_max.max(x);
-            }
+        if x_max < last_column
+            && let Some(x) = row.iter().rposition(|&p| p == 0)
+        {
+            x_max = x_max.max(x);
         }
         if x_min == 0 && x_max == last_column {
             break;
