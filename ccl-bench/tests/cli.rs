@@ -381,6 +381,100 @@ fn verify_passes_on_the_reference() {
 }
 
 #[test]
+fn verify_adds_the_worst_cases_up_to_a_side() {
+    let dir = scratch("verify-worst");
+    let images = |worst_side: &str| -> usize {
+        let out = succeeds(
+            &dir,
+            &[
+                "verify",
+                "-a",
+                "cpu-uf",
+                "--cases",
+                "1",
+                "--worst-side",
+                worst_side,
+            ],
+        );
+        let (_, after) = out.split_once(" on ").expect("an image count");
+        after.split(' ').next().unwrap().parse().unwrap()
+    };
+    // Seven kinds at sides 256 and 255.
+    assert_eq!(images("256") - images("0"), 2 * 7);
+}
+
+#[test]
+fn pattern_sweep_tabulates_ms_per_image_by_pattern_and_size() {
+    let dir = scratch("sweep-patterns");
+    let out = succeeds(
+        &dir,
+        &[
+            "sweep",
+            "-a",
+            "cpu-uf",
+            "--pattern",
+            "spiral,maze",
+            "--sizes",
+            "40,33",
+            "--reps",
+            "1",
+            "--task",
+            "label",
+            "-c",
+            "8",
+            "--out",
+            "results",
+        ],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("8-connectivity label: median ms per image"),
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = lines[2..6]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let images: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(
+        images,
+        [
+            ("maze", "33x33"),
+            ("maze", "40x40"),
+            ("spiral", "33x33"),
+            ("spiral", "40x40")
+        ],
+        "{out}"
+    );
+    assert!(rows.iter().all(|r| r[2].parse::<f64>().is_ok()), "{out}");
+    let csv = std::fs::read_to_string(dir.join("results/sweep.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    assert!(
+        rows.iter().all(|r| r.starts_with("cpu-uf,cpu,8,label,")),
+        "{csv}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.ends_with(",spiral") && r.contains(",40,40,0,0,")),
+        "{csv}"
+    );
+    // Plots are over density: a pattern sweep draws none.
+    assert!(!out.contains("wrote results/time"), "{out}");
+    fails_with(
+        &dir,
+        &["sweep", "--pattern", "spirl"],
+        "known patterns: empty",
+    );
+    fails_with(&dir, &["sweep", "--sizes", "64"], "--pattern");
+    fails_with(
+        &dir,
+        &["sweep", "--pattern", "spiral", "--size", "64x64"],
+        "cannot be used with",
+    );
+}
+
+#[test]
 fn sweep_writes_one_csv_row_per_measurement() {
     let dir = scratch("sweep");
     let out = succeeds(

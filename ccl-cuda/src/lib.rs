@@ -31,6 +31,7 @@ mod equivalence;
 pub mod features;
 mod image;
 mod launch;
+mod rounds;
 mod timing;
 mod variant;
 
@@ -45,6 +46,7 @@ pub use image::{DeviceImage, DeviceStats, upload_image};
 pub use launch::{
     DevPtr, ImageArgs, Kernel, KernelArgs, blocks, linear_grid, tile_grid, warp_grid,
 };
+pub use rounds::{ChangeFlag, counted_stage, rounds_of_stage};
 pub use timing::StageClock;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};
 

@@ -6,11 +6,13 @@
 //! scan), concavities (two arms that meet only on the last row, so the merge
 //! comes late), spirals and Hilbert curves (one component with a very long
 //! path, the worst case for label propagation; Kasagi et al.'s test images),
-//! and combs of 1-pixel stripes that cross 32/64-pixel warp and 4-row strip
-//! borders. Every kind is drawn at every size of [`PATTERN_SIZES`], chosen around
+//! mazes (one tree of 1-pixel corridors whose paths wind through the whole
+//! image), and combs of 1-pixel stripes that cross 32/64-pixel warp and
+//! 4-row strip borders. Every kind is drawn at every size of [`PATTERN_SIZES`], chosen around
 //! those borders.
 
 use ccl_core::{BinaryImageBuf, Error, Result};
+use rand_mt::Mt;
 
 /// One structured test image.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,6 +103,7 @@ const KINDS: &[(&str, Generator)] = &[
     }),
     ("spiral", spiral),
     ("hilbert", hilbert),
+    ("maze", maze),
     // Combs of 1-pixel columns (x even) joined by a 1-pixel bar: on the
     // bottom row (teeth up, merged on the last row), on the top row, or
     // alternately bottom and top (one meandering component). The columns
@@ -245,6 +248,55 @@ fn hilbert(w: usize, h: usize) -> Result<BinaryImageBuf> {
                 }
             }
         }
+    }
+    Ok(image)
+}
+
+/// A perfect maze of 1-pixel corridors: cells on even coordinates, a
+/// spanning tree of the cell grid grown by a randomised depth-first search
+/// (MT19937, seed 0, so every run draws the same maze), each tree edge
+/// opened through the odd pixel between its two cells. One 4-connected
+/// component whose corridors are long: depth-first mazes have few branches
+/// and a path between two cells often crosses most of the image, the worst
+/// case for algorithms whose rounds grow with geodesic distance.
+fn maze(w: usize, h: usize) -> Result<BinaryImageBuf> {
+    let mut image = BinaryImageBuf::new(w, h)?;
+    let (columns, rows) = (w.div_ceil(2), h.div_ceil(2));
+    if columns == 0 || rows == 0 {
+        return Ok(image);
+    }
+    let mut visited = vec![false; columns * rows];
+    let mut rng = Mt::new(0);
+    // The path from the start cell to the current one; the search backs up
+    // along it when the current cell has no unvisited neighbour.
+    let mut path = vec![(0usize, 0usize)];
+    visited[0] = true;
+    image.set(0, 0, true);
+    while let Some(&(cx, cy)) = path.last() {
+        let mut options = [(0usize, 0usize); 4];
+        let mut count = 0;
+        let neighbours = [
+            (cx.wrapping_sub(1), cy),
+            (cx + 1, cy),
+            (cx, cy.wrapping_sub(1)),
+            (cx, cy + 1),
+        ];
+        for (nx, ny) in neighbours {
+            if nx < columns && ny < rows && !visited[ny * columns + nx] {
+                options[count] = (nx, ny);
+                count += 1;
+            }
+        }
+        if count == 0 {
+            path.pop();
+            continue;
+        }
+        let (nx, ny) = options[rng.next_u32() as usize % count];
+        visited[ny * columns + nx] = true;
+        image.set(2 * nx, 2 * ny, true);
+        // The corridor pixel between two cells 2 apart on one axis.
+        image.set(cx + nx, cy + ny, true);
+        path.push((nx, ny));
     }
     Ok(image)
 }
@@ -409,7 +461,14 @@ mod tests {
         let (w, h) = (33, 31);
         let count = |kind, c| components(&pattern(kind, w, h).unwrap(), c);
         assert_eq!(count("empty", Four), 0);
-        for kind in ["full", "spiral", "comb-v-bottom", "comb-v-top", "meander-v"] {
+        for kind in [
+            "full",
+            "spiral",
+            "maze",
+            "comb-v-bottom",
+            "comb-v-top",
+            "meander-v",
+        ] {
             assert_eq!(count(kind, Four), 1, "{kind}");
         }
         for kind in ["comb-h-left", "comb-h-right", "meander-h"] {
@@ -475,6 +534,36 @@ mod tests {
                 assert_eq!(components(&image, Connectivity::Four), 1, "{kind}-{w}x{h}");
             }
         }
+    }
+
+    #[test]
+    fn mazes_are_spanning_trees_of_their_cells() {
+        // Every cell is reached (one component) through exactly cells - 1
+        // corridors: a tree, so the path between two cells is unique.
+        for (w, h) in [
+            (1, 1),
+            (2, 2),
+            (33, 31),
+            (64, 64),
+            (65, 3),
+            (200, 1),
+            (255, 255),
+        ] {
+            let image = pattern("maze", w, h).unwrap();
+            let cells = w.div_ceil(2) * h.div_ceil(2);
+            let pixels = image.pixels().iter().filter(|&&p| p != 0).count();
+            assert_eq!(pixels, 2 * cells - 1, "maze-{w}x{h}");
+            assert_eq!(components(&image, Connectivity::Four), 1, "maze-{w}x{h}");
+            assert!(
+                (0..h)
+                    .step_by(2)
+                    .all(|y| (0..w).step_by(2).all(|x| image.get(x, y)))
+            );
+        }
+        assert_eq!(
+            pattern("maze", 31, 17).unwrap(),
+            pattern("maze", 31, 17).unwrap()
+        );
     }
 
     #[test]

@@ -108,6 +108,30 @@ impl Source {
         }
     }
 
+    /// Draws the image again: the random image or pattern it names, or the
+    /// real image read from `ccl-testdata`.
+    pub fn image(&self) -> Result<BinaryImageBuf> {
+        match *self {
+            Source::Random {
+                width,
+                height,
+                density,
+                granularity,
+                seed,
+            } => ccl_testdata::random_image(width, height, density, granularity, seed),
+            Source::Pattern {
+                kind,
+                width,
+                height,
+            } => ccl_testdata::pattern(kind, width, height),
+            Source::Real { name } => ccl_testdata::real_images()?
+                .into_iter()
+                .find(|real| real.name == name)
+                .map(|real| real.image)
+                .ok_or_else(|| ccl_core::Error::InvalidArgument(format!("no real image `{name}`"))),
+        }
+    }
+
     /// The shell commands that rerun `variant` on this image: `ccl gen` to
     /// write it where needed, then `ccl label` or `ccl analyze`.
     pub fn reproduce(&self, variant: &str, task: Task, connectivity: Connectivity) -> String {
@@ -192,6 +216,54 @@ pub fn pattern_cases() -> impl Iterator<Item = Result<Case>> {
                     },
                 })
             })
+    })
+}
+
+/// The patterns that cost iterative labelers the most rounds: one long
+/// 1-pixel path (spirals, Hilbert curves, 1-pixel snakes both ways), mazes,
+/// and combs whose teeth join only at one end.
+pub const WORST_CASE_KINDS: &[&str] = &[
+    "spiral",
+    "hilbert",
+    "maze",
+    "meander-h",
+    "meander-v",
+    "comb-v-bottom",
+    "comb-h-right",
+];
+
+/// The square sides of the worst cases: powers of 4 from 256 (256, 1024,
+/// 4096, …) up to `max_side`, and one odd side, 2^k - 1 for the largest
+/// power of two 2^k ≤ `max_side` (e.g. 4095 for 4096), so that no tile,
+/// warp or block size divides it.
+pub fn worst_case_sides(max_side: usize) -> Vec<usize> {
+    let mut sides: Vec<usize> = std::iter::successors(Some(256usize), |side| side.checked_mul(4))
+        .take_while(|&side| side <= max_side)
+        .collect();
+    if max_side >= 256 {
+        let largest_power = 1usize << (usize::BITS - 1 - max_side.leading_zeros());
+        sides.push(largest_power - 1);
+    }
+    sides
+}
+
+/// Every kind of [`WORST_CASE_KINDS`] at every side of
+/// [`worst_case_sides`]`(max_side)`, each drawn when the iterator reaches
+/// it; none below a side of 256.
+pub fn worst_cases(max_side: usize) -> impl Iterator<Item = Result<Case>> {
+    let sides = worst_case_sides(max_side);
+    WORST_CASE_KINDS.iter().flat_map(move |&kind| {
+        sides.clone().into_iter().map(move |side| {
+            let source = Source::Pattern {
+                kind,
+                width: side,
+                height: side,
+            };
+            Ok(Case {
+                image: source.image()?,
+                source,
+            })
+        })
     })
 }
 
@@ -311,6 +383,23 @@ mod tests {
                 .iter()
                 .any(|r| r.name == "coins")
         );
+    }
+
+    #[test]
+    fn worst_cases_are_long_paths_at_growing_sides() {
+        assert!(worst_case_sides(255).is_empty());
+        assert_eq!(worst_case_sides(256), vec![256, 255]);
+        assert_eq!(worst_case_sides(4096), vec![256, 1024, 4096, 4095]);
+        assert_eq!(worst_case_sides(5000), vec![256, 1024, 4096, 4095]);
+        assert_eq!(worst_case_sides(2048), vec![256, 1024, 2047]);
+        let cases: Vec<Case> = worst_cases(256).collect::<Result<_>>().unwrap();
+        assert_eq!(cases.len(), 2 * WORST_CASE_KINDS.len());
+        for case in &cases {
+            assert_eq!(case.image, case.source.image().unwrap(), "{}", case.source);
+        }
+        let coins = Source::Real { name: "coins" };
+        assert!(coins.image().unwrap().width() > 0);
+        assert!(Source::Real { name: "nothing" }.image().is_err());
     }
 
     #[test]

@@ -47,9 +47,12 @@ pub use ccl_core::{
 // links it, registrations included, into every program that uses `ccl`.
 // A workspace test proves every algorithm crate is named.
 use ccl_cpu as _;
+use ccl_cuda_dlp as _;
 use ccl_cuda_flsl as _;
 use ccl_cuda_ha4 as _;
 use ccl_cuda_ke8 as _;
+use ccl_cuda_kni as _;
+use ccl_cuda_le as _;
 use ccl_cuda_npp as _;
 use ccl_cuda_playne as _;
 

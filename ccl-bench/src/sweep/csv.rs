@@ -9,10 +9,15 @@ use std::str::FromStr;
 use super::{Measurement, StageMedian, SweepError};
 
 /// The CSV header.
-pub const HEADER: &str = "variant,backend,connectivity,task,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages";
+pub const HEADER: &str = "variant,backend,connectivity,task,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages,pattern";
+
+/// The header of sweeps saved before pattern images (no `pattern`
+/// column), still read.
+const HEADER_WITHOUT_PATTERN: &str = "variant,backend,connectivity,task,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages";
 
 /// The measurements as CSV text with a header line. The `stages` column
-/// lists `stage=ms` pairs separated by `;`.
+/// lists `stage=ms` pairs separated by `;`; `pattern` is empty for random
+/// images.
 pub fn to_csv(measurements: &[Measurement]) -> String {
     let mut out = String::from(HEADER);
     out.push('\n');
@@ -25,7 +30,7 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
             .join(";");
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{}",
+            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{},{}",
             m.variant,
             m.backend,
             m.connectivity,
@@ -39,7 +44,8 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
             m.min_ms,
             m.gpx_per_s(),
             m.transfer_ms,
-            stages
+            stages,
+            m.pattern.as_deref().unwrap_or("")
         );
     }
     out
@@ -57,12 +63,18 @@ pub struct CsvError {
 
 /// The measurements in CSV text that [`to_csv`] wrote: its inverse, up to
 /// the six decimals written. The `gpx_per_s` column is derived from the
-/// others, so it is not read.
+/// others, so it is not read. CSV of earlier sweeps, without the `pattern`
+/// column, reads as random images.
 ///
 /// # Errors
 /// The first line that is not the header or not a row of [`HEADER`]'s
 /// columns, or a time that is negative or not a number.
 pub fn from_csv(text: &str) -> Result<Vec<Measurement>, CsvError> {
+    if text.lines().next().map(str::trim_end) == Some(HEADER_WITHOUT_PATTERN) {
+        return parse_lines(text, HEADER_WITHOUT_PATTERN, "a sweep's CSV", |row| {
+            parse_row(&format!("{row},"))
+        });
+    }
     parse_lines(text, HEADER, "a sweep's CSV", parse_row)
 }
 
@@ -135,6 +147,7 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
         _gpx_per_s,
         transfer_ms,
         stages,
+        pattern,
     ] = fields(row, HEADER)?;
     Ok(Measurement {
         variant: variant.to_string(),
@@ -150,6 +163,7 @@ fn parse_row(row: &str) -> Result<Measurement, String> {
         min_ms: parse_ms("min_ms", min_ms)?,
         transfer_ms: parse_ms("transfer_ms", transfer_ms)?,
         stages: parse_stages(stages)?,
+        pattern: (!pattern.is_empty()).then(|| pattern.to_string()),
     })
 }
 
@@ -227,6 +241,7 @@ mod tests {
             median_ms: 2.0,
             min_ms: 1.5,
             transfer_ms: 0.25,
+            pattern: None,
             stages: stages
                 .iter()
                 .map(|&(stage, ms)| StageMedian {
@@ -244,7 +259,7 @@ mod tests {
         assert_eq!(lines[0], HEADER);
         assert_eq!(
             lines[1],
-            "v,cuda,8,analyze,2000,1000,4,45,10,2.000000,1.500000,1.000000,0.250000,strip=1.500000;merge=0.500000"
+            "v,cuda,8,analyze,2000,1000,4,45,10,2.000000,1.500000,1.000000,0.250000,strip=1.500000;merge=0.500000,"
         );
         assert_eq!(lines[1].split(',').count(), HEADER.split(',').count());
     }
@@ -260,8 +275,25 @@ mod tests {
                 median_ms: 0.123456,
                 ..measurement("cpu-uf", &[])
             },
+            Measurement {
+                granularity: 0,
+                density: 0,
+                pattern: Some("spiral".into()),
+                ..measurement("le", &[("iterate (12 rounds)", 3.0)])
+            },
         ];
         assert_eq!(from_csv(&to_csv(&measurements)).unwrap(), measurements);
+        // A sweep saved before the pattern column reads as random images.
+        let old = to_csv(&measurements[..2])
+            .lines()
+            .map(|line| {
+                line.strip_suffix(",")
+                    .unwrap_or(line)
+                    .replace(",stages,pattern", ",stages")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(from_csv(&old).unwrap(), measurements[..2]);
     }
 
     #[test]
@@ -270,22 +302,22 @@ mod tests {
         let cases = [
             ("variant,backend\n", "line 1: not a sweep's CSV"),
             (
-                &row("v,gpu,8,cca,2,1,4,45,10,2,1.5,1,0.25,"),
+                &row("v,gpu,8,cca,2,1,4,45,10,2,1.5,1,0.25,,"),
                 "line 2: backend: cannot read `gpu`",
             ),
             (
-                &row("v,cuda,6,cca,2,1,4,45,10,2,1.5,1,0.25,"),
+                &row("v,cuda,6,cca,2,1,4,45,10,2,1.5,1,0.25,,"),
                 "line 2: connectivity: cannot read `6`",
             ),
             (
-                &row("v,cuda,8,cca,2,1,4,45,10,NaN,1.5,1,0.25,"),
+                &row("v,cuda,8,cca,2,1,4,45,10,NaN,1.5,1,0.25,,"),
                 "line 2: median_ms: `NaN` is not a time in ms",
             ),
             (
-                &row("v,cuda,8,cca,2,1,4,45,10,2,1.5,1,0.25,strip"),
+                &row("v,cuda,8,cca,2,1,4,45,10,2,1.5,1,0.25,strip,"),
                 "line 2: stages: expected stage=ms, not `strip`",
             ),
-            (&row("v,cuda,8"), "line 2: 3 fields where the header has 14"),
+            (&row("v,cuda,8"), "line 2: 3 fields where the header has 15"),
         ];
         for (text, expected) in cases {
             let message = from_csv(text).unwrap_err().to_string();

@@ -53,6 +53,13 @@ pub struct Config {
     pub tasks: Vec<Task>,
     /// The connectivities to measure (each variant only in those it supports).
     pub connectivities: Vec<Connectivity>,
+    /// Structured patterns (`ccl_testdata::pattern_kinds`) to measure
+    /// instead of the random images: each kind at each side of `sides`, as
+    /// Kasagi et al. time spirals and Hilbert curves. Empty: the random
+    /// images of `width`, `height`, `densities`, `granularities` and `seed`.
+    pub patterns: Vec<&'static str>,
+    /// The square sides of the pattern images.
+    pub sides: Vec<usize>,
 }
 
 impl Config {
@@ -68,19 +75,40 @@ impl Config {
             reps: 10,
             tasks: vec![Task::Label, Task::Analyze],
             connectivities: Connectivity::ALL.to_vec(),
+            patterns: Vec::new(),
+            sides: Vec::new(),
         }
     }
 }
 
 impl Config {
-    /// How the sweep's image of `granularity` and `density` is made.
-    pub fn source(&self, granularity: u32, density: u32) -> Source {
-        Source::Random {
-            width: self.width,
-            height: self.height,
-            density,
-            granularity,
-            seed: self.seed,
+    /// The sweep's images in measuring order: the random ones granularity
+    /// outer, density inner; or each pattern (outer) at each side.
+    pub fn sources(&self) -> Vec<Source> {
+        if self.patterns.is_empty() {
+            self.granularities
+                .iter()
+                .flat_map(|&granularity| {
+                    self.densities.iter().map(move |&density| Source::Random {
+                        width: self.width,
+                        height: self.height,
+                        density,
+                        granularity,
+                        seed: self.seed,
+                    })
+                })
+                .collect()
+        } else {
+            self.patterns
+                .iter()
+                .flat_map(|&kind| {
+                    self.sides.iter().map(move |&side| Source::Pattern {
+                        kind,
+                        width: side,
+                        height: side,
+                    })
+                })
+                .collect()
         }
     }
 }
@@ -100,10 +128,12 @@ pub struct Measurement {
     pub width: usize,
     /// Image height.
     pub height: usize,
-    /// Granularity of the image.
+    /// Granularity of a random image; 0 for a pattern.
     pub granularity: u32,
-    /// Density of the image in percent.
+    /// Density of a random image in percent; 0 for a pattern.
     pub density: u32,
+    /// The pattern kind of a pattern image; `None` for a random one.
+    pub pattern: Option<String>,
     /// Number of timed runs.
     pub reps: usize,
     /// Median time of a run (the sum of its stages) in ms.
@@ -223,7 +253,7 @@ impl SweepError {
 }
 
 /// Measures every variant of `variants` as `config` says, one image at a
-/// time: granularity outer, density inner, variants in the order given.
+/// time in the order of [`Config::sources`], variants in the order given.
 /// `on_image` is told of each image before it is measured (for progress).
 ///
 /// # Errors
@@ -244,12 +274,7 @@ pub fn run(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    // (granularity, density) in measuring order.
-    let images: Vec<(u32, u32)> = config
-        .granularities
-        .iter()
-        .flat_map(|&g| config.densities.iter().map(move |&d| (g, d)))
-        .collect();
+    let images = config.sources();
     let mut measurements = Vec::new();
     // The reference is slow at benchmark sizes: the next image and its
     // reference are prepared, and answers checked, on other cores while this
@@ -257,12 +282,12 @@ pub fn run(
     // every core for itself.
     let in_background = variants.iter().all(|v| v.backend != Backend::Cpu);
     std::thread::scope(|scope| -> Result<(), SweepError> {
-        let prepare_in_background = |&(granularity, density): &(u32, u32)| {
-            scope.spawn(move || prepare(config, granularity, density))
+        let prepare_in_background = |source: &Source| {
+            let source = source.clone();
+            scope.spawn(move || prepare(config, &source))
         };
         let mut next = images.first().map(prepare_in_background);
-        for (i, &(granularity, density)) in images.iter().enumerate() {
-            let source = config.source(granularity, density);
+        for (i, source) in images.iter().enumerate() {
             let (image, expected) = next
                 .take()
                 .unwrap_or_else(|| prepare_in_background(&images[i]))
@@ -271,7 +296,8 @@ pub fn run(
             if in_background {
                 next = images.get(i + 1).map(prepare_in_background);
             }
-            on_image(&source);
+            on_image(source);
+            let (width, height) = (image.width(), image.height());
             // Answers are checked on other cores while the next runs are timed;
             // every check ends before the image's times are kept.
             let checked = std::thread::scope(|checks| -> Result<(), SweepError> {
@@ -307,15 +333,25 @@ pub fn run(
                                     .join()
                                     .map_err(|_| SweepError::Setup(reference_panicked()))??;
                             }
+                            let (granularity, density, pattern) = match *source {
+                                Source::Random {
+                                    granularity,
+                                    density,
+                                    ..
+                                } => (granularity, density, None),
+                                Source::Pattern { kind, .. } => (0, 0, Some(kind.to_string())),
+                                Source::Real { name } => (0, 0, Some(name.to_string())),
+                            };
                             measurements.push(Measurement {
                                 variant: algorithm.name.to_string(),
                                 backend: algorithm.backend,
                                 connectivity,
                                 task,
-                                width: config.width,
-                                height: config.height,
+                                width,
+                                height,
                                 granularity,
                                 density,
+                                pattern,
                                 reps: config.reps,
                                 median_ms: timing.median_ms,
                                 min_ms: timing.min_ms,
@@ -339,20 +375,13 @@ pub fn run(
     Ok(measurements)
 }
 
-/// The sweep's image of `granularity` and `density`, and the reference's
-/// answer for each connectivity, the connectivities computed in parallel.
+/// The image of `source`, and the reference's answer for each
+/// connectivity, the connectivities computed in parallel.
 fn prepare(
     config: &Config,
-    granularity: u32,
-    density: u32,
+    source: &Source,
 ) -> ccl_core::Result<(BinaryImageBuf, Vec<(Connectivity, Expected)>)> {
-    let image = ccl_testdata::random_image(
-        config.width,
-        config.height,
-        density,
-        granularity,
-        config.seed,
-    )?;
+    let image = source.image()?;
     let view = image.view();
     let expected = std::thread::scope(|scope| {
         let workers: Vec<_> = config

@@ -60,6 +60,12 @@ pub fn write(measurements: &[Measurement], dir: &Path) -> Result<Vec<PathBuf>, S
     // Colours follow the variant's place among all of the sweep's variants,
     // so that a variant keeps its colour from plot to plot.
     let variants = distinct(measurements.iter().map(|m| m.variant.as_str()));
+    // The plots are over density: pattern images are in their own table.
+    let measurements: Vec<Measurement> = measurements
+        .iter()
+        .filter(|m| m.pattern.is_none())
+        .cloned()
+        .collect();
     let mut written = Vec::new();
     for (task, connectivity) in distinct(measurements.iter().map(|m| (m.task, m.connectivity))) {
         let group: Vec<&Measurement> = measurements

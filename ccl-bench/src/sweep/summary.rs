@@ -2,12 +2,14 @@
 //! connectivity, task and granularity (the seeds' own summary figure), how
 //! much slower the percolation threshold is than the mean, and, on its own,
 //! the throughput on the all-white image (d = 100), which the papers report
-//! apart from the mean.
+//! apart from the mean; and, for pattern sweeps, the milliseconds per image
+//! that Kasagi et al. tabulate ([`pattern_table`]).
 
 use std::fmt::Write;
 
 use ccl_core::{Connectivity, Task};
 
+use super::plot::distinct;
 use super::{Measurement, median};
 
 /// The density of the all-white image: every cell set, whatever the
@@ -75,10 +77,82 @@ pub struct AllWhiteRow {
 /// as every image of a sweep has one size), which one disturbed
 /// measurement does not move.
 pub fn summarize(measurements: &[Measurement]) -> Summary {
+    // Pattern images have their own table.
+    let random: Vec<Measurement> = measurements
+        .iter()
+        .filter(|m| m.pattern.is_none())
+        .cloned()
+        .collect();
     Summary {
-        means: means(measurements),
-        all_white: all_white(measurements),
+        means: means(&random),
+        all_white: all_white(&random),
     }
+}
+
+/// The pattern images of a sweep as text tables, one per connectivity and
+/// task: a row per pattern and side, a column per variant, each cell the
+/// median milliseconds per image and, for an iterative variant, its rounds
+/// (`r=`, summed over its counted stages, see `ccl_cuda::counted_stage`).
+/// Empty when the sweep measured no pattern.
+pub fn pattern_table(measurements: &[Measurement]) -> String {
+    let patterns: Vec<&Measurement> = measurements
+        .iter()
+        .filter(|m| m.pattern.is_some())
+        .collect();
+    let mut out = String::new();
+    for (connectivity, task) in distinct(patterns.iter().map(|m| (m.connectivity, m.task))) {
+        let group: Vec<&&Measurement> = patterns
+            .iter()
+            .filter(|m| m.connectivity == connectivity && m.task == task)
+            .collect();
+        let variants = distinct(group.iter().map(|m| m.variant.as_str()));
+        let images = distinct(
+            group
+                .iter()
+                .map(|m| (m.pattern.as_deref(), m.width, m.height)),
+        );
+        let mut header = vec!["pattern".to_string(), "size".to_string()];
+        header.extend(variants.iter().map(|v| v.to_string()));
+        let rows: Vec<Vec<String>> = images
+            .iter()
+            .map(|&(pattern, width, height)| {
+                let mut row = vec![
+                    pattern.unwrap_or("").to_string(),
+                    format!("{width}x{height}"),
+                ];
+                row.extend(variants.iter().map(|&variant| {
+                    group
+                        .iter()
+                        .find(|m| {
+                            m.variant == variant
+                                && (m.pattern.as_deref(), m.width, m.height)
+                                    == (pattern, width, height)
+                        })
+                        .map_or("-".into(), |m| {
+                            let rounds: Option<u32> = m
+                                .stages
+                                .iter()
+                                .filter_map(|s| ccl_cuda::rounds_of_stage(&s.stage))
+                                .reduce(|a, b| a.saturating_add(b));
+                            match rounds {
+                                Some(r) => format!("{:.3} r={r}", m.median_ms),
+                                None => format!("{:.3}", m.median_ms),
+                            }
+                        })
+                }));
+                row
+            })
+            .collect();
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "{connectivity}-connectivity {task}: median ms per image (r= rounds of an iterative variant)"
+        );
+        out.push_str(&aligned_rows(&header, &rows, 2));
+    }
+    out
 }
 
 /// One row per variant, connectivity, task and granularity, in that order.
@@ -224,7 +298,13 @@ pub fn table(summary: &Summary) -> String {
 /// their widest cell: the first `left` columns (names, labels, lists)
 /// left-aligned, the numbers after them right-aligned.
 fn aligned<const N: usize>(header: [&str; N], cells: &[[String; N]], left: usize) -> String {
-    let mut widths = header.map(str::len);
+    let rows: Vec<Vec<String>> = cells.iter().map(|row| row.to_vec()).collect();
+    aligned_rows(&header.map(String::from), &rows, left)
+}
+
+/// [`aligned`] for rows of any length (every row as long as `header`).
+fn aligned_rows(header: &[String], cells: &[Vec<String>], left: usize) -> String {
+    let mut widths: Vec<usize> = header.iter().map(String::len).collect();
     for row in cells {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.len());
@@ -233,7 +313,7 @@ fn aligned<const N: usize>(header: [&str; N], cells: &[[String; N]], left: usize
     let mut out = String::new();
     let mut line = |cells: &[String]| {
         let mut text = String::new();
-        for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
+        for (i, (cell, &width)) in cells.iter().zip(&widths).enumerate() {
             let _ = if i < left {
                 write!(text, "{cell:<width$}  ")
             } else {
@@ -243,7 +323,7 @@ fn aligned<const N: usize>(header: [&str; N], cells: &[[String; N]], left: usize
         out.push_str(text.trim_end());
         out.push('\n');
     };
-    line(&header.map(String::from));
+    line(header);
     for row in cells {
         line(row);
     }
@@ -270,7 +350,48 @@ mod tests {
             min_ms: median_ms,
             transfer_ms: 0.0,
             stages: Vec::new(),
+            pattern: None,
         }
+    }
+
+    #[test]
+    fn pattern_table_gives_ms_and_rounds_per_pattern_and_size() {
+        let on = |variant: &str, side, median_ms, stages: &[&str]| Measurement {
+            variant: variant.into(),
+            width: side,
+            height: side,
+            granularity: 0,
+            density: 0,
+            pattern: Some("spiral".into()),
+            stages: stages
+                .iter()
+                .map(|&stage| super::super::StageMedian {
+                    stage: stage.into(),
+                    ms: median_ms,
+                })
+                .collect(),
+            ..measurement(0, median_ms)
+        };
+        let sweep = [
+            on("le", 512, 2.5, &["init", "iterate (7 rounds)"]),
+            on("le", 256, 1.25, &["init", "iterate (5 rounds)"]),
+            on("ha4-32", 256, 0.5, &["strip"]),
+            measurement(50, 1.0),
+        ];
+        let table = pattern_table(&sweep);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[0].starts_with("4-connectivity label: median ms per image"));
+        let cells: Vec<Vec<&str>> = lines[1..]
+            .iter()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(cells[0], ["pattern", "size", "ha4-32", "le"]);
+        assert_eq!(cells[1], ["spiral", "256x256", "0.500", "1.250", "r=5"]);
+        assert_eq!(cells[2], ["spiral", "512x512", "-", "2.500", "r=7"]);
+        // The random image is the summary's; the patterns are not.
+        assert_eq!(summarize(&sweep).means.len(), 1);
+        assert!(pattern_table(&sweep[3..]).is_empty());
     }
 
     #[test]
@@ -303,6 +424,7 @@ mod tests {
     #[test]
     fn all_white_takes_the_median_time_over_the_granularities() {
         let at = |granularity, density, median_ms| Measurement {
+            pattern: None,
             granularity,
             ..measurement(density, median_ms)
         };

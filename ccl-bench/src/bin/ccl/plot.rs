@@ -33,11 +33,14 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
 
 /// The summary table of `measurements`, as a sweep prints it last.
 pub fn write_summary(out: &mut impl Write, measurements: &[Measurement]) -> std::io::Result<()> {
-    write!(
-        out,
-        "{}",
-        sweep::summary::table(&sweep::summary::summarize(measurements))
-    )
+    if measurements.iter().any(|m| m.pattern.is_none()) {
+        write!(
+            out,
+            "{}",
+            sweep::summary::table(&sweep::summary::summarize(measurements))
+        )?;
+    }
+    write!(out, "{}", sweep::summary::pattern_table(measurements))
 }
 
 /// Draws the plots of `measurements` into `dir` and lists them on `out`.

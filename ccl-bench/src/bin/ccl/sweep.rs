@@ -1,6 +1,7 @@
 //! `ccl sweep`: times variants over docs/benchmark.md's densities and
-//! granularities, checks every result against cpu-uf, prints the summary
-//! table, writes every measurement as CSV and draws the plots.
+//! granularities, or on structured patterns by size (`--pattern`), checks
+//! every result against cpu-uf, prints the summary table (or the pattern
+//! table), writes every measurement as CSV and draws the plots.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -39,6 +40,16 @@ pub struct Args {
     #[arg(long, value_name = "G,...", value_delimiter = ',',
           value_parser = clap::value_parser!(u32).range(1..))]
     granularities: Vec<u32>,
+    /// Time structured patterns instead of random images, comma separated
+    /// (e.g. spiral,hilbert,maze; an unknown name lists them), as squares
+    /// of each side of --sizes.
+    #[arg(long = "pattern", value_name = "KIND,...", value_delimiter = ',',
+          conflicts_with_all = ["densities", "granularities", "size"])]
+    patterns: Vec<String>,
+    /// Sides of the pattern images, comma separated [default: 256,512,1024,2048,4096,8192].
+    #[arg(long, value_name = "N,...", value_delimiter = ',', requires = "patterns",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    sizes: Vec<u32>,
     /// What to time: labeling (CCL), analysis (CCA) or both.
     #[arg(long, value_enum, default_value_t = Tasks::Both)]
     task: Tasks,
@@ -77,6 +88,12 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     if size.width == 0 || size.height == 0 {
         return Err("a sweep needs images with pixels: give a size of at least 1x1".into());
     }
+    // Named patterns are checked before the variants are probed.
+    let patterns = args
+        .patterns
+        .iter()
+        .map(|kind| pattern_kind(kind))
+        .collect::<Result<Vec<_>, _>>()?;
     let variants = select(&args.algorithms, &tasks, &connectivities)?;
     let config = Config {
         reps: args
@@ -99,28 +116,41 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         },
         ..config
     };
+    let config = Config {
+        patterns,
+        sides: if args.sizes.is_empty() {
+            PATTERN_SIDES.to_vec()
+        } else {
+            args.sizes.iter().map(|&side| side as usize).collect()
+        },
+        ..config
+    };
+    for &side in &config.sides {
+        ccl_core::check_size(side, side)?;
+    }
     let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    let images = if config.patterns.is_empty() {
+        format!(
+            "{}x{}, densities {}, g {}",
+            config.width,
+            config.height,
+            join(&config.densities),
+            join(&config.granularities)
+        )
+    } else {
+        format!(
+            "patterns {} at sides {}",
+            config.patterns.join(","),
+            join(&config.sides)
+        )
+    };
     eprintln!(
-        "sweep: {}x{}, densities {}, g {}, {} reps after a warm-up; {}",
-        config.width,
-        config.height,
-        config
-            .densities
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-        config
-            .granularities
-            .iter()
-            .map(|g| g.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
+        "sweep: {images}, {} reps after a warm-up; {}",
         config.reps,
         names.join(", ")
     );
 
-    let images = config.densities.len() * config.granularities.len();
+    let images = config.sources().len();
     // Only a person watching wants a bar; logs and pipes get none.
     let progress = if std::io::stderr().is_terminal() {
         ProgressBar::new(images as u64)
@@ -149,6 +179,30 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         measurements.len()
     )?;
     crate::plot::write_plots(&mut out, &measurements, &args.out)
+}
+
+/// The sides of a pattern sweep unless told: Kasagi et al.'s 256 … 2048
+/// and on to the protocol's 8192.
+const PATTERN_SIDES: [usize; 6] = [256, 512, 1024, 2048, 4096, 8192];
+
+/// The pattern kind named `name`, or an error listing the known ones.
+fn pattern_kind(name: &str) -> Result<&'static str, crate::Error> {
+    ccl_testdata::pattern_kinds()
+        .iter()
+        .copied()
+        .find(|&kind| kind == name)
+        .ok_or_else(|| {
+            format!(
+                "unknown pattern `{name}`; known patterns: {}",
+                ccl_testdata::pattern_kinds().join(", ")
+            )
+            .into()
+        })
+}
+
+/// `1,4,16`.
+fn join<T: ToString>(items: &[T]) -> String {
+    items.iter().map(T::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// The variants named (each must run here and perform one of `tasks` in one

@@ -1,11 +1,12 @@
 //! `ccl verify`: every selected variant against the cpu-uf reference on
-//! random, pattern and real images; one line per variant, and how to
+//! random, pattern and real images and the large worst cases of iterative
+//! labelers; one line per variant, and how to
 //! reproduce the first failure.
 
 use std::process::ExitCode;
 
 use ccl_core::{Algorithm, Connectivity, Task};
-use ccl_testkit::cases::{Case, all_cases};
+use ccl_testkit::cases::{Case, all_cases, worst_cases};
 use ccl_testkit::policy::{self, Decision};
 use ccl_testkit::verify::{Expected, Failure, Variant};
 
@@ -22,6 +23,11 @@ pub struct Args {
     /// Number of random images, besides every pattern and real image.
     #[arg(long, value_name = "N", default_value_t = 200)]
     cases: usize,
+    /// Also the worst cases of iterative labelers (spirals, Hilbert curves,
+    /// mazes, 1-pixel snakes, combs) as squares of side 256, 1024, 4096, …
+    /// up to SIDE, and 2^k - 1 below it; 0 for none.
+    #[arg(long, value_name = "SIDE", default_value_t = 1024)]
+    worst_side: usize,
 }
 
 /// A variant being verified and its tally.
@@ -68,7 +74,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
     // Each image is made, checked and dropped in turn: memory does not
     // grow with --cases.
     let mut images = 0;
-    for case in all_cases(args.cases) {
+    for case in all_cases(args.cases).chain(worst_cases(args.worst_side)) {
         check_case(&case?, &wanted, &mut candidates)?;
         images += 1;
     }
