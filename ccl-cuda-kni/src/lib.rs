@@ -1,6 +1,6 @@
 //! Kasagi, Nakano & Ito's subregion-graph labeling on NVIDIA GPUs
 //! (A. Kasagi, K. Nakano & Y. Ito, "Fast image component labeling on the
-//! GPU", 2013), with subregions of M = 32 pixels square, in 4- and
+//! GPU"), with subregions of M = 32 pixels square, in 4- and
 //! 8-connectivity (the paper is 4-connectivity; 8 adds the diagonal pairs
 //! across subregion borders). The paper's stages: subregions labeled in
 //! shared memory; compact labels for their local components

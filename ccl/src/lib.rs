@@ -107,7 +107,10 @@ mod tests {
             "ccl-cpu",
             "ccl-cuda-flsl",
             "ccl-cuda-ha4",
+            "ccl-cuda-dlp",
             "ccl-cuda-ke8",
+            "ccl-cuda-kni",
+            "ccl-cuda-le",
             "ccl-cuda-npp",
             "ccl-cuda-playne",
         ] {
