@@ -130,12 +130,9 @@ extern "C" __global__ void dlp_jump(CclImage image, u32* L) {
         const u32 i = (u32)y * (u32)image.width + (u32)x;
         const u32 own = L[i];
         if (own == 0) continue;
-        u32 label = own;
-        while (true) {
-            const u32 parent = __ldcg(L + (label - 1));
-            if (parent == label) break;
-            label = parent;
-        }
+        // L is a 1-based forest: the shared header's find (uncached loads)
+        // walks it to the end of the chain.
+        const u32 label = ccl_find(L, own - 1) + 1;
         if (label != own) L[i] = label;
     }
 }

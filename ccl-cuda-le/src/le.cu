@@ -121,13 +121,10 @@ extern "C" __global__ void le_analyze(CclImage image, const u32* __restrict__ L,
         const u32 i = (u32)y * (u32)image.width + (u32)x;
         // Background (0) never equals i + 1.
         if (L[i] != i + 1) continue;
+        // R is a 1-based forest over labels: the shared header's find
+        // (uncached loads) walks it.
         const u32 first = __ldcg(R + i);
-        u32 ref = first;
-        while (true) {
-            const u32 next = __ldcg(R + (ref - 1));
-            if (next == ref) break;
-            ref = next;
-        }
+        const u32 ref = ccl_find(R, first - 1) + 1;
         if (ref != first) R[i] = ref;
     }
 }
