@@ -386,7 +386,8 @@ impl DeviceVariant for Kni {
         };
         run.clock.mark("local")?;
 
-        self.features.rank(stream)?;
+        // The ranks are the compact labels; no features are wanted.
+        self.features.rank_only(stream)?;
         let roots = self.features.roots(stream)?;
         let labels_u32 = plan.labels;
         let table = DevPtr::of_mut(self.table.reserve(stream, labels_u32 as usize)?, stream);

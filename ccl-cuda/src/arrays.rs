@@ -264,9 +264,9 @@ impl ArrayLabeler {
                     .launch(&stream, grid, args)?;
             }
         }
-        self.features
-            .rank_forest(&stream, &image, &labels, &mut clock)?;
         if with_stats {
+            self.features
+                .rank_forest(&stream, &image, &labels, &mut clock)?;
             if !self.features.complete(&stream)? {
                 // More components than the stats array held: it has grown.
                 self.features
@@ -297,6 +297,10 @@ impl ArrayLabeler {
                     ),
                 )?;
             }
+        } else {
+            // The ranks alone number the labels: no stats to initialise.
+            self.features
+                .rank_forest_only(&stream, &image, &labels, &mut clock)?;
         }
         let roots = self.features.roots(&stream)?;
         // SAFETY: `labels` holds first-pixel labels of every pixel, ranked

@@ -188,9 +188,13 @@ pub struct Features {
     word_offset: DeviceBuffer<u32>,
     components: DeviceBuffer<u32>,
     stats: DeviceBuffer<DeviceStats>,
-    /// Stats entries allocated.
+    /// Stats entries the array holds (allocated when first written, by
+    /// [`rank`](Features::rank)).
     capacity: usize,
     analysis: Analysis,
+    /// Whether the last ranking initialised the stats array (not after
+    /// [`rank_only`](Features::rank_only)).
+    stats_initialised: bool,
 }
 
 /// The smallest stats array: most images of a size have fewer components
@@ -217,6 +221,7 @@ impl Features {
             stats: DeviceBuffer::new(),
             capacity: 0,
             analysis: Analysis::None,
+            stats_initialised: false,
         })
     }
 
@@ -229,10 +234,11 @@ impl Features {
         self.word_offset.reserve(stream, words)?;
         self.group_offset.reserve(stream, groups)?;
         self.components.reserve(stream, 1)?;
-        // A bit per pixel of the layout: at least the image's pixels.
-        let wanted = self.capacity.max(initial_capacity(layout.words() * 32));
-        self.stats.reserve(stream, wanted)?;
-        self.capacity = wanted;
+        // A bit per pixel of the layout: at least the image's pixels. The
+        // array itself is reserved by `output`, so a ranking without stats
+        // (`rank_only`) allocates none.
+        self.capacity = self.capacity.max(initial_capacity(layout.words() * 32));
+        self.stats_initialised = false;
         let group_count = self.group_count.reserve(stream, groups)?;
         stream
             .memset_zeros(&mut group_count.slice_mut(..groups))
@@ -293,6 +299,27 @@ impl Features {
     /// Ranks the flagged roots in raster order and initialises the stats of
     /// every component that fits the stats array.
     pub fn rank(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        let output = self.output(stream)?;
+        self.rank_into(stream, output)?;
+        self.stats_initialised = true;
+        Ok(())
+    }
+
+    /// Ranks the flagged roots in raster order and leaves the stats array
+    /// alone (none is allocated): for callers that need the ranks only, as
+    /// compact labels or canonical numbers. Features cannot be read after
+    /// it.
+    pub fn rank_only(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        let nothing = StatsOutArgs {
+            stats: DevPtr::null(),
+            capacity: 0,
+        };
+        self.rank_into(stream, nothing)
+    }
+
+    /// The ranking kernels, initialising the stats in `output` (none where
+    /// its capacity is 0: `ccl_rank_roots` stores no rank at or past it).
+    fn rank_into(&mut self, stream: &Arc<CudaStream>, output: StatsOutArgs) -> Result<()> {
         let layout = self.layout()?;
         let (words, words_per_row) = layout.words_u32()?;
         let groups = layout.groups();
@@ -303,7 +330,6 @@ impl Features {
         let components = DevPtr::of_mut(self.components.reserve(stream, 1)?, stream);
         let bits = DevPtr::of(self.root_bits.get()?, stream);
         let word_offset = DevPtr::of_mut(self.word_offset.reserve(stream, words as usize)?, stream);
-        let output = self.output(stream)?;
         // SAFETY: `begin` reserved every buffer for `layout`: a count and an
         // offset per group, a bit word and an offset per word; the stats
         // array holds `capacity` entries and ranks past it are not stored.
@@ -366,6 +392,11 @@ impl Features {
         let spans_u32 = u32::try_from(spans).map_err(|_| {
             Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
         })?;
+        if !self.stats_initialised {
+            return Err(Error::Unavailable(
+                "features accumulated after a ranking without stats (rank_only)".into(),
+            ));
+        }
         let roots = self.roots(stream)?;
         let output = self.output(stream)?;
         // SAFETY: the root index covers the image (checked when it was
@@ -397,11 +428,35 @@ impl Features {
         forest: &CudaViewMut<'_, u32>,
         clock: &mut StageClock,
     ) -> Result<()> {
-        check_forest(forest.len(), image)?;
-        self.begin(stream, RootLayout::of(image))?;
-        self.count_roots(stream, image, DevPtr::of(forest, stream))?;
+        self.flag_forest_roots(stream, image, forest)?;
         self.rank(stream)?;
         clock.mark("roots")
+    }
+
+    /// [`rank_forest`](Self::rank_forest) with [`rank_only`](Self::rank_only):
+    /// the ranks of a forest's roots (canonical numbers), no stats.
+    pub fn rank_forest_only(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.flag_forest_roots(stream, image, forest)?;
+        self.rank_only(stream)?;
+        clock.mark("roots")
+    }
+
+    /// Flags the roots of `forest` in the layout of the shared kernels.
+    fn flag_forest_roots(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        check_forest(forest.len(), image)?;
+        self.begin(stream, RootLayout::of(image))?;
+        self.count_roots(stream, image, DevPtr::of(forest, stream))
     }
 
     /// The whole analysis of a forest with the shared kernels, marking the
@@ -448,6 +503,11 @@ impl Features {
         &self,
         stream: &Arc<CudaStream>,
     ) -> Result<Option<CudaView<'_, DeviceStats>>> {
+        if !self.stats_initialised && self.analysis != Analysis::Empty {
+            return Err(Error::Unavailable(
+                "the last ranking computed no features (rank_only)".into(),
+            ));
+        }
         let count = self.component_count(stream)?;
         if count > self.capacity {
             return Err(Error::Cuda(format!(

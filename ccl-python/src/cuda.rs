@@ -113,6 +113,32 @@ fn cuda_algorithm(
     Ok(algorithm)
 }
 
+/// Runs `work` with the pooled labeler of `algorithm` on `device`, ordered
+/// after the work queued so far on the caller's `stream` and before what
+/// the caller queues next; the labeler goes back to the pool afterwards.
+/// `work` gets the caller's stream too, to wait again for results it has
+/// the caller allocate.
+///
+/// # Safety
+/// `stream` must be a live stream of `device` (or 0, the legacy default
+/// stream), kept alive by the caller for the call.
+unsafe fn on_caller_stream<T>(
+    algorithm: &'static Algorithm,
+    device: usize,
+    stream: usize,
+    work: impl FnOnce(&mut ArrayLabeler, &CudaStream) -> PyResult<T>,
+) -> PyResult<T> {
+    let mut lease = Lease::take(algorithm, device).map_err(to_python)?;
+    // SAFETY: this function's contract.
+    let caller = unsafe { lease.caller_stream(stream) };
+    let labeler = &mut lease.pooled.labeler;
+    labeler.after(&caller).map_err(to_python)?;
+    let result = work(labeler, &caller)?;
+    labeler.before(&caller).map_err(to_python)?;
+    lease.give_back();
+    Ok(result)
+}
+
 /// A device array as Python describes it: `(address, height, width,
 /// row_stride, column_stride, kind, itemsize)`, strides in bytes, `kind`
 /// numpy's dtype kind (`b`, `i`, `u` or `f`).
@@ -160,18 +186,13 @@ fn label_device(
     let algorithm = cuda_algorithm(algorithm, Task::Label, connectivity)?;
     let array = device_array(array)?;
     py.detach(|| {
-        let mut lease = Lease::take(algorithm, device)?;
+        let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
+            // SAFETY: the Python caller's contract above.
+            unsafe { labeler.label(&array, labels, connectivity, false) }.map_err(to_python)
+        };
         // SAFETY: the Python caller passes its framework's current stream.
-        let caller = unsafe { lease.caller_stream(stream) };
-        let labeler = &mut lease.pooled.labeler;
-        labeler.after(&caller)?;
-        // SAFETY: the Python caller's contract above.
-        let count = unsafe { labeler.label(&array, labels, connectivity, false)? };
-        labeler.before(&caller)?;
-        lease.give_back();
-        Ok(count)
+        unsafe { on_caller_stream(algorithm, device, stream, work) }
     })
-    .map_err(to_python)
 }
 
 /// [`label_device`] and OpenCV's statistics: once the count N is known,
@@ -194,23 +215,20 @@ fn connected_components_with_stats_device(
     let algorithm = cuda_algorithm(algorithm, Task::Label, connectivity)?;
     let array = device_array(array)?;
     py.detach(|| {
-        let mut lease = Lease::take(algorithm, device).map_err(to_python)?;
+        let work = |labeler: &mut ArrayLabeler, caller: &CudaStream| {
+            // SAFETY: the Python caller's contract above.
+            let count =
+                unsafe { labeler.label(&array, labels, connectivity, true) }.map_err(to_python)?;
+            let (stats, centroids): (u64, u64) =
+                Python::attach(|py| allocate.call1(py, (count,))?.extract(py))?;
+            // The results were allocated on the caller's stream.
+            labeler.after(caller).map_err(to_python)?;
+            // SAFETY: `allocate` returned arrays of the documented sizes.
+            unsafe { labeler.write_opencv_stats(stats, centroids) }.map_err(to_python)?;
+            Ok(count)
+        };
         // SAFETY: the Python caller passes its framework's current stream.
-        let caller = unsafe { lease.caller_stream(stream) };
-        let labeler = &mut lease.pooled.labeler;
-        labeler.after(&caller).map_err(to_python)?;
-        // SAFETY: the Python caller's contract above.
-        let count =
-            unsafe { labeler.label(&array, labels, connectivity, true) }.map_err(to_python)?;
-        let (stats, centroids): (u64, u64) =
-            Python::attach(|py| allocate.call1(py, (count,))?.extract(py))?;
-        // The results were allocated on the caller's stream.
-        labeler.after(&caller).map_err(to_python)?;
-        // SAFETY: `allocate` returned arrays of the documented sizes.
-        unsafe { labeler.write_opencv_stats(stats, centroids) }.map_err(to_python)?;
-        labeler.before(&caller).map_err(to_python)?;
-        lease.give_back();
-        Ok(count)
+        unsafe { on_caller_stream(algorithm, device, stream, work) }
     })
 }
 
@@ -233,21 +251,19 @@ fn analyze_device(
     let algorithm = cuda_algorithm(algorithm, Task::Analyze, connectivity)?;
     let array = device_array(array)?;
     py.detach(|| {
-        let mut lease = Lease::take(algorithm, device).map_err(to_python)?;
+        let work = |labeler: &mut ArrayLabeler, caller: &CudaStream| {
+            // SAFETY: the Python caller's contract above.
+            let count = unsafe { labeler.analyze(&array, connectivity) }.map_err(to_python)?;
+            let (bounds, sums, centroids): (u64, u64, u64) =
+                Python::attach(|py| allocate.call1(py, (count,))?.extract(py))?;
+            // The results were allocated on the caller's stream.
+            labeler.after(caller).map_err(to_python)?;
+            // SAFETY: `allocate` returned arrays of the documented sizes.
+            unsafe { labeler.write_features(bounds, sums, centroids) }.map_err(to_python)?;
+            Ok(count)
+        };
         // SAFETY: the Python caller passes its framework's current stream.
-        let caller = unsafe { lease.caller_stream(stream) };
-        let labeler = &mut lease.pooled.labeler;
-        labeler.after(&caller).map_err(to_python)?;
-        // SAFETY: the Python caller's contract above.
-        let count = unsafe { labeler.analyze(&array, connectivity) }.map_err(to_python)?;
-        let (bounds, sums, centroids): (u64, u64, u64) =
-            Python::attach(|py| allocate.call1(py, (count,))?.extract(py))?;
-        labeler.after(&caller).map_err(to_python)?;
-        // SAFETY: `allocate` returned arrays of the documented sizes.
-        unsafe { labeler.write_features(bounds, sums, centroids) }.map_err(to_python)?;
-        labeler.before(&caller).map_err(to_python)?;
-        lease.give_back();
-        Ok(count)
+        unsafe { on_caller_stream(algorithm, device, stream, work) }
     })
 }
 

@@ -176,6 +176,16 @@ pub struct Case {
     pub image: BinaryImageBuf,
 }
 
+impl Case {
+    /// The case of `source`, its image drawn.
+    pub fn of(source: Source) -> Result<Self> {
+        Ok(Self {
+            image: source.image()?,
+            source,
+        })
+    }
+}
+
 /// The first `count` random cases, each made when the iterator reaches it.
 /// Case `i` has size `i mod |sizes|` of a fixed list (sizes around 32 / 64 /
 /// 128 / 1024 and odd ones), granularity 1, 2, 4, 16 by `i mod 4`, density
@@ -187,15 +197,12 @@ pub fn random_cases(count: usize) -> impl Iterator<Item = Result<Case>> {
         let granularity = RANDOM_GRANULARITIES[i % RANDOM_GRANULARITIES.len()];
         // Seeds are u32 in the protocol; wrapping keeps huge counts valid.
         let seed = i as u32;
-        Ok(Case {
-            image: ccl_testdata::random_image(width, height, density, granularity, seed)?,
-            source: Source::Random {
-                width,
-                height,
-                density,
-                granularity,
-                seed,
-            },
+        Case::of(Source::Random {
+            width,
+            height,
+            density,
+            granularity,
+            seed,
         })
     })
 }
@@ -207,13 +214,10 @@ pub fn pattern_cases() -> impl Iterator<Item = Result<Case>> {
         ccl_testdata::PATTERN_SIZES
             .iter()
             .map(move |&(width, height)| {
-                Ok(Case {
-                    image: ccl_testdata::pattern(kind, width, height)?,
-                    source: Source::Pattern {
-                        kind,
-                        width,
-                        height,
-                    },
+                Case::of(Source::Pattern {
+                    kind,
+                    width,
+                    height,
                 })
             })
     })
@@ -254,14 +258,10 @@ pub fn worst_cases(max_side: usize) -> impl Iterator<Item = Result<Case>> {
     let sides = worst_case_sides(max_side);
     WORST_CASE_KINDS.iter().flat_map(move |&kind| {
         sides.clone().into_iter().map(move |side| {
-            let source = Source::Pattern {
+            Case::of(Source::Pattern {
                 kind,
                 width: side,
                 height: side,
-            };
-            Ok(Case {
-                image: source.image()?,
-                source,
             })
         })
     })

@@ -109,6 +109,11 @@ pub fn choose_algorithm(
     Ok(algorithm)
 }
 
+/// Items as a comma-separated list: `4,8`, `ccl,cca`, `1,4,16`.
+pub fn join<T: ToString>(items: &[T]) -> String {
+    items.iter().map(T::to_string).collect::<Vec<_>>().join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

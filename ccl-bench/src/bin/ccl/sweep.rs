@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ccl_bench::sweep::{self, Config};
 use ccl_core::{Algorithm, Connectivity, Task};
 
-use crate::args::{Size, parse_connectivity};
+use crate::args::{Size, join, parse_connectivity};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -198,11 +198,6 @@ fn pattern_kind(name: &str) -> Result<&'static str, crate::Error> {
             )
             .into()
         })
-}
-
-/// `1,4,16`.
-fn join<T: ToString>(items: &[T]) -> String {
-    items.iter().map(T::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// The variants named (each must run here and perform one of `tasks` in one

@@ -10,7 +10,7 @@ use ccl_testkit::cases::{Case, all_cases, worst_cases};
 use ccl_testkit::policy::{self, Decision};
 use ccl_testkit::verify::{Expected, Failure, Variant};
 
-use crate::args::parse_connectivity;
+use crate::args::{join, parse_connectivity};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -205,13 +205,4 @@ impl Candidate {
         let name = self.variant.algorithm().name;
         self.reproduce = Some(case.source.reproduce(name, task, connectivity));
     }
-}
-
-/// `4,8` or `ccl,cca`.
-fn join<T: ToString>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
 }
