@@ -26,15 +26,12 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 //!
-//! Images from disk go through [`load_image`] / [`save_image`] (PNG, PNM,
-//! TIFF; any nonzero sample is foreground).
+//! Files (reading images, writing labels) are `ccl-io`'s.
 
-mod io;
 mod patterns;
 mod random;
 mod real;
 
-pub use io::{Binarization, Decoded, Threshold, load_image, read_image, save_image};
 pub use patterns::{PATTERN_SIZES, Pattern, pattern, pattern_kinds, patterns};
 pub use random::{DEFAULT_SEED, random_image};
 pub use real::{REAL_DIR, RealImage, real_images};

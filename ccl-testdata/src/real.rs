@@ -79,7 +79,7 @@ pub fn real_images() -> Result<Vec<RealImage>> {
                     .ok_or_else(|| bad_json(format!("no number at {name}.{}", keys.join("."))))
             };
             let path = Path::new(REAL_DIR).join(format!("{name}.png"));
-            let image = crate::io::decode(png, &path)?;
+            let image = ccl_io::decode(png, &path)?;
             let real = RealImage {
                 name,
                 components_4: number(&["4", "components"])?,

@@ -1,42 +1,101 @@
-//! The registry: every algorithm crate of the workspace is linked into it
-//! (through the `ccl` facade, which the CLI and every test use), names are
-//! unique and well formed, and lookups say what is known.
+//! The registry: every crate of the workspace that registers variants is
+//! linked into it (through the `ccl` facade, which the CLI and every test
+//! use), names are unique and well formed, and lookups say what is known.
+
+use std::path::{Path, PathBuf};
 
 use ccl as _;
 
-/// The workspace's members, from its manifest.
-const WORKSPACE_MANIFEST: &str = include_str!("../../Cargo.toml");
+/// The workspace's root.
+fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("ccl-testkit is a folder of the workspace")
+}
 
-/// The members that hold algorithms: `ccl-cpu` and every `ccl-cuda-*`.
-fn algorithm_crates() -> Vec<&'static str> {
-    let members = WORKSPACE_MANIFEST
-        .split_once("members = [")
-        .and_then(|(_, rest)| rest.split_once(']'))
-        .expect("the workspace manifest lists its members")
-        .0;
-    members
-        .split(',')
-        .map(|m| m.trim().trim_matches('"'))
-        .filter(|m| *m == "ccl-cpu" || m.starts_with("ccl-cuda-"))
-        .collect()
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for path in entries.map(|e| e.expect("a readable folder").path()) {
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Whether Rust source registers a variant: through `register_variant!`, or
+/// an `Algorithm` submitted to `inventory` by hand.
+fn registers_variants(source: &str) -> bool {
+    source.contains("register_variant! {")
+        || (source.contains("submit! {") && source.contains("Algorithm {"))
+}
+
+/// The package name of the crate in `dir`, from its manifest.
+fn package_name(dir: &Path) -> Option<String> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let line = manifest.lines().find(|l| l.starts_with("name = "))?;
+    Some(line["name = ".len()..].trim().trim_matches('"').to_string())
+}
+
+/// The workspace's crates (every `ccl*` folder with a manifest, as the
+/// workspace's members glob says) whose library sources register variants,
+/// by package name. The shared layers that only define the macros
+/// (`ccl-core`, `ccl-cuda`) register none.
+fn registering_crates() -> Vec<String> {
+    let mut crates = Vec::new();
+    for entry in std::fs::read_dir(workspace_root()).expect("the workspace is readable") {
+        let dir = entry.expect("a readable folder").path();
+        let is_member = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n == "ccl" || n.starts_with("ccl-"));
+        let Some(name) = package_name(&dir).filter(|_| is_member) else {
+            continue;
+        };
+        let registers = rust_files(&dir.join("src")).iter().any(|file| {
+            let source = std::fs::read_to_string(file).expect("a readable source file");
+            // The macro's own definition and its docs are not a registration.
+            !source.contains("macro_rules! register_variant") && registers_variants(&source)
+        });
+        if registers {
+            crates.push(name);
+        }
+    }
+    crates.sort();
+    crates
 }
 
 #[test]
-fn every_algorithm_crate_of_the_workspace_is_linked() {
-    let crates = algorithm_crates();
-    assert!(
-        crates.contains(&"ccl-cpu") && crates.contains(&"ccl-cuda-ha4"),
-        "{crates:?}"
-    );
+fn every_crate_that_registers_variants_is_linked() {
+    let crates = registering_crates();
+    for expected in ["ccl-cpu", "ccl-cuda-ha4", "ccl-cuda-npp"] {
+        assert!(crates.iter().any(|c| c == expected), "{crates:?}");
+    }
     let registry = ccl_core::registry();
-    for name in crates {
+    for name in &crates {
         assert!(
             registry.iter().any(|a| a.crate_name == name),
-            "{name} is a workspace member but registers nothing in the `ccl` facade's \
-             registry: add it to ccl/Cargo.toml and `use {} as _;` to ccl/src/lib.rs",
-            name.replace('-', "_")
+            "{name} registers variants but is not linked into the `ccl` facade's registry: \
+             add `{name} = {{ path = \"../{name}\" }}` to ccl/Cargo.toml's [dependencies]"
         );
     }
+}
+
+#[test]
+fn registrations_are_recognised() {
+    assert!(registers_variants(
+        "ccl_cuda::register_variant! {\n    name: \"x\","
+    ));
+    assert!(registers_variants(
+        "ccl_core::inventory::submit! {\n    Algorithm {\n"
+    ));
+    assert!(!registers_variants("inventory::submit! { KERNELS }"));
 }
 
 #[test]

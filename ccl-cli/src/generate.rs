@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
         // clap already requires both unless --pattern is given.
         (None, _, _) => return Err("give -d and -g, or --pattern".into()),
     };
-    ccl_testdata::save_image(&image, &args.output)?;
+    ccl_io::save_image(&image, &args.output)?;
     println!(
         "wrote {}: {width}x{height}, {} foreground pixels",
         args.output.display(),

@@ -311,7 +311,7 @@ fn gen_round_trips_through_every_format() {
             ],
         );
         assert_eq!(
-            ccl_testdata::load_image(&dir.join(file)).unwrap(),
+            ccl_io::load_image(&dir.join(file)).unwrap(),
             expected,
             "{file}"
         );
@@ -329,7 +329,7 @@ fn gen_round_trips_through_every_format() {
         ],
     );
     assert_eq!(
-        ccl_testdata::load_image(&dir.join("s.pbm")).unwrap(),
+        ccl_io::load_image(&dir.join("s.pbm")).unwrap(),
         ccl_testdata::pattern("spiral", 33, 31).unwrap()
     );
 }

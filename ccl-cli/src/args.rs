@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use ccl_core::{Algorithm, Connectivity, Task};
-use ccl_testdata::{Binarization, Threshold};
+use ccl_io::{Binarization, Threshold};
 
 /// `WIDTHxHEIGHT`, e.g. `2048x2048`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +71,7 @@ impl Input {
             threshold,
             invert: self.invert,
         };
-        let decoded = ccl_testdata::read_image(&self.image, binarization)?;
+        let decoded = ccl_io::read_image(&self.image, binarization)?;
         let name = self.image.display();
         match (threshold, decoded.threshold) {
             (Threshold::Nonzero, _) if decoded.gray_levels > 2 => eprintln!(
