@@ -7,11 +7,9 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
+use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Run, counted_stage};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
-use ccl_cuda::{
-    ChangeFlag, DevPtr, DeviceImage, DeviceVariant, Gpu, ImageArgs, Kernel, KernelSource, Run,
-    counted_stage, tile_grid,
-};
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
 
 /// The kernels of `dlp.cu`.
 const KERNELS: KernelSource = KernelSource {

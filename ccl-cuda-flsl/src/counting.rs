@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use ccl_core::{Analyzer, BinaryImage, Connectivity, Error, Result};
+use ccl_cuda::backend::{CudaVariant, DeviceVariant, VariantInfo};
 use ccl_cuda::cudarc::driver::CudaStream;
-use ccl_cuda::{CudaVariant, DevPtr, DeviceBuffer, DeviceVariant, Gpu, VariantInfo, cuda_error};
+use ccl_cuda::runtime::{DevPtr, DeviceBuffer, Gpu, cuda_error};
 
 use crate::{Flsl, HaAnalysis, HaVoting, Voting};
 

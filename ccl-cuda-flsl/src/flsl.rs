@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
+use ccl_cuda::backend::{DeviceNode, RootIndexArgs, RootLayout, StatsOutArgs};
+use ccl_cuda::backend::{DeviceVariant, Features, Run, VariantInfo};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
-use ccl_cuda::features::{DeviceNode, RootIndexArgs, RootLayout, StatsOutArgs};
-use ccl_cuda::{
-    DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel,
-    KernelSource, Run, VariantInfo, blocks, inventory, warp_grid,
+use ccl_cuda::inventory;
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks, warp_grid,
 };
 
 use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
+use ccl_cuda::backend::{DeviceNode, RootIndexArgs, StatsOutArgs};
+use ccl_cuda::backend::{DeviceVariant, Features, Run, VariantInfo};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
-use ccl_cuda::features::{DeviceNode, RootIndexArgs, StatsOutArgs};
-use ccl_cuda::{
-    DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel,
-    KernelSource, Run, VariantInfo, inventory, tile_grid, warp_grid,
+use ccl_cuda::inventory;
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid, warp_grid,
 };
 use ccl_cuda_ha4::{Ha, HaVariant};
 

@@ -4,12 +4,14 @@
 use std::sync::Arc;
 
 use ccl_core::{Error, Result};
+use ccl_cuda::backend::{CudaVariant, DeviceVariant, Features, Run};
+use ccl_cuda::backend::{DeviceNode, check_forest};
+use ccl_cuda::backend::{RootIndexArgs, RootLayout, StatsOutArgs};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
-use ccl_cuda::features::{DeviceNode, check_forest};
-use ccl_cuda::features::{RootIndexArgs, RootLayout, StatsOutArgs};
-use ccl_cuda::{
-    CudaVariant, DevPtr, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel, KernelArgs,
-    KernelSource, Run, blocks, inventory, linear_grid, warp_grid,
+use ccl_cuda::inventory;
+use ccl_cuda::runtime::{
+    DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelArgs, KernelSource, blocks, linear_grid,
+    warp_grid,
 };
 
 use crate::HaVariant;

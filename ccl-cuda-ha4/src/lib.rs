@@ -25,7 +25,7 @@
 //! Registered variants: `ha4-32`, `ha4-64` (4-connectivity), `ha8-32` and
 //! `ha8-64` (8-connectivity; `ha8` is its former name). Each labels,
 //! analyzes, and has a device-resident path timed per stage, through the
-//! variant layer of `ccl-cuda` ([`ccl_cuda::CudaVariant`]).
+//! variant layer of `ccl-cuda` ([`ccl_cuda::backend::CudaVariant`]).
 
 mod ha;
 mod variant;

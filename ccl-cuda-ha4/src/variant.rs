@@ -1,7 +1,7 @@
 //! The registered HA variants.
 
 use ccl_core::Connectivity;
-use ccl_cuda::VariantInfo;
+use ccl_cuda::backend::VariantInfo;
 
 use crate::Ha;
 

@@ -3,10 +3,9 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
+use ccl_cuda::backend::{DeviceVariant, Run};
 use ccl_cuda::cudarc::driver::CudaViewMut;
-use ccl_cuda::{
-    DevPtr, DeviceImage, DeviceVariant, Gpu, ImageArgs, Kernel, KernelSource, Run, tile_grid,
-};
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
 
 const KERNELS: KernelSource = KernelSource {
     name: "block",

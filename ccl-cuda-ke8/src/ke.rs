@@ -3,7 +3,8 @@
 //! reduction, compression).
 
 use ccl_core::Connectivity;
-use ccl_cuda::{Equivalence, EquivalenceKernels, KernelSource};
+use ccl_cuda::runtime::KernelSource;
+use ccl_cuda_playne::{Equivalence, EquivalenceKernels};
 
 const KERNELS: KernelSource = KernelSource {
     name: "ke",

@@ -16,7 +16,7 @@
 //! 2×2 block are one 8-connected set, which is what lets a block be one
 //! node; in 4-connectivity a block's two diagonal pixels may belong to
 //! different components. Kernels in `ke.cu` (run by the pipeline KE
-//! shares with Playne's, [`ccl_cuda::Equivalence`]) and `block.cu`.
+//! shares with Playne's, [`ccl_cuda_playne::Equivalence`]) and `block.cu`.
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};

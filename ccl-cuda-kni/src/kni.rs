@@ -11,11 +11,12 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
+use ccl_cuda::backend::RootLayout;
+use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Features, RootIndexArgs, Run, counted_stage};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
-use ccl_cuda::features::RootLayout;
-use ccl_cuda::{
-    ChangeFlag, DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Features, Gpu, ImageArgs, Kernel,
-    KernelSource, Run, blocks, counted_stage, cuda_error, features::RootIndexArgs, warp_grid,
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks, cuda_error,
+    warp_grid,
 };
 
 /// The side M of a subregion (tile). A tile row is one warp and one word of

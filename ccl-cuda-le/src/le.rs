@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
+use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Run, counted_stage};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
-use ccl_cuda::{
-    ChangeFlag, DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Gpu, ImageArgs, Kernel,
-    KernelSource, Run, counted_stage, tile_grid,
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid,
 };
 
 /// The kernels of `le.cu`.

@@ -35,7 +35,7 @@
 //! pair, and a last one writes background 0 and foreground root + 1: the
 //! result keeps ccl's contract (background 0, one distinct nonzero label
 //! per component). The device-resident path
-//! ([`ccl_cuda::CudaVariant::label_device`]) times the stages `binarize`,
+//! ([`ccl_cuda::backend::CudaVariant::label_device`]) times the stages `binarize`,
 //! `npp` (NPP alone), `repair` and `finish`. NPP computes no features, so
 //! `npp-uf` only labels; images are limited to [`MAX_PIXELS`] by NPP's
 //! 32-bit scratch-size arithmetic.

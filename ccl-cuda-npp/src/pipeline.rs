@@ -5,11 +5,13 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
+use ccl_cuda::backend::{DeviceVariant, Run};
 use ccl_cuda::cudarc::driver::sys::{self, CUdevice_attribute};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
-use ccl_cuda::{
-    DevPtr, DeviceBuffer, DeviceImage, DeviceVariant, Gpu, ImageArgs, Kernel, KernelSource, Run,
-    blocks, cuda_error, inventory, linear_grid,
+use ccl_cuda::inventory;
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks, cuda_error,
+    linear_grid,
 };
 
 use crate::library::{NPPI_NORM_INF, NPPI_NORM_L1, Npp, NppStreamContext, NppiSize, npp};

@@ -1,7 +1,7 @@
 //! The registry entry of `npp-uf`.
 
 use ccl_core::{Connectivity, Result};
-use ccl_cuda::{CudaVariant, VariantInfo};
+use ccl_cuda::backend::{CudaVariant, VariantInfo};
 
 use crate::NppUf;
 
@@ -18,7 +18,7 @@ const NPP_UF: VariantInfo = VariantInfo {
 /// first call (both outcomes are kept for the process).
 fn probe() -> Result<()> {
     crate::library::npp()?;
-    ccl_cuda::probe()
+    ccl_cuda::runtime::probe()
 }
 
 /// `npp-uf` on the default GPU, as the registry makes it.

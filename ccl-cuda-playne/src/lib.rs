@@ -5,8 +5,9 @@
 //! at initialisation, a compression, unions only where the local
 //! configuration needs one (the `atomicMin` merge of the shared device
 //! header), and a final compression that leaves the labels. Kernels in
-//! `playne.cu`, run by the pipeline it shares with Komura's
-//! ([`ccl_cuda::Equivalence`]).
+//! `playne.cu`, run by the pixel label-equivalence pipeline of this crate
+//! ([`Equivalence`]: link, compress, unions, compress), which `ccl-cuda-ke8`'s
+//! Komura equivalence (`ke4`, `ke8`) runs on too.
 //!
 //! ```
 //! use ccl_core::{BinaryImage, Connectivity, Labeler};
@@ -31,6 +32,8 @@
 //! Registered variant: `playne` (4- and 8-connectivity, labels and, through
 //! the shared back end of `ccl-cuda`, features).
 
+mod equivalence;
 mod playne;
 
+pub use equivalence::{Equivalence, EquivalenceKernels};
 pub use playne::PLAYNE;

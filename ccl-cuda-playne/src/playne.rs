@@ -1,8 +1,9 @@
 //! The `playne` variant: its two kernels on the shared label-equivalence
 //! pipeline ([`Equivalence`]: init, compression, merge, compression).
 
+use crate::{Equivalence, EquivalenceKernels};
 use ccl_core::Connectivity;
-use ccl_cuda::{Equivalence, EquivalenceKernels, KernelSource};
+use ccl_cuda::runtime::KernelSource;
 
 const KERNELS: KernelSource = KernelSource {
     name: "playne",

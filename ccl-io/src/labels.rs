@@ -243,7 +243,10 @@ mod tests {
         assert!(error.to_string().contains(".tif / .tiff"), "{error}");
         let empty = LabelImage::new(0, 4, Vec::new()).unwrap();
         let error = save_labels(&empty, &dir.0.join("e.png")).unwrap_err();
-        assert!(error.to_string().contains("only be written as .npy"), "{error}");
+        assert!(
+            error.to_string().contains("only be written as .npy"),
+            "{error}"
+        );
         save_labels(&empty, &dir.0.join("e.npy")).unwrap();
         let error = save_labels(&labels, &dir.0.join("no-such-dir/l.npy")).unwrap_err();
         assert!(matches!(error, Error::Io { .. }), "{error}");

@@ -15,9 +15,7 @@ use std::io::{BufRead, BufReader, Cursor, Read, Seek};
 use std::path::Path;
 
 use ccl_core::{BinaryImageBuf, Error, Result, check_size};
-use image::{
-    DynamicImage, ImageBuffer, ImageError, ImageFormat, ImageReader, Pixel, Primitive,
-};
+use image::{DynamicImage, ImageBuffer, ImageError, ImageFormat, ImageReader, Pixel, Primitive};
 
 /// How a gray or colour image becomes binary.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -13,7 +13,8 @@ use std::sync::{Mutex, PoisonError};
 
 use ccl::{Algorithm, Backend, BinaryImage, Connectivity, Task};
 use ccl_cuda::cudarc::driver::{CudaSlice, CudaStream, sys::CUstream};
-use ccl_cuda::{ArrayLabeler, DevPtr, DeviceArray, DeviceBuffer, Element, cuda_error};
+use ccl_cuda::interop::{ArrayLabeler, DeviceArray, Element};
+use ccl_cuda::runtime::{DevPtr, DeviceBuffer, cuda_error};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -54,10 +55,14 @@ impl Lease {
         let pooled = match pooled {
             Some(pooled) => pooled,
             None => {
-                let gpu = ccl_cuda::gpu(device)?;
+                let gpu = ccl_cuda::runtime::gpu(device)?;
                 let stream = gpu.new_stream()?;
                 Pooled {
-                    labeler: ArrayLabeler::new(ccl_cuda::variant_on(algorithm.name, gpu, stream)?)?,
+                    labeler: ArrayLabeler::new(ccl_cuda::backend::variant_on(
+                        algorithm.name,
+                        gpu,
+                        stream,
+                    )?)?,
                     image: DeviceBuffer::new(),
                     labels: DeviceBuffer::new(),
                     stats: DeviceBuffer::new(),
@@ -304,7 +309,7 @@ pub(crate) fn on_host_image(
     let mut lease = Lease::take(algorithm, 0)?;
     let stream = lease.stream();
     let pooled = &mut lease.pooled;
-    let pitch = ccl_cuda::upload_image(&stream, &mut pooled.image, image)?;
+    let pitch = ccl_cuda::runtime::upload_image(&stream, &mut pooled.image, image)?;
     let array = DeviceArray {
         address: DevPtr::of(pooled.image.get()?, &stream).address(),
         width: image.width(),

@@ -78,7 +78,7 @@ pub fn nvrtc_decision(load: ccl_core::Result<()>, under_ci: bool) -> Decision {
 }
 
 /// For a test that compiles kernels, given whether NVRTC can be loaded
-/// (`ccl_cuda::nvrtc_available()`): `true` to run; `false` to skip, after
+/// (`ccl_cuda::runtime::nvrtc_available()`): `true` to run; `false` to skip, after
 /// printing why.
 ///
 /// # Panics

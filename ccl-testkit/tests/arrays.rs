@@ -1,4 +1,4 @@
-//! `ccl_cuda::ArrayLabeler`, the path of CuPy arrays and PyTorch tensors,
+//! `ccl_cuda::interop::ArrayLabeler`, the path of CuPy arrays and PyTorch tensors,
 //! for every CUDA variant that can run here: canonical labels, OpenCV's
 //! stats rows and the feature columns, written into device memory the
 //! caller owns, equal to the reference's on patterns, real and random
@@ -11,7 +11,8 @@ use std::sync::Arc;
 use ccl as _;
 use ccl_core::{Backend, BinaryImage, ComponentStats, Connectivity, LabelImage};
 use ccl_cuda::cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
-use ccl_cuda::{ArrayLabeler, DevPtr, DeviceArray, Element};
+use ccl_cuda::interop::{ArrayLabeler, DeviceArray, Element};
+use ccl_cuda::runtime::DevPtr;
 use ccl_testkit::cases::{Case, Source, pattern_cases, random_cases, real_cases};
 use ccl_testkit::policy::testable_variants;
 
@@ -21,9 +22,9 @@ fn labelers() -> Vec<ArrayLabeler> {
         .into_iter()
         .filter(|a| a.backend == Backend::Cuda)
         .map(|a| {
-            let gpu = ccl_cuda::default_gpu().unwrap();
+            let gpu = ccl_cuda::runtime::default_gpu().unwrap();
             let stream = gpu.new_stream().unwrap();
-            ArrayLabeler::new(ccl_cuda::variant_on(a.name, gpu, stream).unwrap()).unwrap()
+            ArrayLabeler::new(ccl_cuda::backend::variant_on(a.name, gpu, stream).unwrap()).unwrap()
         })
         .collect()
 }

@@ -7,10 +7,9 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
+use ccl_cuda::backend::{DeviceVariant, Flatten, Run};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
-use ccl_cuda::{
-    DevPtr, DeviceImage, DeviceVariant, Flatten, Gpu, ImageArgs, Kernel, KernelSource, Run, blocks,
-};
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks};
 
 const KERNELS: KernelSource = KernelSource {
     name: "example_union_find",
@@ -97,11 +96,11 @@ fn the_example_variant_passes_the_conformance_kit() {
 
 #[test]
 fn the_example_kernels_compile_for_sm80_and_sm90() {
-    if !ccl_testkit::policy::nvrtc_test_runs(ccl_cuda::nvrtc_available()) {
+    if !ccl_testkit::policy::nvrtc_test_runs(ccl_cuda::runtime::nvrtc_available()) {
         return;
     }
     for arch in [(8, 0), (9, 0)] {
-        ccl_cuda::compile_cubin(&KERNELS, arch).unwrap();
+        ccl_cuda::runtime::compile_cubin(&KERNELS, arch).unwrap();
     }
 }
 
@@ -111,7 +110,7 @@ fn a_kernel_declared_with_other_arguments_is_refused() {
     if !ccl_testkit::policy::decide(example).should_run() {
         return;
     }
-    let gpu = ccl_cuda::default_gpu().unwrap();
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
     // example_merge takes (CclImage, u32*, int): arguments in another
     // order, or one too many, are refused.
     let error = Kernel::<(DevPtr<u32>, ImageArgs, i32)>::load(&gpu, &KERNELS, "example_merge")

@@ -6,10 +6,10 @@ use ccl as _;
 
 #[test]
 fn every_kernel_module_compiles_for_sm80_and_sm90() {
-    if !ccl_testkit::policy::nvrtc_test_runs(ccl_cuda::nvrtc_available()) {
+    if !ccl_testkit::policy::nvrtc_test_runs(ccl_cuda::runtime::nvrtc_available()) {
         return;
     }
-    let modules = ccl_cuda::kernel_sources();
+    let modules = ccl_cuda::runtime::kernel_sources();
     let names: Vec<&str> = modules.iter().map(|m| m.name).collect();
     for expected in [
         "ccl_features",
@@ -32,7 +32,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
     }
     for module in modules {
         for arch in [(8, 0), (9, 0)] {
-            if let Err(e) = ccl_cuda::compile_cubin(module, arch) {
+            if let Err(e) = ccl_cuda::runtime::compile_cubin(module, arch) {
                 panic!("{} for sm_{}{}: {e}", module.name, arch.0, arch.1);
             }
         }

@@ -92,7 +92,7 @@ pub fn summarize(measurements: &[Measurement]) -> Summary {
 /// The pattern images of a sweep as text tables, one per connectivity and
 /// task: a row per pattern and side, a column per variant, each cell the
 /// median milliseconds per image and, for an iterative variant, its rounds
-/// (`r=`, summed over its counted stages, see `ccl_cuda::counted_stage`).
+/// (`r=`, summed over its counted stages, see `ccl_cuda::backend::counted_stage`).
 /// Empty when the sweep measured no pattern.
 pub fn pattern_table(measurements: &[Measurement]) -> String {
     let patterns: Vec<&Measurement> = measurements
@@ -132,7 +132,7 @@ pub fn pattern_table(measurements: &[Measurement]) -> String {
                             let rounds: Option<u32> = m
                                 .stages
                                 .iter()
-                                .filter_map(|s| ccl_cuda::rounds_of_stage(&s.stage))
+                                .filter_map(|s| ccl_cuda::backend::rounds_of_stage(&s.stage))
                                 .reduce(|a, b| a.saturating_add(b));
                             match rounds {
                                 Some(r) => format!("{:.3} r={r}", m.median_ms),

@@ -14,9 +14,9 @@ use ccl_core::{
 };
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
-use crate::{
-    DeviceBuffer, DeviceImage, DeviceStats, Features, Gpu, StageClock, cuda_error, upload_image,
-};
+use super::features::Features;
+use super::stats::DeviceStats;
+use crate::runtime::{DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image};
 
 /// What each device-resident call of a variant runs with.
 pub struct Run<'a> {
@@ -54,7 +54,7 @@ pub trait DeviceVariant {
     /// index of each component's first pixel (the forest contract of
     /// `ccl_device.cuh`). Every variant of ccl does; a library peer whose
     /// labels name some other pixel of the component says `false`, and
-    /// [`ArrayLabeler`](crate::ArrayLabeler) then finds the first pixels
+    /// [`ArrayLabeler`](crate::interop::ArrayLabeler) then finds the first pixels
     /// itself.
     fn first_pixel_labels(&self) -> bool {
         true
@@ -123,7 +123,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
         info: VariantInfo,
         make: impl FnOnce(&Arc<Gpu>, &Arc<CudaStream>) -> Result<V>,
     ) -> Result<Self> {
-        let gpu = crate::default_gpu()?;
+        let gpu = crate::runtime::default_gpu()?;
         let stream = gpu.default_stream();
         Self::on(gpu, stream, info, make)
     }
@@ -348,7 +348,7 @@ fn label_on<V: DeviceVariant>(
     connectivity: Connectivity,
     clock: &mut StageClock,
 ) -> Result<()> {
-    crate::features::check_forest(labels.len(), image)?;
+    crate::backend::check_forest(labels.len(), image)?;
     if image.is_empty() {
         return Ok(());
     }
@@ -436,8 +436,8 @@ impl<V: DeviceVariant> TimedRun for CudaVariant<V> {
 }
 
 /// A CUDA variant of any type, bound to a GPU and a stream: what a caller
-/// that picks variants by name ([`variant_on`](crate::variant_on)) and
-/// brings its own device memory ([`ArrayLabeler`](crate::ArrayLabeler))
+/// that picks variants by name ([`variant_on`](crate::backend::variant_on)) and
+/// brings its own device memory ([`ArrayLabeler`](crate::interop::ArrayLabeler))
 /// needs of one. Every [`CudaVariant`] is one.
 pub trait DynVariant: Send {
     /// Its registry facts.
@@ -516,7 +516,7 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
 
 /// Registers a CUDA variant: its registry entry, whose constructors make a
 /// [`CudaVariant`] on the default GPU with `new(gpu, stream)`, and its
-/// [`DeviceRegistration`](crate::DeviceRegistration), which makes one on a
+/// [`DeviceRegistration`](crate::backend::DeviceRegistration), which makes one on a
 /// caller's GPU and stream.
 ///
 /// ```ignore
@@ -527,7 +527,7 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
 ///     analyzes: true,                    // false: labels only
 ///     summary: "HA4, … (Hennequin et al., DASIP 2018)",
 ///     priority: 60,
-///     probe: my_probe,                   // optional: default ccl_cuda::probe
+///     probe: my_probe,                   // optional: default ccl_cuda::runtime::probe
 ///     new: |gpu, _stream| Ha::new(gpu, HaVariant::Ha4W32),
 /// }
 /// ```
@@ -545,25 +545,25 @@ macro_rules! register_variant {
     ) => {
         const _: () = {
             use $crate::ccl_core as core;
-            const REGISTERED: $crate::VariantInfo = $crate::VariantInfo {
+            const REGISTERED: $crate::backend::VariantInfo = $crate::backend::VariantInfo {
                 name: $name,
                 connectivities: $connectivities,
                 analyzes: $analyzes,
             };
             fn make() -> core::Result<
-                ::std::boxed::Box<$crate::CudaVariant<impl $crate::DeviceVariant + 'static>>,
+                ::std::boxed::Box<$crate::backend::CudaVariant<impl $crate::backend::DeviceVariant + 'static>>,
             > {
-                Ok(::std::boxed::Box::new($crate::CudaVariant::new(REGISTERED, $new)?))
+                Ok(::std::boxed::Box::new($crate::backend::CudaVariant::new(REGISTERED, $new)?))
             }
             fn make_on(
-                gpu: ::std::sync::Arc<$crate::Gpu>,
+                gpu: ::std::sync::Arc<$crate::runtime::Gpu>,
                 stream: ::std::sync::Arc<$crate::cudarc::driver::CudaStream>,
-            ) -> core::Result<::std::boxed::Box<dyn $crate::DynVariant>> {
+            ) -> core::Result<::std::boxed::Box<dyn $crate::backend::DynVariant>> {
                 ($crate::register_variant!(@probe $($probe)?))()?;
-                Ok(::std::boxed::Box::new($crate::CudaVariant::on(gpu, stream, REGISTERED, $new)?))
+                Ok(::std::boxed::Box::new($crate::backend::CudaVariant::on(gpu, stream, REGISTERED, $new)?))
             }
             $crate::inventory::submit! {
-                $crate::DeviceRegistration { name: $name, make: make_on }
+                $crate::backend::DeviceRegistration { name: $name, make: make_on }
             }
             $crate::inventory::submit! {
                 core::Algorithm {
@@ -588,6 +588,6 @@ macro_rules! register_variant {
     };
     (@aliases) => { &[] };
     (@aliases $aliases:expr) => { $aliases };
-    (@probe) => { $crate::probe };
+    (@probe) => { $crate::runtime::probe };
     (@probe $probe:expr) => { $probe };
 }

@@ -10,7 +10,8 @@ use cudarc::driver::{
     PushKernelArg,
 };
 
-use crate::{Gpu, KernelSource};
+use super::compile::KernelSource;
+use super::device::Gpu;
 
 /// A device pointer to `T` as a kernel argument (`const T*` or `T*` in C).
 ///
@@ -76,7 +77,7 @@ impl<T> DevPtr<T> {
 
 /// The image argument most kernels take, `CclImage` in `ccl_device.cuh`:
 /// `height` rows of `width` bytes, `pitch` bytes apart, nonzero =
-/// foreground. Made by [`DeviceImage::args`](crate::DeviceImage::args).
+/// foreground. Made by [`DeviceImage::args`](crate::runtime::DeviceImage::args).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ImageArgs {

@@ -15,9 +15,10 @@ use cudarc::driver::{
     CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits,
 };
 
-use crate::{
-    DevPtr, DeviceBuffer, DeviceImage, DeviceStats, Gpu, ImageArgs, Kernel, KernelSource,
-    StageClock, cuda_error, linear_grid, warp_grid,
+use super::stats::DeviceStats;
+use crate::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, StageClock,
+    cuda_error, linear_grid, warp_grid,
 };
 
 /// Root words per group of the ranking scan (`CCL_ROOT_GROUP_WORDS`).

@@ -7,7 +7,7 @@ use ccl_core::{Error, Result};
 use cudarc::driver::{CudaContext, CudaModule, CudaStream, DriverError};
 use cudarc::nvrtc::Ptx;
 
-use crate::{KernelSource, compile_cubin, nvrtc_available};
+use super::compile::{KernelSource, compile_cubin, nvrtc_available};
 
 /// One CUDA device: its context and the kernel modules compiled for it so
 /// far (each compiled once per process and device, so timings never include

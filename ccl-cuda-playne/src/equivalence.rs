@@ -5,12 +5,9 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
-use cudarc::driver::CudaViewMut;
-
-use crate::{
-    DevPtr, DeviceImage, DeviceVariant, Flatten, Gpu, ImageArgs, Kernel, KernelSource, Run,
-    tile_grid,
-};
+use ccl_cuda::backend::{DeviceVariant, Flatten, Run};
+use ccl_cuda::cudarc::driver::CudaViewMut;
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
 
 /// Threads per block of both kernels: a warp along a row, 8 rows.
 const BLOCK: (u32, u32) = (32, 8);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ccl_core::{Result, StageTime};
 use cudarc::driver::{CudaEvent, CudaStream, sys::CUevent_flags};
 
-use crate::cuda_error;
+use super::device::cuda_error;
 
 /// Records an event at the start and after each stage of a pipeline; a
 /// disabled clock records nothing, so one pipeline serves timed and untimed

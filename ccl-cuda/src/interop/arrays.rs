@@ -5,7 +5,7 @@
 //! the component count.
 //!
 //! An [`ArrayLabeler`] owns a variant made for its own stream
-//! ([`variant_on`](crate::variant_on)) and the scratch buffers of the
+//! ([`variant_on`](crate::backend::variant_on)) and the scratch buffers of the
 //! conversions; a caller orders it after and before its own stream's work
 //! with [`ArrayLabeler::after`] and [`ArrayLabeler::before`].
 
@@ -15,10 +15,10 @@ use std::sync::Arc;
 use ccl_core::{Connectivity, Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 
-use crate::features::{RootIndexArgs, RootLayout};
-use crate::{
-    DevPtr, DeviceBuffer, DeviceImage, DeviceStats, DynVariant, Features, ImageArgs, Kernel,
-    KernelSource, StageClock, blocks, cuda_error, linear_grid, tile_grid, warp_grid,
+use crate::backend::{DeviceStats, DynVariant, Features, RootIndexArgs, RootLayout};
+use crate::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, ImageArgs, Kernel, KernelSource, StageClock, blocks,
+    cuda_error, linear_grid, tile_grid, warp_grid,
 };
 
 const KERNELS: KernelSource = KernelSource {

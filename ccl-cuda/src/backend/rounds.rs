@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use ccl_core::Result;
 use cudarc::driver::{CudaSlice, CudaStream};
 
-use crate::{DevPtr, cuda_error};
+use crate::runtime::{DevPtr, cuda_error};
 
 /// A device word that a round's kernels set (to any nonzero value) when
 /// they change a label; the host clears it before each round and reads it

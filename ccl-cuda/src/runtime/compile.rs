@@ -13,26 +13,26 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 
 /// The device header shared by all kernels, prepended to every module
 /// (NVRTC has no standard headers to `#include` it from).
-pub const DEVICE_HEADER: &str = include_str!("ccl_device.cuh");
+pub const DEVICE_HEADER: &str = include_str!("../ccl_device.cuh");
 
 /// The constants of [`DEVICE_HEADER`], defined before it.
 const HEADER_CONSTANTS: &[(&str, u32)] = &[(
     "CCL_ROOT_GROUP_WORDS",
-    crate::features::ROOT_GROUP_WORDS as u32,
+    crate::backend::ROOT_GROUP_WORDS as u32,
 )];
 
 /// A kernel module: CUDA C source compiled at run time.
 ///
 /// ```
-/// use ccl_cuda::KernelSource;
+/// use ccl_cuda::runtime::KernelSource;
 /// const COPY: KernelSource = KernelSource {
 ///     name: "copy",
 ///     source: r#"extern "C" __global__ void copy(const u32* a, u32* b) { b[0] = a[0] + OFFSET; }"#,
 ///     constants: &[("OFFSET", 7)],
 /// };
 /// // Compiling needs NVRTC but no GPU:
-/// if ccl_cuda::nvrtc_available() {
-///     let cubin = ccl_cuda::compile_cubin(&COPY, (9, 0))?;
+/// if ccl_cuda::runtime::nvrtc_available() {
+///     let cubin = ccl_cuda::runtime::compile_cubin(&COPY, (9, 0))?;
 ///     assert!(!cubin.is_empty());
 /// }
 /// # Ok::<(), ccl_core::Error>(())

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ccl_core::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 
-use crate::cuda_error;
+use super::device::cuda_error;
 
 /// A device allocation that only grows: asking for a size it already covers
 /// reuses it, so repeated runs on one image size allocate nothing.

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use ccl_core::{Backend, Error, Result};
 use cudarc::driver::CudaStream;
 
-use crate::{DynVariant, Gpu};
+use super::variant::DynVariant;
+use crate::runtime::Gpu;
 
 /// How [`variant_on`] makes a registered CUDA variant; submitted by
 /// [`register_variant!`](crate::register_variant) beside the registry entry.

@@ -1,0 +1,22 @@
+//! The shared CCL / CCA back end that every CUDA variant builds on, over
+//! the [`runtime`](crate::runtime): the variant layer ([`DeviceVariant`],
+//! [`CudaVariant`], [`register_variant!`](crate::register_variant)), the
+//! analysis of any forest of the contract in `ccl_device.cuh` ([`Features`]:
+//! root flags, ranking in raster order, features), the forest → labels
+//! finish ([`Flatten`]), rounds until a fixed point ([`ChangeFlag`]), and
+//! variants made by name on a caller's stream ([`variant_on`]).
+
+mod by_name;
+mod features;
+mod rounds;
+mod stats;
+mod variant;
+
+pub use by_name::{DeviceRegistration, variant_on};
+pub use features::{
+    DeviceNode, Features, Flatten, ROOT_GROUP_WORDS, RootIndexArgs, RootLayout, RootTargets,
+    StatsOutArgs, check_forest,
+};
+pub use rounds::{ChangeFlag, counted_stage, rounds_of_stage};
+pub use stats::DeviceStats;
+pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};

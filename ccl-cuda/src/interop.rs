@@ -1,0 +1,8 @@
+//! Arrays that callers already hold on the device — CuPy arrays, PyTorch
+//! tensors, any element type and strides — labeled canonically by a
+//! [`backend`](crate::backend) variant, with OpenCV's statistics layout and
+//! the feature columns written on the device ([`ArrayLabeler`]).
+
+mod arrays;
+
+pub use arrays::{ArrayLabeler, DeviceArray, Element};

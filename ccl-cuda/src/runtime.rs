@@ -1,0 +1,21 @@
+//! The CUDA runtime: device handles that never panic ([`gpu`]), NVRTC
+//! compilation of kernel modules (CUBIN for the device's own `sm_XY`, cached
+//! per process and device), typed kernel launches ([`Kernel`]), device
+//! buffers that only grow, images on the device, and CUDA-event stage
+//! timing. Nothing here knows about labels or components.
+
+mod buffer;
+mod compile;
+mod device;
+mod image;
+mod launch;
+mod timing;
+
+pub use buffer::DeviceBuffer;
+pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
+pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};
+pub use image::{DeviceImage, upload_image};
+pub use launch::{
+    DevPtr, ImageArgs, Kernel, KernelArgs, blocks, linear_grid, tile_grid, warp_grid,
+};
+pub use timing::StageClock;
