@@ -71,6 +71,9 @@ pub struct StageTime {
     pub stage: &'static str,
     /// Milliseconds (CUDA events on the GPU, wall clock on the CPU).
     pub ms: f64,
+    /// For a stage that iterates to a fixed point, the rounds it ran (the
+    /// last, unchanging one included); `None` for any other stage.
+    pub rounds: Option<u32>,
 }
 
 /// The benchmarkable form of a variant: the input is loaded once (for CUDA:
@@ -259,6 +262,7 @@ impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
         Ok(vec![StageTime {
             stage: "total",
             ms: start.elapsed().as_secs_f64() * 1e3,
+            rounds: None,
         }])
     }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
 use ccl_cuda::backend::RootLayout;
-use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Features, RootIndexArgs, Run, counted_stage};
+use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Features, RootIndexArgs, Run};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks, cuda_error,
@@ -411,7 +411,7 @@ impl DeviceVariant for Kni {
 
         if plan.levels > 0 {
             let rounds = self.propagate_levels(run, &plan, forest, roots, table)?;
-            run.clock.mark(counted_stage("propagate", rounds))?;
+            run.clock.mark_rounds("propagate", rounds)?;
         }
 
         // SAFETY: as for the local kernel; `table` and `root_pixel` were

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
-use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Run, counted_stage};
+use ccl_cuda::backend::{ChangeFlag, DeviceVariant, Run};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid,
@@ -89,7 +89,7 @@ impl DeviceVariant for LabelEquivalence {
             }
             Ok(())
         })?;
-        run.clock.mark(counted_stage("iterate", rounds))
+        run.clock.mark_rounds("iterate", rounds)
     }
 }
 

@@ -17,6 +17,6 @@ pub use features::{
     DeviceNode, Features, Flatten, ROOT_GROUP_WORDS, RootIndexArgs, RootLayout, RootTargets,
     StatsOutArgs, check_forest,
 };
-pub use rounds::{ChangeFlag, counted_stage, rounds_of_stage};
+pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};

@@ -16,8 +16,8 @@ pub const HEADER: &str = "variant,backend,connectivity,task,width,height,granula
 const HEADER_WITHOUT_PATTERN: &str = "variant,backend,connectivity,task,width,height,granularity,density,reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages";
 
 /// The measurements as CSV text with a header line. The `stages` column
-/// lists `stage=ms` pairs separated by `;`; `pattern` is empty for random
-/// images.
+/// lists `stage=ms` pairs separated by `;`, a stage that iterates written
+/// `stage (N rounds)=ms`; `pattern` is empty for random images.
 pub fn to_csv(measurements: &[Measurement]) -> String {
     let mut out = String::from(HEADER);
     out.push('\n');
@@ -25,7 +25,10 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
         let stages = m
             .stages
             .iter()
-            .map(|s| format!("{}={:.6}", s.stage, s.ms))
+            .map(|s| match s.rounds {
+                Some(rounds) => format!("{} ({rounds} rounds)={:.6}", s.stage, s.ms),
+                None => format!("{}={:.6}", s.stage, s.ms),
+            })
             .collect::<Vec<_>>()
             .join(";");
         let _ = writeln!(
@@ -204,7 +207,8 @@ fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
     }
 }
 
-/// `stage=ms` pairs separated by `;`, or nothing.
+/// `stage=ms` pairs separated by `;` (`stage (N rounds)=ms` for a stage
+/// that iterates), or nothing.
 fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
     if text.is_empty() {
         return Ok(Vec::new());
@@ -214,9 +218,22 @@ fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
             let (stage, ms) = pair
                 .split_once('=')
                 .ok_or_else(|| format!("stages: expected stage=ms, not `{pair}`"))?;
+            let (name, rounds) = match stage
+                .strip_suffix(" rounds)")
+                .and_then(|rest| rest.rsplit_once(" ("))
+            {
+                Some((name, count)) => {
+                    let rounds = count
+                        .parse()
+                        .map_err(|_| format!("stages: `{stage}` has no whole round count"))?;
+                    (name, Some(rounds))
+                }
+                None => (stage, None),
+            };
             Ok(StageMedian {
-                stage: stage.to_string(),
+                stage: name.to_string(),
                 ms: parse_ms(stage, ms)?,
+                rounds,
             })
         })
         .collect()
@@ -247,6 +264,7 @@ mod tests {
                 .map(|&(stage, ms)| StageMedian {
                     stage: stage.to_string(),
                     ms,
+                    rounds: None,
                 })
                 .collect(),
         }
@@ -279,10 +297,17 @@ mod tests {
                 granularity: 0,
                 density: 0,
                 pattern: Some("spiral".into()),
-                ..measurement("le", &[("iterate (12 rounds)", 3.0)])
+                stages: vec![StageMedian {
+                    stage: "iterate".into(),
+                    ms: 3.0,
+                    rounds: Some(12),
+                }],
+                ..measurement("le", &[])
             },
         ];
         assert_eq!(from_csv(&to_csv(&measurements)).unwrap(), measurements);
+        // The rounds are written as sweeps have always written them.
+        assert!(to_csv(&measurements).contains(",iterate (12 rounds)=3.000000,spiral"));
         // A sweep saved before the pattern column reads as random images.
         let old = to_csv(&measurements[..2])
             .lines()

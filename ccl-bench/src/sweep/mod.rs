@@ -153,6 +153,10 @@ pub struct StageMedian {
     pub stage: String,
     /// Median over the runs, in ms.
     pub ms: f64,
+    /// For a stage that iterates to a fixed point, its rounds (the most
+    /// of any run: the same image takes the same rounds, whatever the
+    /// scheduling, for every iterative variant of ccl).
+    pub rounds: Option<u32>,
 }
 
 impl Measurement {
@@ -485,14 +489,16 @@ fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageMedian> {
     };
     first
         .iter()
-        .map(|stage| StageMedian {
-            stage: stage.stage.to_string(),
-            ms: median(
+        .map(|stage| {
+            let times = || {
                 runs.iter()
                     .flat_map(|run| run.iter().filter(|s| s.stage == stage.stage))
-                    .map(|s| s.ms)
-                    .collect(),
-            ),
+            };
+            StageMedian {
+                stage: stage.stage.to_string(),
+                ms: median(times().map(|s| s.ms).collect()),
+                rounds: times().filter_map(|s| s.rounds).max(),
+            }
         })
         .collect()
 }

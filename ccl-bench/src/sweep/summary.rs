@@ -92,7 +92,7 @@ pub fn summarize(measurements: &[Measurement]) -> Summary {
 /// The pattern images of a sweep as text tables, one per connectivity and
 /// task: a row per pattern and side, a column per variant, each cell the
 /// median milliseconds per image and, for an iterative variant, its rounds
-/// (`r=`, summed over its counted stages, see `ccl_cuda::backend::counted_stage`).
+/// (`r=`, summed over its stages that iterate: [`StageMedian::rounds`](super::StageMedian::rounds)).
 /// Empty when the sweep measured no pattern.
 pub fn pattern_table(measurements: &[Measurement]) -> String {
     let patterns: Vec<&Measurement> = measurements
@@ -132,7 +132,7 @@ pub fn pattern_table(measurements: &[Measurement]) -> String {
                             let rounds: Option<u32> = m
                                 .stages
                                 .iter()
-                                .filter_map(|s| ccl_cuda::backend::rounds_of_stage(&s.stage))
+                                .filter_map(|s| s.rounds)
                                 .reduce(|a, b| a.saturating_add(b));
                             match rounds {
                                 Some(r) => format!("{:.3} r={r}", m.median_ms),
@@ -356,7 +356,7 @@ mod tests {
 
     #[test]
     fn pattern_table_gives_ms_and_rounds_per_pattern_and_size() {
-        let on = |variant: &str, side, median_ms, stages: &[&str]| Measurement {
+        let on = |variant: &str, side, median_ms, stages: &[(&str, Option<u32>)]| Measurement {
             variant: variant.into(),
             width: side,
             height: side,
@@ -365,17 +365,18 @@ mod tests {
             pattern: Some("spiral".into()),
             stages: stages
                 .iter()
-                .map(|&stage| super::super::StageMedian {
+                .map(|&(stage, rounds)| super::super::StageMedian {
                     stage: stage.into(),
                     ms: median_ms,
+                    rounds,
                 })
                 .collect(),
             ..measurement(0, median_ms)
         };
         let sweep = [
-            on("le", 512, 2.5, &["init", "iterate (7 rounds)"]),
-            on("le", 256, 1.25, &["init", "iterate (5 rounds)"]),
-            on("ha4-32", 256, 0.5, &["strip"]),
+            on("le", 512, 2.5, &[("init", None), ("iterate", Some(7))]),
+            on("le", 256, 1.25, &[("init", None), ("iterate", Some(5))]),
+            on("ha4-32", 256, 0.5, &[("strip", None)]),
             measurement(50, 1.0),
         ];
         let table = pattern_table(&sweep);

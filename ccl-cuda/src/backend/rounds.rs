@@ -1,10 +1,10 @@
 //! Iteration to a fixed point, for the iterative labelers (label
 //! equivalence, subregion-graph propagation, distanceless propagation):
 //! rounds of kernels repeat until one changes nothing, however many that
-//! takes, and the count is reported in the stage name of timed runs.
+//! takes, and the count is reported with the stage's time
+//! ([`StageClock::mark_rounds`](crate::runtime::StageClock::mark_rounds)).
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ccl_core::Result;
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -50,48 +50,5 @@ impl ChangeFlag {
                 return Ok(rounds);
             }
         }
-    }
-}
-
-/// The stage name `"{stage} ({count} rounds)"` as a `&'static str`, for the
-/// stage clock: each distinct name is made once per process and kept
-/// (there are as many as distinct round counts seen, a few hundred at most
-/// in a sweep).
-pub fn counted_stage(stage: &str, count: u32) -> &'static str {
-    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let name = format!("{stage} ({count} rounds)");
-    let mut names = NAMES
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let names = names.get_or_insert_with(HashSet::new);
-    match names.get(name.as_str()) {
-        Some(&known) => known,
-        None => {
-            let leaked: &'static str = Box::leak(name.into_boxed_str());
-            names.insert(leaked);
-            leaked
-        }
-    }
-}
-
-/// The round count in a stage name made by [`counted_stage`], if any.
-pub fn rounds_of_stage(stage: &str) -> Option<u32> {
-    let (_, count) = stage.strip_suffix(" rounds)")?.rsplit_once(" (")?;
-    count.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counted_stage_names_are_made_once_and_read_back() {
-        let first = counted_stage("propagate", 37);
-        let again = counted_stage("propagate", 37);
-        assert_eq!(first, "propagate (37 rounds)");
-        assert!(std::ptr::eq(first, again));
-        assert_eq!(rounds_of_stage(first), Some(37));
-        assert_eq!(rounds_of_stage("propagate"), None);
-        assert_eq!(rounds_of_stage("x (y rounds)"), None);
     }
 }

@@ -12,7 +12,8 @@ use super::device::cuda_error;
 /// calls.
 pub struct StageClock {
     stream: Option<Arc<CudaStream>>,
-    marks: Vec<(&'static str, CudaEvent)>,
+    /// Each mark: the stage it ends, its rounds (if it iterates) and its event.
+    marks: Vec<(&'static str, Option<u32>, CudaEvent)>,
 }
 
 impl StageClock {
@@ -36,11 +37,21 @@ impl StageClock {
 
     /// Marks the end of `stage` (the work queued since the previous mark).
     pub fn mark(&mut self, stage: &'static str) -> Result<()> {
+        self.record(stage, None)
+    }
+
+    /// Marks the end of `stage`, which iterated `rounds` times to a fixed
+    /// point (the stage time carries the count: [`StageTime::rounds`]).
+    pub fn mark_rounds(&mut self, stage: &'static str, rounds: u32) -> Result<()> {
+        self.record(stage, Some(rounds))
+    }
+
+    fn record(&mut self, stage: &'static str, rounds: Option<u32>) -> Result<()> {
         if let Some(stream) = &self.stream {
             let event = stream
                 .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(cuda_error)?;
-            self.marks.push((stage, event));
+            self.marks.push((stage, rounds, event));
         }
         Ok(())
     }
@@ -51,10 +62,13 @@ impl StageClock {
         self.marks
             .windows(2)
             .map(|pair| {
-                let ms = pair[0].1.elapsed_ms(&pair[1].1).map_err(cuda_error)?;
+                let (_, _, start) = &pair[0];
+                let (stage, rounds, end) = &pair[1];
+                let ms = start.elapsed_ms(end).map_err(cuda_error)?;
                 Ok(StageTime {
-                    stage: pair[1].0,
+                    stage,
                     ms: ms as f64,
+                    rounds: *rounds,
                 })
             })
             .collect()
