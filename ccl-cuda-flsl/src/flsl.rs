@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
-use ccl_cuda::backend::{DeviceNode, RootIndexArgs, RootLayout, StatsOutArgs};
-use ccl_cuda::backend::{DeviceVariant, Features, Run, VariantInfo};
+use ccl_cuda::backend::{
+    Analyzed, DeviceNode, DeviceVariant, Features, RootIndexArgs, RootLayout, Run, StatsOutArgs,
+    VariantInfo,
+};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
@@ -342,7 +344,7 @@ impl DeviceVariant for Flsl {
         image: &DeviceImage<'_>,
         _forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
-    ) -> Result<()> {
+    ) -> Result<Analyzed> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let stream = run.stream;
         // Ranks (flsl, flsl-cd) and slots (flsl-otf) are both below the
@@ -354,7 +356,8 @@ impl DeviceVariant for Flsl {
         };
         let table = self.build_forest(run, image, geometry, otf)?;
         let layout = geometry.root_layout();
-        let roots = features.begin(stream, layout)?;
+        let flagging = features.begin(stream, layout)?;
+        let roots = flagging.targets();
         let (words, words_per_row) = (layout.words(), layout.words_per_row as u32);
         // SAFETY: `begin` reserved a root word per 32 slots of each row and
         // a count per group; the kernel reads the runs each row has.
@@ -371,30 +374,33 @@ impl DeviceVariant for Flsl {
                 ),
             )
         }?;
-        features.rank(stream)?;
+        let ranked = flagging.flagged().rank()?;
         run.clock.mark("roots")?;
-        let (index, output) = (features.roots(stream)?, features.output(stream)?);
         let grid = row_grid(geometry.height)?;
-        // SAFETY: the root index covers every slot; ranks past the stats
-        // array's capacity are not stored; `counts` is null or holds an
-        // entry per slot, and ranks are below the number of runs.
-        unsafe {
-            match otf {
-                Some((nodes, _)) => {
-                    self.kernels
-                        .store_roots
-                        .launch(stream, grid, (table, nodes, index, output))
-                }
-                None => {
-                    let vote = match self.voting {
-                        Voting::ConflictDetection => &self.kernels.vote_cd,
-                        _ => &self.kernels.vote,
-                    };
-                    vote.launch(stream, grid, (table, index, output, counts))
+        // FLSL's own accumulation: a record per run, not per pixel.
+        let analyzed = ranked.accumulate_with(|index, output, stream| {
+            // SAFETY: the root index covers every slot; ranks past the stats
+            // array's capacity are not stored; `counts` is null or holds an
+            // entry per slot, and ranks are below the number of runs.
+            unsafe {
+                match otf {
+                    Some((nodes, _)) => {
+                        self.kernels
+                            .store_roots
+                            .launch(stream, grid, (table, nodes, index, output))
+                    }
+                    None => {
+                        let vote = match self.voting {
+                            Voting::ConflictDetection => &self.kernels.vote_cd,
+                            _ => &self.kernels.vote,
+                        };
+                        vote.launch(stream, grid, (table, index, output, counts))
+                    }
                 }
             }
-        }?;
-        run.clock.mark("features")
+        })?;
+        run.clock.mark("features")?;
+        Ok(analyzed)
     }
 }
 

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
-use ccl_cuda::backend::{DeviceNode, RootIndexArgs, StatsOutArgs};
-use ccl_cuda::backend::{DeviceVariant, Features, Run, VariantInfo};
+use ccl_cuda::backend::{
+    Analyzed, DeviceNode, DeviceVariant, Features, RootIndexArgs, Run, StatsOutArgs, VariantInfo,
+};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
@@ -171,44 +172,49 @@ impl DeviceVariant for HaAnalysis {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
-    ) -> Result<()> {
+    ) -> Result<Analyzed> {
         let stream: &Arc<CudaStream> = run.stream;
         // Ranks and nodes are both below the number of pixels.
         let counts = self.counter.begin(stream, image.pixel_count())?;
         let args = image.args(stream);
         let word_grid = warp_grid(image.height() * image.width().div_ceil(32), WORD_WARPS)?;
-        match self.voting {
+        let analyzed = match self.voting {
             HaVoting::Naive => {
                 self.ha(run.connectivity).label(run, image, forest)?;
-                features.rank_forest(stream, image, forest, run.clock)?;
-                let (index, output) = (features.roots(stream)?, features.output(stream)?);
+                let ranked = features.rank_forest(stream, image, forest, run.clock)?;
                 let grid = tile_grid(image.width(), image.height(), (32, 8))?;
                 let labels = DevPtr::of(forest, stream);
-                // SAFETY: flat labels of width * height pixels; the root
-                // index covers the image; `counts` is null or holds a count
-                // per pixel, and ranks are below the number of pixels.
-                unsafe {
-                    self.kernels.naive_vote.launch(
-                        stream,
-                        grid,
-                        (args, labels, index, output, counts),
-                    )
-                }?;
+                let kernels = &self.kernels;
+                ranked.accumulate_with(|index, output, stream| {
+                    // SAFETY: flat labels of width * height pixels; the root
+                    // index covers the image; `counts` is null or holds a
+                    // count per pixel, and ranks are below the number of
+                    // pixels.
+                    unsafe {
+                        kernels.naive_vote.launch(
+                            stream,
+                            grid,
+                            (args, labels, index, output, counts),
+                        )
+                    }
+                })?
             }
             HaVoting::ConflictDetection => {
                 let ha = self.ha(run.connectivity);
                 ha.build_forest(run, image, forest)?;
-                ha.rank_roots(run, image, forest, features)?;
-                let (index, output) = (features.roots(stream)?, features.output(stream)?);
+                let ranked = ha.rank_roots(run, image, forest, features)?;
                 let forest = DevPtr::of(forest, stream);
-                // SAFETY: as for the naive vote, on HA's forest.
-                unsafe {
-                    self.kernels.vote_cd.launch(
-                        stream,
-                        word_grid,
-                        (args, forest, index, output, counts),
-                    )
-                }?;
+                let kernels = &self.kernels;
+                ranked.accumulate_with(|index, output, stream| {
+                    // SAFETY: as for the naive vote, on HA's forest.
+                    unsafe {
+                        kernels.vote_cd.launch(
+                            stream,
+                            word_grid,
+                            (args, forest, index, output, counts),
+                        )
+                    }
+                })?
             }
             HaVoting::OnTheFly => {
                 let nodes = self.nodes.reserve(stream, image.pixel_count())?;
@@ -219,18 +225,22 @@ impl DeviceVariant for HaAnalysis {
                     Connectivity::Eight => &self.ha8,
                 };
                 ha.build_forest_on_the_fly(run, image, forest, &mut nodes, counts)?;
-                ha.rank_roots(run, image, forest, features)?;
-                let (index, output) = (features.roots(stream)?, features.output(stream)?);
+                let ranked = ha.rank_roots(run, image, forest, features)?;
                 let nodes = DevPtr::of(&nodes, stream);
-                // SAFETY: a record per pixel; the root index covers the image.
-                unsafe {
-                    self.kernels
-                        .store_roots
-                        .launch(stream, word_grid, (args, nodes, index, output))
-                }?;
+                let kernels = &self.kernels;
+                ranked.accumulate_with(|index, output, stream| {
+                    // SAFETY: a record per pixel; the root index covers the
+                    // image.
+                    unsafe {
+                        kernels
+                            .store_roots
+                            .launch(stream, word_grid, (args, nodes, index, output))
+                    }
+                })?
             }
-        }
-        run.clock.mark("features")
+        };
+        run.clock.mark("features")?;
+        Ok(analyzed)
     }
 }
 

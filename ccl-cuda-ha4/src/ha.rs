@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use ccl_core::{Error, Result};
-use ccl_cuda::backend::{CudaVariant, DeviceVariant, Features, Run};
-use ccl_cuda::backend::{DeviceNode, check_forest};
-use ccl_cuda::backend::{RootIndexArgs, RootLayout, StatsOutArgs};
+use ccl_cuda::backend::{
+    Analyzed, CudaVariant, DeviceNode, DeviceVariant, Features, Ranked, RootIndexArgs, RootLayout,
+    Run, StatsOutArgs, check_forest,
+};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
@@ -227,16 +228,16 @@ impl Ha {
     }
 
     /// Flags the roots of a forest that [`build_forest`](Self::build_forest)
-    /// (or its on-the-fly form) left in `forest` and ranks them with the
-    /// shared back end (stage `roots`): afterwards `features` holds the root
-    /// index and the initialised stats array.
-    pub fn rank_roots(
+    /// (or its on-the-fly form) left in `forest` with HA's own kernel and
+    /// ranks them with the shared back end (stage `roots`): the analysis
+    /// then needs its features accumulated.
+    pub fn rank_roots<'f>(
         &self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &CudaViewMut<'_, u32>,
-        features: &mut Features,
-    ) -> Result<()> {
+        features: &'f mut Features,
+    ) -> Result<Ranked<'f>> {
         check_forest(forest.len(), image)?;
         let stream = run.stream;
         // A word of 64 pixels is two root words: the rows keep whole words.
@@ -244,7 +245,8 @@ impl Ha {
             words_per_row: image.width().div_ceil(self.bits()) * (self.bits() / 32),
             height: image.height(),
         };
-        let roots = features.begin(stream, layout)?;
+        let flagging = features.begin(stream, layout)?;
+        let roots = flagging.targets();
         // SAFETY: `begin` reserved a root word per 32 columns of `layout`
         // and a count per group; the forest holds width * height labels.
         unsafe {
@@ -259,8 +261,9 @@ impl Ha {
                 ),
             )
         }?;
-        features.rank(stream)?;
-        run.clock.mark("roots")
+        let ranked = flagging.flagged().rank()?;
+        run.clock.mark("roots")?;
+        Ok(ranked)
     }
 }
 
@@ -289,21 +292,24 @@ impl DeviceVariant for Ha {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
-    ) -> Result<()> {
+    ) -> Result<Analyzed> {
         self.build_forest(run, image, forest)?;
-        self.rank_roots(run, image, forest, features)?;
-        let stream = run.stream;
-        let (index, output) = (features.roots(stream)?, features.output(stream)?);
-        let forest = DevPtr::of(forest, stream);
-        // SAFETY: the root index covers the image; ranks past the stats
-        // array's capacity are not stored.
-        unsafe {
-            self.kernels.features.launch(
-                stream,
-                self.span_grid(image)?,
-                (image.args(stream), forest, index, output),
-            )
-        }?;
-        run.clock.mark("features")
+        let ranked = self.rank_roots(run, image, forest, features)?;
+        let grid = self.span_grid(image)?;
+        let forest = DevPtr::of(forest, run.stream);
+        // HA's own accumulation: one record per segment, not per pixel.
+        let analyzed = ranked.accumulate_with(|index, output, stream| {
+            // SAFETY: the root index covers the image; ranks past the stats
+            // array's capacity are not stored.
+            unsafe {
+                self.kernels.features.launch(
+                    stream,
+                    grid,
+                    (image.args(stream), forest, index, output),
+                )
+            }
+        })?;
+        run.clock.mark("features")?;
+        Ok(analyzed)
     }
 }

@@ -366,7 +366,8 @@ impl DeviceVariant for Kni {
         let layout = RootLayout::of(image);
         let words = u32::try_from(layout.words())
             .map_err(|_| Error::InvalidDimensions("too many root words for kni".into()))?;
-        let targets = self.features.begin(stream, layout)?;
+        let flagging = self.features.begin(stream, layout)?;
+        let targets = flagging.targets();
         let forest = DevPtr::of_mut(labels, stream);
         // SAFETY: `forest` holds width * height labels (checked by the
         // variant layer), written at pixels inside the image; `begin`
@@ -388,8 +389,8 @@ impl DeviceVariant for Kni {
         run.clock.mark("local")?;
 
         // The ranks are the compact labels; no features are wanted.
-        self.features.rank_only(stream)?;
-        let roots = self.features.roots(stream)?;
+        let ranks = flagging.flagged().rank_only()?;
+        let roots = ranks.index();
         let labels_u32 = plan.labels;
         let table = DevPtr::of_mut(self.table.reserve(stream, labels_u32 as usize)?, stream);
         let root_pixel = DevPtr::of_mut(

@@ -14,8 +14,8 @@ mod variant;
 
 pub use by_name::{DeviceRegistration, variant_on};
 pub use features::{
-    DeviceNode, Features, Flatten, ROOT_GROUP_WORDS, RootIndexArgs, RootLayout, RootTargets,
-    StatsOutArgs, check_forest,
+    Analyzed, DeviceNode, Features, FlagRoots, Flatten, ROOT_GROUP_WORDS, Ranked, RanksOnly,
+    RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs, check_forest,
 };
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;

@@ -3,10 +3,14 @@
 //! forest that keeps the contract of `ccl_device.cuh`; and the forest → label
 //! image finish ([`Flatten`]).
 //!
-//! A variant with a faster way to flag roots or to accumulate features (HA's
-//! segments) runs its own kernels for those steps, writing the same layout
-//! ([`Features::begin`], [`Features::roots`], [`Features::output`]), and
-//! shares the ranking ([`Features::rank`]) and the read-back.
+//! An analysis is a sequence the types enforce, each step returning the
+//! value the next one takes: [`Features::begin`] → [`FlagRoots`] (the shared
+//! root kernel over a pixel forest, or the variant's own into
+//! [`FlagRoots::targets`]) → [`RootsFlagged`] → [`Ranked`] (ranked in raster
+//! order, stats initialised; or [`RanksOnly`]) → [`Analyzed`] (the shared
+//! accumulation, or the variant's own through [`Ranked::accumulate_with`],
+//! the one customization point: HA accumulates per segment, FLSL per run).
+//! The read-back ([`Features::complete`], [`Features::read`]) follows.
 
 use std::sync::Arc;
 
@@ -190,11 +194,11 @@ pub struct Features {
     components: DeviceBuffer<u32>,
     stats: DeviceBuffer<DeviceStats>,
     /// Stats entries the array holds (allocated when first written, by
-    /// [`rank`](Features::rank)).
+    /// [`RootsFlagged::rank`]).
     capacity: usize,
     analysis: Analysis,
     /// Whether the last ranking initialised the stats array (not after
-    /// [`rank_only`](Features::rank_only)).
+    /// [`RootsFlagged::rank_only`]).
     stats_initialised: bool,
 }
 
@@ -228,7 +232,103 @@ impl Features {
 
     /// Starts an analysis whose roots are flagged in `layout`: reserves the
     /// buffers (allocating only when they grow) and zeroes the group counts.
-    pub fn begin(&mut self, stream: &Arc<CudaStream>, layout: RootLayout) -> Result<RootTargets> {
+    /// The steps that follow are typed: [`FlagRoots`] → [`RootsFlagged`] →
+    /// [`Ranked`] (or [`RanksOnly`]) → [`Analyzed`].
+    pub fn begin(&mut self, stream: &Arc<CudaStream>, layout: RootLayout) -> Result<FlagRoots<'_>> {
+        let targets = self.reserve(stream, layout)?;
+        Ok(FlagRoots {
+            features: self,
+            stream: stream.clone(),
+            layout,
+            targets,
+        })
+    }
+
+    /// Records the analysis of an image with no pixels: no components.
+    pub fn begin_empty(&mut self) -> Analyzed {
+        self.analysis = Analysis::Empty;
+        Analyzed { _private: () }
+    }
+
+    /// Flags the roots of a pixel forest (width × height, the contract of
+    /// `ccl_device.cuh`) and ranks them with the shared kernels, stats
+    /// initialised (stage `roots`): ready for an accumulation.
+    pub fn rank_forest(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<Ranked<'_>> {
+        let ranked = self.flag_forest(stream, image, forest)?.rank()?;
+        clock.mark("roots")?;
+        Ok(ranked)
+    }
+
+    /// [`rank_forest`](Self::rank_forest), and where the forest has more
+    /// components than the stats array holds, the array grown and the roots
+    /// ranked again (a read-back of the count): for callers that run the
+    /// analysis once rather than again on [`complete`](Self::complete).
+    pub fn rank_forest_stored(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<Ranked<'_>> {
+        self.flag_forest(stream, image, forest)?.rank()?;
+        if !self.complete(stream)? {
+            self.flag_forest(stream, image, forest)?.rank()?;
+        }
+        clock.mark("roots")?;
+        Ok(Ranked::new(self, stream.clone()))
+    }
+
+    /// [`rank_forest`](Self::rank_forest) without stats: the ranks of a
+    /// forest's roots alone (canonical numbers).
+    pub fn rank_forest_only(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<RanksOnly<'_>> {
+        let ranks = self.flag_forest(stream, image, forest)?.rank_only()?;
+        clock.mark("roots")?;
+        Ok(ranks)
+    }
+
+    /// The whole analysis of a pixel forest with the shared kernels,
+    /// marking the stages `roots` and `features`.
+    pub fn analyze_forest(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        clock: &mut StageClock,
+    ) -> Result<Analyzed> {
+        let analyzed = self
+            .rank_forest(stream, image, forest, clock)?
+            .accumulate(image, DevPtr::of(forest, stream))?;
+        clock.mark("features")?;
+        Ok(analyzed)
+    }
+
+    /// Begins in the layout of the shared kernels and flags `forest`'s roots.
+    fn flag_forest(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+    ) -> Result<RootsFlagged<'_>> {
+        check_forest(forest.len(), image)?;
+        self.begin(stream, RootLayout::of(image))?
+            .flag_forest(image, DevPtr::of(forest, stream))
+    }
+
+    /// Reserves the buffers of an analysis in `layout` and zeroes the group
+    /// counts; the root bits are the variant's or the shared kernel's to set.
+    fn reserve(&mut self, stream: &Arc<CudaStream>, layout: RootLayout) -> Result<RootTargets> {
         let words = layout.words();
         let groups = layout.groups();
         self.analysis = Analysis::None;
@@ -236,8 +336,8 @@ impl Features {
         self.group_offset.reserve(stream, groups)?;
         self.components.reserve(stream, 1)?;
         // A bit per pixel of the layout: at least the image's pixels. The
-        // array itself is reserved by `output`, so a ranking without stats
-        // (`rank_only`) allocates none.
+        // array itself is reserved by the ranking with stats, so a ranking
+        // without them allocates none.
         self.capacity = self.capacity.max(initial_capacity(layout.words() * 32));
         self.stats_initialised = false;
         let group_count = self.group_count.reserve(stream, groups)?;
@@ -250,78 +350,14 @@ impl Features {
         Ok(RootTargets { bits, group_count })
     }
 
-    /// Records an analysis of an image with no pixels.
-    pub fn begin_empty(&mut self) {
-        self.analysis = Analysis::Empty;
-    }
-
-    fn layout(&self) -> Result<RootLayout> {
-        match self.analysis {
-            Analysis::Ran(layout) => Ok(layout),
-            _ => Err(Error::Unavailable(
-                "the analysis back end was used before `begin`".into(),
-            )),
-        }
-    }
-
-    /// Flags the roots of `forest` with the shared kernel; `begin` must have
-    /// been called with [`RootLayout::of`] this image.
-    pub fn count_roots(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        image: &DeviceImage<'_>,
-        forest: DevPtr<u32>,
-    ) -> Result<()> {
-        let layout = self.layout()?;
-        check_layout(layout, image)?;
-        let (words, words_per_row) = layout.words_u32()?;
-        let bits = DevPtr::of_mut(self.root_bits.reserve(stream, layout.words())?, stream);
-        let group_count =
-            DevPtr::of_mut(self.group_count.reserve(stream, layout.groups())?, stream);
-        // SAFETY: `begin` reserved a bit word per word and a count per group
-        // of `layout`, which covers the image; `forest` holds width * height
-        // labels (the caller's contract).
-        unsafe {
-            self.kernels.count_roots.launch(
-                stream,
-                layout.grid()?,
-                (
-                    image.args(stream),
-                    forest,
-                    bits,
-                    words_per_row,
-                    words,
-                    group_count,
-                ),
-            )
-        }
-    }
-
-    /// Ranks the flagged roots in raster order and initialises the stats of
-    /// every component that fits the stats array.
-    pub fn rank(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
-        let output = self.output(stream)?;
-        self.rank_into(stream, output)?;
-        self.stats_initialised = true;
-        Ok(())
-    }
-
-    /// Ranks the flagged roots in raster order and leaves the stats array
-    /// alone (none is allocated): for callers that need the ranks only, as
-    /// compact labels or canonical numbers. Features cannot be read after
-    /// it.
-    pub fn rank_only(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
-        let nothing = StatsOutArgs {
-            stats: DevPtr::null(),
-            capacity: 0,
-        };
-        self.rank_into(stream, nothing)
-    }
-
     /// The ranking kernels, initialising the stats in `output` (none where
     /// its capacity is 0: `ccl_rank_roots` stores no rank at or past it).
-    fn rank_into(&mut self, stream: &Arc<CudaStream>, output: StatsOutArgs) -> Result<()> {
-        let layout = self.layout()?;
+    fn rank_into(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        layout: RootLayout,
+        output: StatsOutArgs,
+    ) -> Result<()> {
         let (words, words_per_row) = layout.words_u32()?;
         let groups = layout.groups();
         let groups_u32 = u32::try_from(groups)
@@ -331,8 +367,8 @@ impl Features {
         let components = DevPtr::of_mut(self.components.reserve(stream, 1)?, stream);
         let bits = DevPtr::of(self.root_bits.get()?, stream);
         let word_offset = DevPtr::of_mut(self.word_offset.reserve(stream, words as usize)?, stream);
-        // SAFETY: `begin` reserved every buffer for `layout`: a count and an
-        // offset per group, a bit word and an offset per word; the stats
+        // SAFETY: `reserve` reserved every buffer for `layout`: a count and
+        // an offset per group, a bit word and an offset per word; the stats
         // array holds `capacity` entries and ranks past it are not stored.
         unsafe {
             self.kernels.scan_groups.launch(
@@ -359,9 +395,8 @@ impl Features {
         }
     }
 
-    /// The root index for a variant's own feature kernel (after [`rank`](Self::rank)).
-    pub fn roots(&self, stream: &CudaStream) -> Result<RootIndexArgs> {
-        let layout = self.layout()?;
+    /// The root index of the last ranking.
+    fn index(&self, stream: &CudaStream, layout: RootLayout) -> Result<RootIndexArgs> {
         Ok(RootIndexArgs {
             bits: DevPtr::of(self.root_bits.get()?, stream),
             offsets: DevPtr::of(self.word_offset.get()?, stream),
@@ -369,109 +404,13 @@ impl Features {
         })
     }
 
-    /// The stats array for a variant's own feature kernel.
-    pub fn output(&mut self, stream: &Arc<CudaStream>) -> Result<StatsOutArgs> {
+    /// The stats array, reserved at the current capacity.
+    fn output(&mut self, stream: &Arc<CudaStream>) -> Result<StatsOutArgs> {
         let stats = self.stats.reserve(stream, self.capacity)?;
         Ok(StatsOutArgs {
             stats: DevPtr::of_mut(stats, stream),
             capacity: u32::try_from(self.capacity).unwrap_or(u32::MAX),
         })
-    }
-
-    /// Adds every foreground pixel of `image` to its component's features
-    /// with the shared kernel (after [`rank`](Self::rank)).
-    pub fn accumulate(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        image: &DeviceImage<'_>,
-        forest: DevPtr<u32>,
-    ) -> Result<()> {
-        let layout = RootLayout::of(image);
-        let (_, words_per_row) = layout.words_u32()?;
-        let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);
-        let spans = spans_per_row as usize * layout.height;
-        let spans_u32 = u32::try_from(spans).map_err(|_| {
-            Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
-        })?;
-        if !self.stats_initialised {
-            return Err(Error::Unavailable(
-                "features accumulated after a ranking without stats (rank_only)".into(),
-            ));
-        }
-        let roots = self.roots(stream)?;
-        let output = self.output(stream)?;
-        // SAFETY: the root index covers the image (checked when it was
-        // counted); `forest` holds width * height labels; one warp per span.
-        unsafe {
-            self.kernels.accumulate.launch(
-                stream,
-                warp_grid(spans, WARPS_PER_BLOCK)?,
-                (
-                    image.args(stream),
-                    forest,
-                    roots,
-                    output,
-                    words_per_row,
-                    spans_per_row,
-                    spans_u32,
-                ),
-            )
-        }
-    }
-
-    /// Flags and ranks the roots of a forest with the shared kernels
-    /// (stage `roots`): afterwards [`roots`](Self::roots) and
-    /// [`output`](Self::output) are ready for a feature kernel.
-    pub fn rank_forest(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        image: &DeviceImage<'_>,
-        forest: &CudaViewMut<'_, u32>,
-        clock: &mut StageClock,
-    ) -> Result<()> {
-        self.flag_forest_roots(stream, image, forest)?;
-        self.rank(stream)?;
-        clock.mark("roots")
-    }
-
-    /// [`rank_forest`](Self::rank_forest) with [`rank_only`](Self::rank_only):
-    /// the ranks of a forest's roots (canonical numbers), no stats.
-    pub fn rank_forest_only(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        image: &DeviceImage<'_>,
-        forest: &CudaViewMut<'_, u32>,
-        clock: &mut StageClock,
-    ) -> Result<()> {
-        self.flag_forest_roots(stream, image, forest)?;
-        self.rank_only(stream)?;
-        clock.mark("roots")
-    }
-
-    /// Flags the roots of `forest` in the layout of the shared kernels.
-    fn flag_forest_roots(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        image: &DeviceImage<'_>,
-        forest: &CudaViewMut<'_, u32>,
-    ) -> Result<()> {
-        check_forest(forest.len(), image)?;
-        self.begin(stream, RootLayout::of(image))?;
-        self.count_roots(stream, image, DevPtr::of(forest, stream))
-    }
-
-    /// The whole analysis of a forest with the shared kernels, marking the
-    /// stages `roots` and `features`.
-    pub fn analyze_forest(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        image: &DeviceImage<'_>,
-        forest: &CudaViewMut<'_, u32>,
-        clock: &mut StageClock,
-    ) -> Result<()> {
-        self.rank_forest(stream, image, forest, clock)?;
-        self.accumulate(stream, image, DevPtr::of(forest, stream))?;
-        clock.mark("features")
     }
 
     /// Whether the last analysis stored every component. If it found more
@@ -506,7 +445,7 @@ impl Features {
     ) -> Result<Option<CudaView<'_, DeviceStats>>> {
         if !self.stats_initialised && self.analysis != Analysis::Empty {
             return Err(Error::Unavailable(
-                "the last ranking computed no features (rank_only)".into(),
+                "the last ranking computed no features (ranks only)".into(),
             ));
         }
         let count = self.component_count(stream)?;
@@ -531,6 +470,209 @@ impl Features {
         let stats = stream.clone_dtoh(&stats).map_err(cuda_error)?;
         Ok(stats.into_iter().map(ComponentStats::from).collect())
     }
+}
+
+/// The first step of an analysis ([`Features::begin`]): the roots are to be
+/// flagged, by the shared kernel over a pixel forest ([`flag_forest`]) or
+/// by the variant's own kernel into [`targets`].
+///
+/// [`flag_forest`]: FlagRoots::flag_forest
+/// [`targets`]: FlagRoots::targets
+pub struct FlagRoots<'f> {
+    features: &'f mut Features,
+    stream: Arc<CudaStream>,
+    layout: RootLayout,
+    targets: RootTargets,
+}
+
+impl<'f> FlagRoots<'f> {
+    /// Where a variant's own root kernel writes: the bit of every root in
+    /// the layout given to `begin`, and the count of roots per group of
+    /// [`ROOT_GROUP_WORDS`] words (zeroed, to be added to atomically).
+    pub fn targets(&self) -> RootTargets {
+        self.targets
+    }
+
+    /// The roots were flagged into [`targets`](Self::targets) by the
+    /// variant's own kernel, queued on the analysis' stream.
+    pub fn flagged(self) -> RootsFlagged<'f> {
+        RootsFlagged {
+            features: self.features,
+            stream: self.stream,
+            layout: self.layout,
+        }
+    }
+
+    /// Flags the roots of `forest` (width × height labels of the contract of
+    /// `ccl_device.cuh`) with the shared kernel; the analysis must have
+    /// begun in [`RootLayout::of`] this image.
+    pub fn flag_forest(
+        self,
+        image: &DeviceImage<'_>,
+        forest: DevPtr<u32>,
+    ) -> Result<RootsFlagged<'f>> {
+        check_layout(self.layout, image)?;
+        let (words, words_per_row) = self.layout.words_u32()?;
+        let stream = &self.stream;
+        // SAFETY: `begin` reserved a bit word per word and a count per group
+        // of the layout, which covers the image (checked above); `forest`
+        // holds width * height labels (the caller's contract).
+        unsafe {
+            self.features.kernels.count_roots.launch(
+                stream,
+                self.layout.grid()?,
+                (
+                    image.args(stream),
+                    forest,
+                    self.targets.bits,
+                    words_per_row,
+                    words,
+                    self.targets.group_count,
+                ),
+            )
+        }?;
+        Ok(self.flagged())
+    }
+}
+
+/// The roots are flagged: the next step ranks them in raster order.
+pub struct RootsFlagged<'f> {
+    features: &'f mut Features,
+    stream: Arc<CudaStream>,
+    layout: RootLayout,
+}
+
+impl<'f> RootsFlagged<'f> {
+    /// Ranks the roots in raster order and initialises the stats of every
+    /// component that fits the stats array.
+    pub fn rank(self) -> Result<Ranked<'f>> {
+        let output = self.features.output(&self.stream)?;
+        self.features.rank_into(&self.stream, self.layout, output)?;
+        self.features.stats_initialised = true;
+        Ok(Ranked::new(self.features, self.stream))
+    }
+
+    /// Ranks the roots in raster order and leaves the stats array alone
+    /// (none is allocated): for callers that need the ranks only, as
+    /// compact labels or canonical numbers. Features cannot be read after
+    /// it (an error, not stale entries).
+    pub fn rank_only(self) -> Result<RanksOnly<'f>> {
+        let nothing = StatsOutArgs {
+            stats: DevPtr::null(),
+            capacity: 0,
+        };
+        self.features
+            .rank_into(&self.stream, self.layout, nothing)?;
+        let index = self.features.index(&self.stream, self.layout)?;
+        Ok(RanksOnly {
+            index,
+            _features: self.features,
+        })
+    }
+}
+
+/// The roots are ranked and the stats initialised: what is left is to add
+/// every pixel's features to its component, with the shared kernel over a
+/// pixel forest ([`accumulate`](Ranked::accumulate)) or with the variant's
+/// own kernels ([`accumulate_with`](Ranked::accumulate_with)).
+pub struct Ranked<'f> {
+    features: &'f mut Features,
+    stream: Arc<CudaStream>,
+}
+
+impl<'f> Ranked<'f> {
+    fn new(features: &'f mut Features, stream: Arc<CudaStream>) -> Self {
+        Self { features, stream }
+    }
+
+    /// Where each root's rank is found, for kernels that number labels
+    /// by it.
+    pub fn index(&self) -> Result<RootIndexArgs> {
+        let layout = self.layout()?;
+        self.features.index(&self.stream, layout)
+    }
+
+    /// Adds every foreground pixel of `image` to its component's features
+    /// with the shared kernel; `forest` holds width × height labels of the
+    /// contract of `ccl_device.cuh`.
+    pub fn accumulate(self, image: &DeviceImage<'_>, forest: DevPtr<u32>) -> Result<Analyzed> {
+        let layout = RootLayout::of(image);
+        let (_, words_per_row) = layout.words_u32()?;
+        let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);
+        let spans = spans_per_row as usize * layout.height;
+        let spans_u32 = u32::try_from(spans).map_err(|_| {
+            Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
+        })?;
+        let roots = self.index()?;
+        let output = self.features.output(&self.stream)?;
+        let stream = &self.stream;
+        // SAFETY: the root index covers the image (checked when it was
+        // flagged); `forest` holds width * height labels; one warp per span.
+        unsafe {
+            self.features.kernels.accumulate.launch(
+                stream,
+                warp_grid(spans, WARPS_PER_BLOCK)?,
+                (
+                    image.args(stream),
+                    forest,
+                    roots,
+                    output,
+                    words_per_row,
+                    spans_per_row,
+                    spans_u32,
+                ),
+            )
+        }?;
+        Ok(Analyzed { _private: () })
+    }
+
+    /// The one customization point of the analysis: the variant's own
+    /// feature kernels, which `accumulate` queues on the stream it is given,
+    /// add every foreground pixel to the entry of its root's rank (read
+    /// from the root index) in the stats array; ranks at or past the
+    /// array's capacity are not stored.
+    pub fn accumulate_with(
+        self,
+        accumulate: impl FnOnce(RootIndexArgs, StatsOutArgs, &Arc<CudaStream>) -> Result<()>,
+    ) -> Result<Analyzed> {
+        let index = self.index()?;
+        let output = self.features.output(&self.stream)?;
+        accumulate(index, output, &self.stream)?;
+        Ok(Analyzed { _private: () })
+    }
+
+    fn layout(&self) -> Result<RootLayout> {
+        match self.features.analysis {
+            Analysis::Ran(layout) => Ok(layout),
+            _ => Err(Error::Unavailable(
+                "the analysis back end lost its layout".into(),
+            )),
+        }
+    }
+}
+
+/// The roots are ranked, without stats: the ranks are compact labels or
+/// canonical numbers. Holds the back end until the ranks have been used.
+pub struct RanksOnly<'f> {
+    index: RootIndexArgs,
+    _features: &'f mut Features,
+}
+
+impl RanksOnly<'_> {
+    /// Where each root's rank is found.
+    pub fn index(&self) -> RootIndexArgs {
+        self.index
+    }
+}
+
+/// The proof that an analysis was queued to its end (features accumulated,
+/// or an image without pixels): what [`DeviceVariant::analyze`]
+/// returns, made only by the back end.
+///
+/// [`DeviceVariant::analyze`]: super::variant::DeviceVariant::analyze
+#[derive(Debug)]
+pub struct Analyzed {
+    _private: (),
 }
 
 /// The forest → label image finish of `features.cu`.

@@ -14,7 +14,7 @@ use ccl_core::{
 };
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
-use super::features::Features;
+use super::features::{Analyzed, Features};
 use super::stats::DeviceStats;
 use crate::runtime::{DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image};
 
@@ -61,15 +61,18 @@ pub trait DeviceVariant {
     }
 
     /// Computes the features of `image` into `features`, with `forest`
-    /// (width × height) as scratch. By default: [`label`](Self::label) into
-    /// `forest`, then the shared back end ([`Features::analyze_forest`]).
+    /// (width × height) as scratch, and returns the back end's proof that
+    /// the analysis ran to its end. By default: [`label`](Self::label) into
+    /// `forest`, then the shared back end ([`Features::analyze_forest`]); a
+    /// variant with its own root flags or accumulation takes the steps from
+    /// [`Features::begin`] on.
     fn analyze(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
-    ) -> Result<()> {
+    ) -> Result<Analyzed> {
         self.label(run, image, forest)?;
         features.analyze_forest(run.stream, image, forest, run.clock)
     }
@@ -281,15 +284,17 @@ impl<V: DeviceVariant> CudaVariant<V> {
                 )?;
                 self.labeled = true;
             }
-            Task::Analyze => analyze_on(
-                &mut self.variant,
-                &self.stream,
-                &image,
-                &mut self.forest,
-                self.features.as_mut().ok_or_else(not_run)?,
-                connectivity,
-                clock,
-            )?,
+            Task::Analyze => {
+                analyze_on(
+                    &mut self.variant,
+                    &self.stream,
+                    &image,
+                    &mut self.forest,
+                    self.features.as_mut().ok_or_else(not_run)?,
+                    connectivity,
+                    clock,
+                )?;
+            }
         }
         Ok(())
     }
@@ -369,10 +374,9 @@ fn analyze_on<V: DeviceVariant>(
     features: &mut Features,
     connectivity: Connectivity,
     clock: &mut StageClock,
-) -> Result<()> {
+) -> Result<Analyzed> {
     if image.is_empty() {
-        features.begin_empty();
-        return Ok(());
+        return Ok(features.begin_empty());
     }
     let pixels = image.pixel_count();
     let forest = forest.reserve(stream, pixels)?;

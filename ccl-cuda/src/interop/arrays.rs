@@ -264,16 +264,12 @@ impl ArrayLabeler {
                     .launch(&stream, grid, args)?;
             }
         }
-        if with_stats {
-            self.features
-                .rank_forest(&stream, &image, &labels, &mut clock)?;
-            if !self.features.complete(&stream)? {
-                // More components than the stats array held: it has grown.
-                self.features
-                    .rank_forest(&stream, &image, &labels, &mut clock)?;
-            }
-            self.features
-                .accumulate(&stream, &image, DevPtr::of(&labels, &stream))?;
+        let roots = if with_stats {
+            let ranked = self
+                .features
+                .rank_forest_stored(&stream, &image, &labels, &mut clock)?;
+            let roots = ranked.index()?;
+            ranked.accumulate(&image, DevPtr::of(&labels, &stream))?;
             let background = self.background.reserve(&stream, 1)?;
             stream
                 .memset_zeros(&mut background.slice_mut(..1))
@@ -297,12 +293,13 @@ impl ArrayLabeler {
                     ),
                 )?;
             }
+            roots
         } else {
             // The ranks alone number the labels: no stats to initialise.
             self.features
-                .rank_forest_only(&stream, &image, &labels, &mut clock)?;
-        }
-        let roots = self.features.roots(&stream)?;
+                .rank_forest_only(&stream, &image, &labels, &mut clock)?
+                .index()
+        };
         // SAFETY: `labels` holds first-pixel labels of every pixel, ranked
         // in `roots`, which covers the image.
         unsafe {
