@@ -7,5 +7,6 @@
 //! update counts of `ccl-cuda-flsl`'s analyses against density (`ccl
 //! updates`), as CSV and as a plot.
 
+mod chart;
 pub mod sweep;
 pub mod updates;

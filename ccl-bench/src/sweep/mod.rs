@@ -238,12 +238,12 @@ pub enum SweepError {
         /// Where and how it differs.
         source: csv::CsvError,
     },
-    /// Drawing a plot failed.
+    /// Writing a plot as PNG failed.
     #[error("{}: {message}", path.display())]
     Plot {
         /// The plot's file.
         path: PathBuf,
-        /// What the plotting library reported.
+        /// What the image encoder reported.
         message: String,
     },
 }

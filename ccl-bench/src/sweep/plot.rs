@@ -1,7 +1,8 @@
 //! Plots of a sweep, written into its folder for each task and connectivity
 //! measured, each as SVG (small, its text left to the viewer's fonts: these
 //! are committed) and PNG (its text drawn with an embedded cut of DejaVu
-//! Sans, so that no system font is needed):
+//! Sans, so that no system font is needed), both drawn by the crate's own
+//! drawing layer (`chart`):
 //!
 //! - `time-<task>-<c>conn`: median time against density, one panel per
 //!   granularity, one line per variant (the seeds' Fig. 5 and 7);
@@ -15,47 +16,90 @@ mod stages;
 mod time;
 
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 
 use ccl_core::{Connectivity, Task};
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Measurement, SweepError};
+use crate::chart::{
+    Area, Axes, Canvas, HAlign, Paint, Point, Raster, Rgb, Stroke, Svg, TextStyle, VAlign, WHITE,
+};
 
 /// Every plot's size in pixels: three panels and a legend side by side.
 const SIZE: (u32, u32) = (1280, 460);
 /// Width of the legend column at the right of every plot.
 const LEGEND_WIDTH: u32 = 190;
-/// The family every text is drawn in; the embedded font is registered under it.
-const FONT_FAMILY: &str = "sans-serif";
-/// DejaVu Sans cut down to the characters plots use (see `assets/`).
-static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans-subset.ttf");
+/// Height of the title's row at the top of every plot.
+const TITLE_HEIGHT: f64 = 30.0;
+/// Font size of a plot's title.
+const TITLE_SIZE: f64 = 18.0;
+/// Font size of the legend's entries.
+const LEGEND_SIZE: f64 = 13.0;
 
 /// Tableau's ten colours: distinct for readers with common colour-vision
 /// deficiencies, in the order matplotlib uses them.
-pub(crate) const PALETTE: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
+const PALETTE: [Rgb; 10] = [
+    Rgb(31, 119, 180),
+    Rgb(255, 127, 14),
+    Rgb(44, 160, 44),
+    Rgb(214, 39, 40),
+    Rgb(148, 103, 189),
+    Rgb(140, 86, 75),
+    Rgb(227, 119, 194),
+    Rgb(127, 127, 127),
+    Rgb(188, 189, 34),
+    Rgb(23, 190, 207),
 ];
+
+/// The light partners of [`PALETTE`]'s colours, in the same order
+/// (Tableau 20's other half).
+const LIGHT: [Rgb; 10] = [
+    Rgb(174, 199, 232),
+    Rgb(255, 187, 120),
+    Rgb(152, 223, 138),
+    Rgb(255, 152, 150),
+    Rgb(197, 176, 213),
+    Rgb(196, 156, 148),
+    Rgb(247, 182, 210),
+    Rgb(199, 199, 199),
+    Rgb(219, 219, 141),
+    Rgb(158, 218, 229),
+];
+
+/// The colour of the `index`th series or stage: [`PALETTE`], then its light
+/// partners, then hues a golden angle apart. Not [`PALETTE`] over again,
+/// which gave a plot's eleventh stage its first one's blue: the colours
+/// differ from index to index (the first hundred are tested).
+pub(crate) fn colour(index: usize) -> Rgb {
+    match index {
+        i if i < PALETTE.len() => PALETTE[i],
+        i if i < PALETTE.len() + LIGHT.len() => LIGHT[i - PALETTE.len()],
+        i => {
+            let k = (i - PALETTE.len() - LIGHT.len()) as f64;
+            // Three values, so that two hues that come close still differ.
+            let value = [0.55, 0.75, 0.95][i % 3];
+            hsv((k * 0.618_033_988_75).fract(), 0.6, value)
+        }
+    }
+}
+
+/// The colour of `hue` (0 to 1, round the colour wheel), `saturation` and
+/// `value` (0 to 1).
+fn hsv(hue: f64, saturation: f64, value: f64) -> Rgb {
+    let channel = |n: f64| {
+        let k = (n + hue * 6.0) % 6.0;
+        let level = value - value * saturation * k.min(4.0 - k).clamp(0.0, 1.0);
+        (level * 255.0).round() as u8
+    };
+    Rgb(channel(5.0), channel(3.0), channel(1.0))
+}
 
 /// Writes the plots of `measurements` into `dir` (created if missing): a
 /// time and a stage plot, as SVG and PNG, for each task and connectivity
 /// measured. Returns the paths written.
 ///
 /// # Errors
-/// A folder or file that cannot be written, or a drawing that fails.
+/// A folder or file that cannot be written.
 pub fn write(measurements: &[Measurement], dir: &Path) -> Result<Vec<PathBuf>, SweepError> {
-    register_font();
     std::fs::create_dir_all(dir).map_err(SweepError::io(dir))?;
     // Colours follow the variant's place among all of the sweep's variants,
     // so that a variant keeps its colour from plot to plot.
@@ -82,64 +126,34 @@ pub fn write(measurements: &[Measurement], dir: &Path) -> Result<Vec<PathBuf>, S
     Ok(written)
 }
 
-/// A plot that draws itself on any plotters backend.
+/// A plot that draws itself on any canvas of [`SIZE`].
 pub(crate) trait Figure {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>;
+    /// Draws the whole plot on `canvas`.
+    fn draw(&self, canvas: &mut impl Canvas);
 }
 
 /// Draws `figure` into `<stem>.svg` and `<stem>.png` in `dir`.
 fn save(figure: &impl Figure, dir: &Path, stem: &str) -> Result<[PathBuf; 2], SweepError> {
     let svg_path = dir.join(format!("{stem}.svg"));
     save_svg(figure, &svg_path)?;
-
-    // Drawn into memory and encoded with the workspace's `image`, rather
-    // than plotters' own encoder, which would build a second `image`.
     let png_path = dir.join(format!("{stem}.png"));
-    let (width, height) = SIZE;
-    let mut pixels = vec![0; width as usize * height as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
-        figure
-            .draw(&root)
-            .and_then(|()| root.present())
-            .map_err(|e| plot_failed(&png_path, &e))?;
-    }
-    image::save_buffer(&png_path, &pixels, width, height, image::ColorType::Rgb8)
-        .map_err(|e| plot_failed(&png_path, &e))?;
+    let mut raster = Raster::new(SIZE.0, SIZE.1);
+    figure.draw(&mut raster);
+    raster
+        .into_image()
+        .save(&png_path)
+        .map_err(|e| SweepError::Plot {
+            path: png_path.clone(),
+            message: e.to_string(),
+        })?;
     Ok([svg_path, png_path])
 }
 
 /// Draws `figure` as SVG into the file `path`.
 pub(crate) fn save_svg(figure: &impl Figure, path: &Path) -> Result<(), SweepError> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        figure
-            .draw(&root)
-            .and_then(|()| root.present())
-            .map_err(|e| plot_failed(path, &e))?;
-    }
-    std::fs::write(path, svg).map_err(SweepError::io(path))
-}
-
-/// The error of a drawing of `path` that failed with `error`.
-fn plot_failed(path: &Path, error: &dyn std::fmt::Display) -> SweepError {
-    SweepError::Plot {
-        path: path.to_path_buf(),
-        message: error.to_string(),
-    }
-}
-
-/// Makes the embedded font the one plotters lays out and draws text with.
-pub(crate) fn register_font() {
-    static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        let registered = plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT);
-        assert!(registered.is_ok(), "the embedded font is valid TrueType");
-    });
+    let mut svg = Svg::new(SIZE.0, SIZE.1);
+    figure.draw(&mut svg);
+    std::fs::write(path, svg.finish()).map_err(SweepError::io(path))
 }
 
 /// The distinct values of `items`, sorted.
@@ -169,66 +183,93 @@ fn heading(task: Task, connectivity: Connectivity, group: &[&Measurement]) -> St
     format!("{what}, {connectivity}-connectivity, {size}")
 }
 
-/// The text style of every label, at `size` pixels.
-pub(crate) fn font(size: u32) -> TextStyle<'static> {
-    TextStyle::from((FONT_FAMILY, size).into_font()).color(&BLACK)
-}
-
 /// How an entry of a legend is marked.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Mark {
     /// A line with a dot, for a series.
-    Line(RGBColor),
+    Line(Rgb),
     /// A dashed line with a dot, for a series drawn dashed.
-    DashedLine(RGBColor),
+    DashedLine(Rgb),
     /// A dashed line, for a reference.
-    Dashed(RGBColor),
+    Dashed(Rgb),
     /// A filled square, for a bar segment.
-    Square(RGBColor),
+    Square(Rgb),
 }
 
-/// Fills `root`, writes `title` at its top and splits the rest into
-/// `panels` side by side and a legend column, which gets `entries`.
-pub(crate) fn layout<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+/// Fills `canvas`, writes `title` at its top and `entries` in a legend
+/// column at its right, and returns the rest split into `panels` side by
+/// side.
+pub(crate) fn layout(
+    canvas: &mut impl Canvas,
     title: &str,
     panels: usize,
     entries: &[(String, Mark)],
-) -> Result<Vec<DrawingArea<DB, Shift>>, DrawingAreaErrorKind<DB::ErrorType>> {
-    root.fill(&WHITE)?;
-    let body = root.titled(title, font(22))?;
-    let (plots, legend) = body.split_horizontally(SIZE.0 - LEGEND_WIDTH);
-    let left = font(16).pos(Pos::new(HPos::Left, VPos::Center));
+) -> Vec<Area> {
+    let (width, height) = (f64::from(SIZE.0), f64::from(SIZE.1));
+    canvas.fill(WHITE);
+    canvas.text(
+        (width / 2.0, 5.0),
+        title,
+        TextStyle::new(TITLE_SIZE, HAlign::Centre, VAlign::Top),
+    );
+    let left = width - f64::from(LEGEND_WIDTH);
+    let first = TITLE_HEIGHT + 60.0;
+    // Closer together where a long legend would run off the bottom.
+    let spacing = 26f64.min((height - 10.0 - first) / entries.len().max(1) as f64);
     for (i, (label, mark)) in entries.iter().enumerate() {
-        let y = 60 + 26 * i as i32;
+        let y = first + spacing * i as f64;
+        let dot = (left + 17.0, y);
+        let line = [(left + 4.0, y), (left + 28.0, y)];
         match *mark {
             Mark::Line(colour) => {
-                legend.draw(&PathElement::new([(4, y), (30, y)], colour.stroke_width(2)))?;
-                legend.draw(&Circle::new((17, y), 3, colour.filled()))?;
+                canvas.polyline(&line, Stroke::new(colour, 2.0));
+                canvas.circle(dot, 3.0, colour);
             }
             Mark::DashedLine(colour) => {
-                for x in [4, 13, 22] {
-                    legend.draw(&PathElement::new(
-                        [(x, y), (x + 6, y)],
-                        colour.stroke_width(2),
-                    ))?;
-                }
-                legend.draw(&Circle::new((17, y), 3, colour.filled()))?;
+                canvas.dashed(&line, 6.0, 3.0, Stroke::new(colour, 2.0));
+                canvas.circle(dot, 3.0, colour);
             }
-            Mark::Dashed(colour) => {
-                for x in [4, 13, 22] {
-                    legend.draw(&PathElement::new(
-                        [(x, y), (x + 6, y)],
-                        colour.stroke_width(1),
-                    ))?;
-                }
-            }
-            Mark::Square(colour) => {
-                legend.draw(&Rectangle::new([(10, y - 7), (24, y + 7)], colour.filled()))?;
-            }
+            Mark::Dashed(colour) => canvas.dashed(&line, 6.0, 3.0, Stroke::new(colour, 1.0)),
+            Mark::Square(colour) => canvas.rectangle(
+                (left + 10.0, y - 7.0),
+                (left + 24.0, y + 7.0),
+                Paint::Fill(colour),
+            ),
         }
-        legend.draw_text(label, &left, (38, y))?;
+        canvas.text(
+            (left + 38.0, y),
+            label,
+            TextStyle::new(LEGEND_SIZE, HAlign::Left, VAlign::Centre),
+        );
     }
-    Ok(plots.split_evenly((1, panels.max(1))))
+    let plots = Area {
+        left: 0.0,
+        top: TITLE_HEIGHT,
+        right: left,
+        bottom: height,
+    };
+    plots.columns(panels.max(1))
+}
+
+/// Draws `points` (data) on `axes` as a line of `colour`, dashed or solid,
+/// with a dot at each point.
+pub(crate) fn draw_series(
+    canvas: &mut impl Canvas,
+    axes: &Axes,
+    points: &[(f64, f64)],
+    colour: Rgb,
+    dashed: bool,
+) {
+    let points: Vec<Point> = points.iter().map(|&point| axes.at(point)).collect();
+    let stroke = Stroke::new(colour, 2.0);
+    if dashed {
+        canvas.dashed(&points, 6.0, 4.0, stroke);
+    } else {
+        canvas.polyline(&points, stroke);
+    }
+    for &point in &points {
+        canvas.circle(point, 3.0, colour);
+    }
 }
 
 /// An axis label: at most three decimals, no trailing zeros.
@@ -289,6 +330,95 @@ fn milliseconds(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sweep::StageMedian;
+    use ccl_core::Backend;
+
+    /// A measurement of `variant` at granularity 1 and `density`, its
+    /// stages `stages` (name, ms).
+    pub(super) fn measurement(variant: &str, density: u32, stages: &[(&str, f64)]) -> Measurement {
+        Measurement {
+            variant: variant.to_string(),
+            backend: Backend::Cpu,
+            connectivity: Connectivity::Four,
+            task: Task::Label,
+            width: 64,
+            height: 32,
+            granularity: 1,
+            density,
+            pattern: None,
+            reps: 3,
+            median_ms: stages.iter().map(|&(_, ms)| ms).sum(),
+            min_ms: 0.0,
+            transfer_ms: 0.0,
+            stages: stages
+                .iter()
+                .map(|&(stage, ms)| StageMedian {
+                    stage: stage.to_string(),
+                    ms,
+                    rounds: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_sweep_plots_as_svg_and_png() {
+        let dir = std::env::temp_dir().join(format!("ccl-bench-plot-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut measurements = Vec::new();
+        for density in [0, 50, 100] {
+            let ms = 1.0 + f64::from(density) / 10.0;
+            measurements.push(measurement("fast", density, &[("a", ms), ("b", 1.0)]));
+            measurements.push(measurement("slow", density, &[("c", 10.0 * ms)]));
+        }
+        let written = write(&measurements, &dir).unwrap();
+        let names: Vec<String> = written
+            .iter()
+            .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "time-label-4conn.svg",
+                "time-label-4conn.png",
+                "stages-label-4conn.svg",
+                "stages-label-4conn.png"
+            ]
+        );
+        let svg = std::fs::read_to_string(dir.join("time-label-4conn.svg")).unwrap();
+        assert!(svg.contains(">label (CCL), 4-connectivity, 64×32: median time per image<"));
+        // One line for each variant and the percolation line's dashes.
+        assert!(
+            svg.contains("stroke=\"#1F77B4\" stroke-width=\"2\""),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("stroke=\"#FF7F0E\" stroke-width=\"2\""),
+            "{svg}"
+        );
+        assert!(svg.contains(">density (%)<") && svg.contains(">median time (ms)<"));
+        for stem in ["time-label-4conn", "stages-label-4conn"] {
+            let png = image::open(dir.join(format!("{stem}.png")))
+                .unwrap()
+                .into_rgb8();
+            assert_eq!(png.dimensions(), SIZE, "{stem}");
+            // Drawn on: the title's row holds ink, the corners are white.
+            let inked = (300..980).any(|x| (5..25).any(|y| png.get_pixel(x, y).0 != [255; 3]));
+            assert!(inked, "{stem}: no title");
+            assert_eq!(png.get_pixel(0, 0).0, [255; 3]);
+            assert_eq!(png.get_pixel(1279, 459).0, [255; 3]);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn colours_are_tableaus_first_and_all_distinct() {
+        assert_eq!(colour(0), Rgb(31, 119, 180));
+        assert_eq!(colour(9), Rgb(23, 190, 207));
+        let colours: Vec<Rgb> = (0..100).map(colour).collect();
+        assert_eq!(distinct(colours.iter().map(|c| (c.0, c.1, c.2))).len(), 100);
+        assert!(!colours.contains(&WHITE), "white is the background");
+    }
 
     #[test]
     fn ticks_drop_trailing_zeros() {

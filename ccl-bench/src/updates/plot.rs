@@ -12,13 +12,12 @@
 use std::path::{Path, PathBuf};
 
 use ccl_core::Connectivity;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 
 use super::Row;
+use crate::chart::{Axes, Axis, Canvas, Rgb};
 use crate::sweep::SweepError;
 use crate::sweep::plot::{
-    Figure, Mark, PALETTE, distinct, font, layout, log_ticks, register_font, save_svg, tick,
+    Figure, Mark, colour, distinct, draw_series, layout, log_ticks, save_svg, tick,
 };
 
 /// Writes the plot of `rows` into `updates.svg` in `dir` (created if
@@ -28,7 +27,6 @@ use crate::sweep::plot::{
 /// # Errors
 /// The folder or the file cannot be written, or the drawing fails.
 pub fn write(rows: &[Row], dir: &Path) -> Result<PathBuf, SweepError> {
-    register_font();
     std::fs::create_dir_all(dir).map_err(SweepError::io(dir))?;
     let path = dir.join("updates.svg");
     save_svg(&UpdatesFigure::new(rows), &path)?;
@@ -53,7 +51,7 @@ struct Panel {
 
 /// One variant and connectivity, by density.
 struct Line {
-    colour: RGBColor,
+    colour: Rgb,
     dashed: bool,
     points: Vec<(f64, f64)>,
 }
@@ -93,7 +91,7 @@ impl UpdatesFigure {
                         .collect();
                     points.sort_by(|a, b| a.0.total_cmp(&b.0));
                     Line {
-                        colour: PALETTE[index % PALETTE.len()],
+                        colour: colour(index),
                         dashed: connectivity == Connectivity::Four,
                         points,
                     }
@@ -118,7 +116,7 @@ impl UpdatesFigure {
         let legend = series
             .iter()
             .map(|&(index, variant, connectivity)| {
-                let colour = PALETTE[index % PALETTE.len()];
+                let colour = colour(index);
                 let mark = match connectivity {
                     Connectivity::Four => Mark::DashedLine(colour),
                     Connectivity::Eight => Mark::Line(colour),
@@ -154,48 +152,17 @@ fn images(rows: &[Row]) -> String {
 }
 
 impl Figure for UpdatesFigure {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-        let areas = layout(root, &self.title, self.panels.len(), &self.legend)?;
-        for (panel, area) in self.panels.iter().zip(&areas) {
-            let (low, high) = panel.range;
-            let mut chart = ChartBuilder::on(area)
-                .caption(panel.caption, font(18))
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d(
-                    0f64..100f64,
-                    (low..high).log_scale().with_key_points(panel.ticks.clone()),
-                )?;
-            chart
-                .configure_mesh()
-                .x_labels(11)
-                .x_label_formatter(&|d| format!("{d:.0}"))
-                .y_label_formatter(&|v| log_tick(*v))
-                .max_light_lines(0)
-                .label_style(font(15))
-                .axis_desc_style(font(16))
-                .x_desc("density (%)")
-                .draw()?;
+    fn draw(&self, canvas: &mut impl Canvas) {
+        let areas = layout(canvas, &self.title, self.panels.len(), &self.legend);
+        for (panel, area) in self.panels.iter().zip(areas) {
+            let x = Axis::linear(0.0, 100.0, 11, |d| format!("{d:.0}")).described("density (%)");
+            let y = Axis::log(panel.range, &panel.ticks, log_tick);
+            let axes = Axes::new(area, panel.caption, x, y);
+            axes.draw(canvas);
             for line in &panel.lines {
-                let style = line.colour.stroke_width(2);
-                let points = line.points.iter().copied();
-                if line.dashed {
-                    chart.draw_series(DashedLineSeries::new(points, 6, 4, style))?;
-                } else {
-                    chart.draw_series(LineSeries::new(points, style))?;
-                }
-                chart.draw_series(
-                    line.points
-                        .iter()
-                        .map(|&point| Circle::new(point, 3, line.colour.filled())),
-                )?;
+                draw_series(canvas, &axes, &line.points, line.colour, line.dashed);
             }
         }
-        Ok(())
     }
 }
 

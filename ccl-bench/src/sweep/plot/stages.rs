@@ -11,23 +11,26 @@
 //! The axis is linear, so that stacks add up. It fits the bars up to
 //! [`OFF_SCALE`] times the median bar: a taller one (a peer many times
 //! slower) would flatten the others, so it is drawn broken (see
-//! [`Bar::fitted`]). Every bar is labelled with its total.
+//! [`Bar::fitted`]) and marked so, as an axis break is. Every bar is
+//! labelled with its total, a broken one with its true total.
+//!
+//! Every stage of a plot has a colour of its own (see [`super::colour`]):
+//! the stages of all of its variants together can be more than ten.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-
-use super::{Figure, Mark, PALETTE, distinct, font, granularities, layout, milliseconds, tick};
+use super::{Figure, Mark, colour, distinct, granularities, layout, milliseconds, tick};
+use crate::chart::{
+    Axes, Axis, Canvas, HAlign, Point, Rgb, Stroke, TextStyle, VAlign, WHITE, text_width,
+};
 use crate::sweep::Measurement;
 
 /// Bars taller than this many times the median bar are cut.
 const OFF_SCALE: f64 = 3.0;
-/// Width of a variant's place on the x axis. The axis counts in whole units
-/// (plotters formats custom key points only on integer axes): a bar is
-/// centred on `index × SLOT`.
-const SLOT: i32 = 100;
-/// Half the width of a bar, in x units.
-const HALF_BAR: i32 = 30;
+/// Half the width of a bar, in x units: a variant's slot is 1 wide.
+const HALF_BAR: f64 = 0.3;
+/// Font size of a bar's total.
+const TOTAL_SIZE: f64 = 10.5;
+/// Dark grey of the lines of an axis break.
+const BREAK: Rgb = Rgb(64, 64, 64);
 
 /// The stage plot of one task and connectivity.
 pub(super) struct StageFigure {
@@ -44,7 +47,7 @@ pub(super) struct StageFigure {
 /// One variant's stages at one granularity.
 struct Bar {
     /// Colour and mean time in ms of each stage, bottom-up.
-    segments: Vec<(RGBColor, f64)>,
+    segments: Vec<(Rgb, f64)>,
     total: f64,
 }
 
@@ -61,10 +64,7 @@ impl StageFigure {
                 }
             }
         }
-        let colour = |stage: &str| {
-            let index = stages.iter().position(|&s| s == stage).unwrap_or(0);
-            PALETTE[index % PALETTE.len()]
-        };
+        let colour = |stage: &str| colour(stages.iter().position(|&s| s == stage).unwrap_or(0));
         let panels: Vec<(u32, Vec<(usize, Bar)>)> = granularities(group)
             .into_iter()
             .map(|g| {
@@ -111,9 +111,9 @@ impl StageFigure {
 
 /// The bar of one variant's `runs` (its measurements at one granularity):
 /// each stage's median time, averaged over the runs; `None` for no runs.
-fn mean_stages(runs: &[&Measurement], colour: impl Fn(&str) -> RGBColor) -> Option<Bar> {
+fn mean_stages(runs: &[&Measurement], colour: impl Fn(&str) -> Rgb) -> Option<Bar> {
     let first = runs.first()?;
-    let segments: Vec<(RGBColor, f64)> = first
+    let segments: Vec<(Rgb, f64)> = first
         .stages
         .iter()
         .map(|stage| {
@@ -135,7 +135,7 @@ impl Bar {
     /// from its largest stage, which the break crosses, so that its other
     /// stages keep their scale; where the largest stage is smaller than the
     /// excess, the bar's top is cut instead.
-    fn fitted(&self, height: f64) -> (Vec<(RGBColor, f64)>, Option<f64>) {
+    fn fitted(&self, height: f64) -> (Vec<(Rgb, f64)>, Option<f64>) {
         let excess = self.total - height;
         let mut segments = self.segments.clone();
         if excess <= 0.0 {
@@ -163,80 +163,74 @@ impl Bar {
 }
 
 impl Figure for StageFigure {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-        let areas = layout(root, &self.title, self.panels.len(), &self.legend)?;
-        let count = self.variants.len() as i32;
-        let centres: Vec<i32> = (0..count).map(|i| i * SLOT).collect();
+    fn draw(&self, canvas: &mut impl Canvas) {
+        let areas = layout(canvas, &self.title, self.panels.len(), &self.legend);
         // Cut bars reach a little above the tallest whole one; labels need
         // room above both.
         let cut_height = 1.08 * self.fit;
         let top = 1.2 * self.fit;
-        let label = font(13).pos(Pos::new(HPos::Center, VPos::Bottom));
-        let variant_at = |x: &i32| {
-            let index = usize::try_from(x / SLOT).unwrap_or(usize::MAX);
-            self.variants.get(index).cloned().unwrap_or_default()
-        };
-        for (i, ((granularity, bars), area)) in self.panels.iter().zip(&areas).enumerate() {
-            let mut chart = ChartBuilder::on(area)
-                .caption(format!("g = {granularity}"), font(18))
-                .margin(10)
-                .x_label_area_size(30)
-                .y_label_area_size(if i == 0 { 60 } else { 45 })
-                .build_cartesian_2d(
-                    (-SLOT / 2..count * SLOT - SLOT / 2).with_key_points(centres.clone()),
-                    0f64..top,
-                )?;
-            let mut mesh = chart.configure_mesh();
-            mesh.disable_x_mesh()
-                .x_label_formatter(&variant_at)
-                .y_label_formatter(&|ms| tick(*ms))
-                .max_light_lines(0)
-                .label_style(font(15))
-                .axis_desc_style(font(16));
-            if i == 0 {
-                mesh.y_desc("time (ms)");
-            }
-            mesh.draw()?;
+        for (i, ((granularity, bars), area)) in self.panels.iter().zip(areas).enumerate() {
+            let y = Axis::round(0.0, top, tick);
+            // The panels share the y axis: the first one describes it.
+            let y = if i == 0 { y.described("time (ms)") } else { y };
+            let x = Axis::categories(&self.variants);
+            let axes = Axes::new(area, &format!("g = {granularity}"), x, y);
+            axes.draw(canvas);
+            let slot = axes.x_width(1.0);
             for (index, bar) in bars {
-                let x = *index as i32 * SLOT;
+                let x = *index as f64;
                 let height = bar.total.min(cut_height);
                 let (segments, cut_at) = bar.fitted(height);
                 let mut bottom = 0.0;
                 for (colour, ms) in segments {
-                    chart.draw_series([Rectangle::new(
-                        [(x - HALF_BAR, bottom), (x + HALF_BAR, bottom + ms)],
-                        colour.filled(),
-                    )])?;
+                    if ms > 0.0 {
+                        axes.bar(canvas, x, HALF_BAR, (bottom, bottom + ms), colour);
+                    }
                     bottom += ms;
                 }
                 if let Some(at) = cut_at {
-                    // The break: a white band across the bar.
-                    let half_band = 0.012 * self.fit;
-                    chart.draw_series([Rectangle::new(
-                        [
-                            (x - HALF_BAR - 3, at - half_band),
-                            (x + HALF_BAR + 3, at + half_band),
-                        ],
-                        WHITE.filled(),
-                    )])?;
+                    draw_break(canvas, axes.at((x, at)), HALF_BAR * slot);
                 }
-                chart.draw_series([Text::new(
-                    format!("{} ms", milliseconds(bar.total)),
-                    (x, height + 0.01 * self.fit),
-                    label.clone(),
-                )])?;
+                let (centre, bar_top) = axes.at((x, height));
+                canvas.text(
+                    (centre, bar_top - 2.0),
+                    &total(bar.total, slot),
+                    TextStyle::new(TOTAL_SIZE, HAlign::Centre, VAlign::Bottom),
+                );
             }
         }
-        Ok(())
+    }
+}
+
+/// Draws the break across a cut bar at (`x`, `y`), the bar `half_width`
+/// pixels to either side of `x`: two slanted lines with white between them,
+/// reaching past the bar's sides, as an axis break is drawn, so that it
+/// does not read as a gap between two stages.
+fn draw_break(canvas: &mut impl Canvas, (x, y): Point, half_width: f64) {
+    let reach = half_width + 4.0;
+    let slanted = |shift: f64| [(x - reach, y + 3.0 + shift), (x + reach, y - 3.0 + shift)];
+    canvas.polyline(&slanted(0.0), Stroke::new(WHITE, 6.0));
+    for shift in [-3.0, 3.0] {
+        canvas.polyline(&slanted(shift), Stroke::new(BREAK, 1.0));
+    }
+}
+
+/// The label of a bar of `ms` in total, in a slot `slot` pixels wide: the
+/// unit is dropped where it would not fit (the axis gives it).
+fn total(ms: f64, slot: f64) -> String {
+    let with_unit = format!("{} ms", milliseconds(ms));
+    if text_width(&with_unit, TOTAL_SIZE) + 4.0 <= slot {
+        with_unit
+    } else {
+        milliseconds(ms)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::BLACK;
+    use crate::sweep::plot::tests::measurement;
 
     fn bar(segments: &[f64]) -> Bar {
         Bar {
@@ -245,7 +239,7 @@ mod tests {
         }
     }
 
-    fn times(segments: &[(RGBColor, f64)]) -> Vec<f64> {
+    fn times(segments: &[(Rgb, f64)]) -> Vec<f64> {
         segments.iter().map(|&(_, ms)| ms).collect()
     }
 
@@ -267,5 +261,48 @@ mod tests {
         let (segments, cut_at) = bar(&[3.0, 3.0, 3.0]).fitted(4.0);
         assert_eq!(times(&segments), [3.0, 1.0, 0.0]);
         assert_eq!(cut_at, Some(3.6));
+    }
+
+    #[test]
+    fn every_stage_has_its_own_colour_and_a_cut_bar_is_marked() {
+        // Twelve stages over three variants: more than the palette's ten.
+        let names: Vec<String> = (0..12).map(|i| format!("stage-{i}")).collect();
+        let stages = |range: std::ops::Range<usize>, ms: f64| -> Vec<(&str, f64)> {
+            names[range]
+                .iter()
+                .map(|name| (name.as_str(), ms))
+                .collect()
+        };
+        let measurements = [
+            measurement("a", 50, &stages(0..4, 1.0)),
+            measurement("b", 50, &stages(4..8, 1.0)),
+            // Forty times the others: cut.
+            measurement("c", 50, &stages(8..12, 40.0)),
+        ];
+        let group: Vec<&Measurement> = measurements.iter().collect();
+        let figure = StageFigure::new("test", &group);
+        let colours: Vec<Rgb> = figure
+            .legend
+            .iter()
+            .map(|(_, mark)| match *mark {
+                Mark::Square(colour) => colour,
+                _ => panic!("a stage is marked by a square"),
+            })
+            .collect();
+        assert_eq!(colours.len(), 12);
+        assert_eq!(distinct(colours.iter().map(|c| (c.0, c.1, c.2))).len(), 12);
+
+        let mut svg = crate::chart::Svg::new(1280, 460);
+        figure.draw(&mut svg);
+        let svg = svg.finish();
+        // One break, its white band between two dark lines; the true total
+        // written above.
+        assert_eq!(
+            svg.matches("stroke=\"#FFFFFF\" stroke-width=\"6\"").count(),
+            1
+        );
+        assert_eq!(svg.matches("stroke=\"#404040\"").count(), 2);
+        assert!(svg.contains(">160 ms<"), "{svg}");
+        assert!(svg.contains(">4.00 ms<"), "{svg}");
     }
 }

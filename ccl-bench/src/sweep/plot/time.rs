@@ -2,15 +2,13 @@
 //! variant, on a log scale (peers can be a hundred times slower on empty
 //! or full images), with the percolation density marked.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-
-use super::{Figure, Mark, PALETTE, font, granularities, layout, log_ticks, tick};
+use super::{Figure, Mark, colour, draw_series, granularities, layout, log_ticks, tick};
+use crate::chart::{Axes, Axis, Canvas, Rgb, Stroke, crisp};
 use crate::sweep::Measurement;
 use crate::sweep::summary::percolation_density;
 
 /// Grey of the percolation line.
-const REFERENCE: RGBColor = RGBColor(150, 150, 150);
+const REFERENCE: Rgb = Rgb(150, 150, 150);
 
 /// The time plot of one task and connectivity.
 pub(super) struct TimeFigure {
@@ -27,7 +25,7 @@ pub(super) struct TimeFigure {
 
 /// One variant's median times, by density.
 struct Line {
-    colour: RGBColor,
+    colour: Rgb,
     points: Vec<(f64, f64)>,
 }
 
@@ -35,10 +33,8 @@ impl TimeFigure {
     /// The plot of `group` (one task and connectivity, not empty);
     /// `variants` are all of the sweep's, which fix each one's colour.
     pub(super) fn new(heading: &str, group: &[&Measurement], variants: &[&str]) -> Self {
-        let colour = |variant: &str| {
-            let index = variants.iter().position(|&v| v == variant).unwrap_or(0);
-            PALETTE[index % PALETTE.len()]
-        };
+        let colour =
+            |variant: &str| colour(variants.iter().position(|&v| v == variant).unwrap_or(0));
         let present = super::distinct(group.iter().map(|m| m.variant.as_str()));
         let panels = granularities(group)
             .into_iter()
@@ -94,52 +90,33 @@ impl TimeFigure {
 }
 
 impl Figure for TimeFigure {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-        let areas = layout(root, &self.title, self.panels.len(), &self.legend)?;
+    fn draw(&self, canvas: &mut impl Canvas) {
+        let areas = layout(canvas, &self.title, self.panels.len(), &self.legend);
         let (low, high) = self.range;
-        for (i, ((granularity, lines), area)) in self.panels.iter().zip(&areas).enumerate() {
-            let mut chart = ChartBuilder::on(area)
-                .caption(format!("g = {granularity}"), font(18))
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(if i == 0 { 60 } else { 45 })
-                .build_cartesian_2d(
-                    0f64..100f64,
-                    (low..high).log_scale().with_key_points(self.ticks.clone()),
-                )?;
-            let mut mesh = chart.configure_mesh();
-            mesh.x_labels(11)
-                .x_label_formatter(&|d| format!("{d:.0}"))
-                .y_label_formatter(&|ms| tick(*ms))
-                .max_light_lines(0)
-                .label_style(font(15))
-                .axis_desc_style(font(16))
-                .x_desc("density (%)");
-            if i == 0 {
-                mesh.y_desc("median time (ms)");
-            }
-            mesh.draw()?;
-            chart.draw_series(DashedLineSeries::new(
-                [(self.percolation, low), (self.percolation, high)],
-                6,
-                4,
-                REFERENCE.stroke_width(1),
-            ))?;
+        for (i, ((granularity, lines), area)) in self.panels.iter().zip(areas).enumerate() {
+            let x = Axis::linear(0.0, 100.0, 11, |d| format!("{d:.0}")).described("density (%)");
+            let y = Axis::log(self.range, &self.ticks, tick);
+            // The panels share the y axis: the first one describes it.
+            let y = if i == 0 {
+                y.described("median time (ms)")
+            } else {
+                y
+            };
+            let axes = Axes::new(area, &format!("g = {granularity}"), x, y);
+            axes.draw(canvas);
+            let ((x, bottom), (_, top)) = (
+                axes.at((self.percolation, low)),
+                axes.at((self.percolation, high)),
+            );
+            canvas.dashed(
+                &[(crisp(x), bottom), (crisp(x), top)],
+                6.0,
+                4.0,
+                Stroke::new(REFERENCE, 1.0),
+            );
             for line in lines {
-                chart.draw_series(LineSeries::new(
-                    line.points.iter().copied(),
-                    line.colour.stroke_width(2),
-                ))?;
-                chart.draw_series(
-                    line.points
-                        .iter()
-                        .map(|&point| Circle::new(point, 3, line.colour.filled())),
-                )?;
+                draw_series(canvas, &axes, &line.points, line.colour, false);
             }
         }
-        Ok(())
     }
 }
