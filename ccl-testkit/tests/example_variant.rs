@@ -6,10 +6,10 @@
 
 use std::sync::Arc;
 
-use ccl_core::{Connectivity, Result};
+use ccl_core::{Connectivity, Labeler, Result};
 use ccl_cuda::backend::{DeviceVariant, Flatten, Run};
-use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
-use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks};
+use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
 
 const KERNELS: KernelSource = KernelSource {
     name: "example_union_find",
@@ -44,12 +44,9 @@ impl DeviceVariant for UnionFind {
     ) -> Result<()> {
         let (stream, args) = (run.stream, image.args(run.stream));
         let forest = DevPtr::of_mut(labels, stream);
-        // One thread per pixel; rows along y (at most 65535 rows here).
-        let grid = LaunchConfig {
-            grid_dim: (blocks(image.width(), 128)?, image.height() as u32, 1),
-            block_dim: (128, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        // One thread per pixel, on the grid whose rows the kernels walk
+        // with CCL_FOR_EACH_ROW: any height, past CUDA's 65535 grid rows.
+        let grid = tile_grid(image.width(), image.height(), (128, 1))?;
         let eight = i32::from(run.connectivity == Connectivity::Eight);
         // SAFETY: both kernels index the width * height labels the variant
         // layer checked, and rows of the image within its height.
@@ -92,6 +89,27 @@ fn the_example_variant_passes_the_conformance_kit() {
     }
     assert!(kit.failures().is_empty(), "{}", kit.failures().join("\n"));
     assert!(kit.checks() > 0);
+}
+
+#[test]
+fn the_example_variant_labels_images_taller_than_a_grid() {
+    let example = ccl_core::find("example-uf").unwrap();
+    if !ccl_testkit::policy::decide(example).should_run() {
+        return;
+    }
+    // More rows than a CUDA grid has rows of blocks (65535).
+    let image = ccl_testdata::random_image(5, 70_001, 55, 1, 3).unwrap();
+    for connectivity in Connectivity::ALL {
+        let labels = example
+            .labeler()
+            .unwrap()
+            .label(&image.view(), connectivity)
+            .unwrap();
+        let reference = ccl_cpu::UnionFind
+            .label(&image.view(), connectivity)
+            .unwrap();
+        assert!(labels.same_partition(&reference), "{connectivity}");
+    }
 }
 
 #[test]
