@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::args::Input;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     input: Input,
     /// Output format.
@@ -106,7 +106,7 @@ impl Row {
     }
 }
 
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let (image, algorithm) = args.input.load(Task::Analyze)?;
     let stats = algorithm
         .analyzer()?

@@ -7,7 +7,7 @@ use ccl_io::{Binarization, Threshold};
 
 /// `WIDTHxHEIGHT`, e.g. `2048x2048`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Size {
+pub(crate) struct Size {
     pub width: usize,
     pub height: usize,
 }
@@ -28,7 +28,7 @@ impl FromStr for Size {
 /// The image, its binarization, the algorithm and the connectivity that
 /// `label` and `analyze` take.
 #[derive(clap::Args)]
-pub struct Input {
+pub(crate) struct Input {
     /// Input image (PNG, PGM/PBM/PPM, TIFF), or - for standard input. By
     /// default every nonzero pixel is foreground (masks); gray photos and
     /// scans need --threshold or --otsu.
@@ -57,7 +57,7 @@ impl Input {
     /// The loaded, binarized image and the algorithm that will run `task`
     /// on it. Says on stderr when a gray image is read with the nonzero
     /// rule, and which threshold Otsu's method chose.
-    pub fn load(
+    pub(crate) fn load(
         &self,
         task: Task,
     ) -> Result<(ccl_core::BinaryImageBuf, &'static Algorithm), crate::Error> {
@@ -87,14 +87,14 @@ impl Input {
 }
 
 /// Parses `4`, `8`, `four` or `eight`.
-pub fn parse_connectivity(text: &str) -> Result<Connectivity, String> {
+pub(crate) fn parse_connectivity(text: &str) -> Result<Connectivity, String> {
     text.parse()
         .map_err(|_| format!("expected 4 or 8 (or four, eight), not `{text}`"))
 }
 
 /// The algorithm a user named, or the preferred available one for `task`
 /// and `connectivity`; either way one that can run it here.
-pub fn choose_algorithm(
+pub(crate) fn choose_algorithm(
     name: Option<&str>,
     task: Task,
     connectivity: Connectivity,
@@ -110,7 +110,7 @@ pub fn choose_algorithm(
 }
 
 /// Items as a comma-separated list: `4,8`, `ccl,cca`, `1,4,16`.
-pub fn join<T: ToString>(items: &[T]) -> String {
+pub(crate) fn join<T: ToString>(items: &[T]) -> String {
     items.iter().map(T::to_string).collect::<Vec<_>>().join(",")
 }
 

@@ -11,7 +11,7 @@ use crate::args::Size;
     override_usage = "ccl gen --size <WxH> -d <D> -g <G> [--seed <SEED>] -o <OUT>\n       \
                       ccl gen --size <WxH> --pattern <KIND> -o <OUT>"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Image size.
     #[arg(long, value_name = "WxH")]
     size: Size,
@@ -35,7 +35,7 @@ pub struct Args {
     output: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let Size { width, height } = args.size;
     let image = match (&args.pattern, args.density, args.granularity) {
         (Some(kind), _, _) => ccl_testdata::pattern(kind, width, height)?,

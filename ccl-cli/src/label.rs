@@ -10,7 +10,7 @@ use ccl_io::LabelFormat;
 use crate::args::Input;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     input: Input,
     /// Write the canonical labels (0 background, 1..=N components), chosen
@@ -21,7 +21,7 @@ pub struct Args {
     output: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     // Refused before any work: a wrong extension is a typo.
     if let Some(output) = &args.output {
         LabelFormat::of(output)?;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use ccl_core::{Algorithm, Task};
 
-pub fn run() -> Result<ExitCode, crate::Error> {
+pub(crate) fn run() -> Result<ExitCode, crate::Error> {
     let registry = ccl::algorithms();
     // Probing a CUDA variant initialises the driver: do it once per variant.
     let probes: Vec<ccl_core::Result<()>> = registry.iter().map(|a| a.probe()).collect();

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use ccl_bench::sweep::{self, Measurement};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A sweep's CSV, as `ccl sweep` writes it.
     #[arg(value_name = "CSV")]
     csv: PathBuf,
@@ -17,7 +17,7 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let measurements = sweep::csv::read(&args.csv)?;
     if measurements.is_empty() {
         return Err(format!("{}: no measurements to plot", args.csv.display()).into());
@@ -32,7 +32,10 @@ pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
 }
 
 /// The summary table of `measurements`, as a sweep prints it last.
-pub fn write_summary(out: &mut impl Write, measurements: &[Measurement]) -> std::io::Result<()> {
+pub(crate) fn write_summary(
+    out: &mut impl Write,
+    measurements: &[Measurement],
+) -> std::io::Result<()> {
     if measurements.iter().any(|m| m.pattern.is_none()) {
         write!(
             out,
@@ -44,7 +47,7 @@ pub fn write_summary(out: &mut impl Write, measurements: &[Measurement]) -> std:
 }
 
 /// Draws the plots of `measurements` into `dir` and lists them on `out`.
-pub fn write_plots(
+pub(crate) fn write_plots(
     out: &mut impl Write,
     measurements: &[Measurement],
     dir: &Path,

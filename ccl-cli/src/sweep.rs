@@ -16,7 +16,7 @@ use ccl_core::{Algorithm, Connectivity, Task};
 use crate::args::{Size, join, parse_connectivity};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Variant to time (repeatable); default: every available one.
     #[arg(short, long = "algorithm", value_name = "ALGO")]
     algorithms: Vec<String>,
@@ -70,7 +70,7 @@ enum Tasks {
     Both,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let tasks = match args.task {
         Tasks::Label => vec![Task::Label],
         Tasks::Analyze => vec![Task::Analyze],

@@ -16,7 +16,7 @@ use crate::args::{Size, parse_connectivity};
 
 /// What to count, on which images, and where to write the results.
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Variant to count (repeatable); default: every counted one.
     #[arg(short, long = "algorithm", value_name = "NAME",
           value_parser = PossibleValuesParser::new(COUNTED_VARIANTS.iter().copied()))]
@@ -44,7 +44,7 @@ pub struct Args {
 /// image, printing a line per count on stderr, then writes `updates.csv`
 /// and `updates.svg` into `--out`. The first variant that cannot count
 /// stops the command, its error prefixed by its name.
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let Size { width, height } = args.size;
     ccl_core::check_size(width, height)?;
     if width == 0 || height == 0 {

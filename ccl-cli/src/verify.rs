@@ -13,7 +13,7 @@ use ccl_testkit::verify::{Expected, Failure, Variant};
 use crate::args::{join, parse_connectivity};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Variant to verify (repeatable); default: every registered one.
     #[arg(short, long = "algorithm", value_name = "ALGO")]
     algorithms: Vec<String>,
@@ -47,7 +47,7 @@ struct NotRun {
     failed: bool,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, crate::Error> {
+pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let selected: Vec<&'static Algorithm> = if args.algorithms.is_empty() {
         ccl::algorithms()
     } else {

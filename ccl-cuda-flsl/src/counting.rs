@@ -122,7 +122,7 @@ pub(crate) struct UpdateCounter {
 
 impl UpdateCounter {
     /// No counting: the kernels of the timed build.
-    pub fn off() -> Self {
+    pub(crate) fn off() -> Self {
         Self {
             counts: None,
             len: 0,
@@ -130,7 +130,7 @@ impl UpdateCounter {
     }
 
     /// Counting, for the kernels of the instrumented build.
-    pub fn on() -> Self {
+    pub(crate) fn on() -> Self {
         Self {
             counts: Some(DeviceBuffer::new()),
             len: 0,
@@ -139,7 +139,7 @@ impl UpdateCounter {
 
     /// The histogram for an analysis whose targets are below `len`, zeroed;
     /// null when not counting.
-    pub fn begin(&mut self, stream: &Arc<CudaStream>, len: usize) -> Result<DevPtr<u32>> {
+    pub(crate) fn begin(&mut self, stream: &Arc<CudaStream>, len: usize) -> Result<DevPtr<u32>> {
         let Some(counts) = self.counts.as_mut() else {
             return Ok(DevPtr::null());
         };
@@ -152,7 +152,7 @@ impl UpdateCounter {
     }
 
     /// The counts of the last analysis.
-    pub fn read(&self, stream: &Arc<CudaStream>) -> Result<UpdateCounts> {
+    pub(crate) fn read(&self, stream: &Arc<CudaStream>) -> Result<UpdateCounts> {
         let counts = self
             .counts
             .as_ref()

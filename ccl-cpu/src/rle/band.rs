@@ -47,14 +47,14 @@ pub(super) struct Band {
 impl Band {
     /// The provisional labels of the runs of row `y` of the image (labeling
     /// only).
-    pub fn labels_of_row(&self, y: usize) -> &[u32] {
+    pub(super) fn labels_of_row(&self, y: usize) -> &[u32] {
         let i = y - self.rows.start;
         &self.run_labels[self.row_starts[i]..self.row_starts[i + 1]]
     }
 
     /// Labels `rows` of `image` into this band; with `MEASURE`, also the
     /// features of every class, and no run labels are kept.
-    pub fn label<const MEASURE: bool>(
+    pub(super) fn label<const MEASURE: bool>(
         &mut self,
         image: &BinaryImage<'_>,
         rows: Range<usize>,

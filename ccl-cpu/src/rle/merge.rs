@@ -25,7 +25,7 @@ pub(super) struct Joined {
 impl Joined {
     /// The canonical label of local label `label` of band `band`.
     #[inline]
-    pub fn final_label(&self, band: usize, label: u32) -> u32 {
+    pub(super) fn final_label(&self, band: usize, label: u32) -> u32 {
         self.rank[self.root[self.offsets[band] + label as usize] as usize]
     }
 }

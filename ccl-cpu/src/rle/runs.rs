@@ -77,7 +77,7 @@ impl RunIndex {
     /// Indexes the row whose mask is `words`; all zero words index a row
     /// without runs.
     #[inline(always)]
-    pub fn build(&mut self, words: &[u64]) {
+    pub(super) fn build(&mut self, words: &[u64]) {
         // One word more than the mask: a run that ends at the row's end has
         // its end bit there, and queries reach one pixel past the row.
         let len = words.len() + 1;
@@ -104,7 +104,12 @@ impl RunIndex {
     /// The indexes (in the row's left-to-right order) of the row's runs
     /// that touch pixels `start..end` of the row below in `connectivity`.
     #[inline(always)]
-    pub fn touching(&self, start: u32, end: u32, connectivity: Connectivity) -> Range<usize> {
+    pub(super) fn touching(
+        &self,
+        start: u32,
+        end: u32,
+        connectivity: Connectivity,
+    ) -> Range<usize> {
         let reach = u32::from(connectivity == Connectivity::Eight);
         // Runs that end at or before start - reach lie wholly left; runs
         // that start before end + reach reach under the span or lie left.
@@ -137,7 +142,7 @@ pub(super) struct Touching<'a> {
 
 impl<'a> Touching<'a> {
     /// A walk over `above` for `connectivity`.
-    pub fn new(above: &'a [Run], connectivity: Connectivity) -> Self {
+    pub(super) fn new(above: &'a [Run], connectivity: Connectivity) -> Self {
         Self {
             above,
             next: 0,
@@ -148,7 +153,7 @@ impl<'a> Touching<'a> {
     /// The runs above that touch `run`; `run` must lie right of the run of
     /// the previous call.
     #[inline]
-    pub fn of(&mut self, run: &Run) -> &'a [Run] {
+    pub(super) fn of(&mut self, run: &Run) -> &'a [Run] {
         let above = self.above;
         let mut first = self.next;
         while first < above.len() && above[first].end + self.reach <= run.start {
