@@ -1,7 +1,7 @@
 // HA4 / HA8: direct GPU connected component labeling and analysis after
 // Hennequin, Lacassagne, Cabaret & Meunier, "A new direct connected
-// component labeling and analysis algorithms for GPUs" (DASIP 2018), the
-// project's seed 000. Algorithm numbers below are that paper's.
+// component labeling and analysis algorithms for GPUs" (DASIP 2018).
+// Algorithm numbers below are that paper's.
 //
 // The image is cut into strips of 4 rows; a block of 4 warps labels a strip,
 // one warp per row, walking along the row one word (32 or 64 pixels) at a

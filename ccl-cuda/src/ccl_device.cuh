@@ -76,7 +76,7 @@ __device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
     return i;
 }
 
-// Joins the trees of pixels a and b (Hennequin et al., seed 000, Algorithm 2;
+// Joins the trees of pixels a and b (Hennequin et al., DASIP 2018, Algorithm 2;
 // the atomicMin splice of Playne & Hawick). A failed atomicMin means the
 // root we saw got a parent meanwhile: continue from the value it held, so no
 // link is ever lost.
@@ -99,8 +99,9 @@ __device__ __forceinline__ bool ccl_bit(u32 mask, int p) { return (mask >> p) & 
 __device__ __forceinline__ bool ccl_bit(u64 mask, int p) { return (mask >> p) & 1ull; }
 
 // Position of the first pixel of the run of ones of `mask` that contains bit
-// p, clipped to the word (0 when the run reaches bit 0). Seed 000 Algorithm 1
-// (32-bit) and Algorithm 7 (64-bit): the start distance is p - start.
+// p, clipped to the word (0 when the run reaches bit 0). Hennequin et al.'s
+// Algorithm 1 (32-bit) and Algorithm 7 (64-bit): the start distance is
+// p - start.
 __device__ __forceinline__ int ccl_run_start(u32 mask, int p) {
     u32 at_or_below = 0xffffffffu >> (31 - p);
     u32 zeros = ~mask & at_or_below;

@@ -1,6 +1,6 @@
 //! MT19937 density / granularity images, bit for bit as docs/benchmark.md
 //! ("Random images") specifies them, so that other tools (C++
-//! `std::mt19937`, NumPy's `RandomState`, the seeds' generators) regenerate
+//! `std::mt19937`, NumPy's `RandomState`, the papers' own generators) regenerate
 //! exactly the images this project benchmarks.
 
 use ccl_core::{BinaryImageBuf, Error, Result, check_size};

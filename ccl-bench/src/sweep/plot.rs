@@ -5,7 +5,8 @@
 //! drawing layer (`chart`):
 //!
 //! - `time-<task>-<c>conn`: median time against density, one panel per
-//!   granularity, one line per variant (the seeds' Fig. 5 and 7);
+//!   granularity, one line per variant (as the HA paper, DASIP 2018, plots
+//!   them in its Fig. 5 and 7);
 //! - `stages-<task>-<c>conn`: for each variant and granularity, the mean over
 //!   the densities of each stage's median time, stacked.
 //!

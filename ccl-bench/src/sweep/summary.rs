@@ -1,5 +1,5 @@
 //! The summary of a sweep: mean throughput over the densities per variant,
-//! connectivity, task and granularity (the seeds' own summary figure), how
+//! connectivity, task and granularity (the summary the HA and FLSL papers give), how
 //! much slower the percolation threshold is than the mean, and, on its own,
 //! the throughput on the all-white image (d = 100), which the papers report
 //! apart from the mean; and, for pattern sweeps, the milliseconds per image
