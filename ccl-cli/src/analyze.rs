@@ -1,13 +1,13 @@
 //! `ccl analyze`: every component's features, one row per component in
 //! canonical order (row i is canonical label i + 1).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use ccl_core::{ComponentStats, Task};
 use serde::Serialize;
 
 use crate::args::Input;
+use crate::output::{Stdout, StdoutError, out};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -116,7 +116,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         .enumerate()
         .map(|(i, s)| Row::new(i, s))
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::lock();
     match args.format {
         Format::Json => {
             let report = Report {
@@ -130,12 +130,12 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
             // A write error (a closed pipe) stays an io::Error, which `main`
             // knows; serde_json would wrap it in its own error type.
             let json = serde_json::to_string(&report)?;
-            writeln!(out, "{json}")?;
+            out!(out, "{json}")?;
         }
         Format::Csv => {
-            writeln!(out, "{}", COLUMNS.join(","))?;
+            out!(out, "{}", COLUMNS.join(","))?;
             for row in &rows {
-                writeln!(out, "{}", row.cells(None).join(","))?;
+                out!(out, "{}", row.cells(None).join(","))?;
             }
         }
         Format::Table => write_table(&mut out, &rows)?,
@@ -144,7 +144,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
 }
 
 /// Right-aligned columns under a header line.
-fn write_table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
+fn write_table(out: &mut Stdout, rows: &[Row]) -> Result<(), StdoutError> {
     let cells: Vec<[String; 10]> = rows.iter().map(|r| r.cells(Some(3))).collect();
     let mut widths = COLUMNS.map(str::len);
     for row in &cells {
@@ -159,7 +159,7 @@ fn write_table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
             .zip(widths)
             .map(|(cell, width)| format!("{cell:>width$}"))
             .collect();
-        writeln!(out, "{}", line.join("  "))?;
+        out!(out, "{}", line.join("  "))?;
     }
     Ok(())
 }

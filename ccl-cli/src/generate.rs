@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::args::Size;
+use crate::output::{Stdout, out};
 
 #[derive(clap::Args)]
 #[command(
@@ -46,10 +47,11 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         (None, _, _) => return Err("give -d and -g, or --pattern".into()),
     };
     ccl_io::save_image(&image, &args.output)?;
-    println!(
+    out!(
+        Stdout::lock(),
         "wrote {}: {width}x{height}, {} foreground pixels",
         args.output.display(),
         image.view().foreground_count()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

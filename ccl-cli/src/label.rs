@@ -8,6 +8,7 @@ use ccl_core::Task;
 use ccl_io::LabelFormat;
 
 use crate::args::Input;
+use crate::output::{Stdout, out};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -35,6 +36,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         ccl_io::save_labels(&labels, output)?;
     }
     let count = labels.component_count();
-    println!("{count} component{}", if count == 1 { "" } else { "s" });
+    out!(
+        Stdout::lock(),
+        "{count} component{}",
+        if count == 1 { "" } else { "s" }
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,8 @@
 //! `ccl list`: every registered variant and whether it can run here.
 
-use std::io::Write;
 use std::process::ExitCode;
 
+use crate::output::{Stdout, out};
 use ccl_core::{Algorithm, Task};
 
 pub(crate) fn run() -> Result<ExitCode, crate::Error> {
@@ -28,12 +28,12 @@ pub(crate) fn run() -> Result<ExitCode, crate::Error> {
         }
         text + summary
     };
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", line(&header, "summary"))?;
+    let mut out = Stdout::lock();
+    out!(out, "{}", line(&header, "summary"))?;
     for ((algorithm, row), probe) in registry.iter().zip(&rows).zip(&probes) {
-        writeln!(out, "{}", line(row, algorithm.summary))?;
+        out!(out, "{}", line(row, algorithm.summary))?;
         if let Err(reason) = probe {
-            writeln!(out, "    unavailable: {reason}")?;
+            out!(out, "    unavailable: {reason}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

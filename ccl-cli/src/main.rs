@@ -7,6 +7,7 @@ mod args;
 mod generate;
 mod label;
 mod list;
+mod output;
 mod plot;
 mod sweep;
 mod updates;
@@ -64,6 +65,11 @@ fn main() -> ExitCode {
         Command::Plot(args) => plot::run(args),
         Command::Updates(args) => updates::run(args),
     };
+    // What is still buffered fails here, if it fails, not silently at exit.
+    let outcome = outcome.and_then(|code| {
+        output::Stdout::lock().flush()?;
+        Ok(code)
+    });
     match outcome {
         Ok(code) => code,
         // A reader that stops early (`ccl analyze … | head`) is not an error.
@@ -111,6 +117,6 @@ fn usage_error(error: clap::Error) -> ExitCode {
 
 fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
     error
-        .downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        .downcast_ref::<output::StdoutError>()
+        .is_some_and(output::StdoutError::is_broken_pipe)
 }

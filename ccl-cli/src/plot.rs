@@ -1,10 +1,10 @@
 //! `ccl plot`: a saved sweep's summary table and plots, as `ccl sweep`
 //! prints and draws them.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::output::{Stdout, StdoutError, out};
 use ccl_bench::sweep::{self, Measurement};
 
 #[derive(clap::Args)]
@@ -26,34 +26,32 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     });
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::lock();
     write_summary(&mut out, &measurements)?;
     write_plots(&mut out, &measurements, &dir)
 }
 
 /// The summary table of `measurements`, as a sweep prints it last.
 pub(crate) fn write_summary(
-    out: &mut impl Write,
+    out: &mut Stdout,
     measurements: &[Measurement],
-) -> std::io::Result<()> {
+) -> Result<(), StdoutError> {
     if measurements.iter().any(|m| m.pattern.is_none()) {
-        write!(
-            out,
-            "{}",
-            sweep::summary::table(&sweep::summary::summarize(measurements))
-        )?;
+        out.text(&sweep::summary::table(&sweep::summary::summarize(
+            measurements,
+        )))?;
     }
-    write!(out, "{}", sweep::summary::pattern_table(measurements))
+    out.text(&sweep::summary::pattern_table(measurements))
 }
 
 /// Draws the plots of `measurements` into `dir` and lists them on `out`.
 pub(crate) fn write_plots(
-    out: &mut impl Write,
+    out: &mut Stdout,
     measurements: &[Measurement],
     dir: &Path,
 ) -> Result<ExitCode, crate::Error> {
     for path in sweep::plot::write(measurements, dir)? {
-        writeln!(out, "wrote {}", path.display())?;
+        out!(out, "wrote {}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)
 }

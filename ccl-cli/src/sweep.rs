@@ -3,7 +3,7 @@
 //! every result against cpu-uf, prints the summary table (or the pattern
 //! table), writes every measurement as CSV and draws the plots.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,6 +14,7 @@ use ccl_bench::sweep::{self, Config};
 use ccl_core::{Algorithm, Connectivity, Task};
 
 use crate::args::{Size, join, parse_connectivity};
+use crate::output::{Stdout, out};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -169,10 +170,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     progress.finish_and_clear();
     let measurements = measurements?;
 
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::lock();
     crate::plot::write_summary(&mut out, &measurements)?;
     let path = sweep::csv::write(&measurements, &args.out)?;
-    writeln!(
+    out!(
         out,
         "wrote {} ({} rows)",
         path.display(),

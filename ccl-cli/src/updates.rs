@@ -2,7 +2,6 @@
 //! analyses, and their conflicts, on the sweep's MT19937 images over
 //! density (Fig. 5 of the FLSL paper); writes them as CSV and plots them.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -13,6 +12,7 @@ use ccl_core::Connectivity;
 use ccl_cuda_flsl::COUNTED_VARIANTS;
 
 use crate::args::{Size, parse_connectivity};
+use crate::output::{Stdout, out};
 
 /// What to count, on which images, and where to write the results.
 #[derive(clap::Args)]
@@ -107,10 +107,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     // so densities and variants keep their order within each.
     rows.sort_by_key(|r| r.connectivity);
 
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::lock();
     let csv = updates::write(&rows, &args.out)?;
-    writeln!(out, "wrote {} ({} rows)", csv.display(), rows.len())?;
+    out!(out, "wrote {} ({} rows)", csv.display(), rows.len())?;
     let plot = updates::plot::write(&rows, &args.out)?;
-    writeln!(out, "wrote {}", plot.display())?;
+    out!(out, "wrote {}", plot.display())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -11,6 +11,7 @@ use ccl_testkit::policy::{self, Decision};
 use ccl_testkit::verify::{Expected, Failure, Variant};
 
 use crate::args::{join, parse_connectivity};
+use crate::output::{Stdout, out};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -85,6 +86,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         .chain(not_run.iter().map(|n| n.name.len()))
         .max()
         .unwrap_or(0);
+    let mut out = Stdout::lock();
     for c in &candidates {
         let name = c.variant.algorithm().name;
         let scope = format!(
@@ -94,21 +96,27 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
             images
         );
         match &c.first_failure {
-            None => println!("{name:<width$}  ok       {} checks ({scope})", c.checks),
-            Some(first) => println!(
+            None => out!(
+                out,
+                "{name:<width$}  ok       {} checks ({scope})",
+                c.checks
+            )?,
+            Some(first) => out!(
+                out,
                 "{name:<width$}  FAILED   {} of {} checks ({scope}); first: {first}",
-                c.failures, c.checks
-            ),
+                c.failures,
+                c.checks
+            )?,
         }
     }
     for n in &not_run {
         let status = if n.failed { "FAILED " } else { "skipped" };
-        println!("{:<width$}  {status}  {}", n.name, n.reason);
+        out!(out, "{:<width$}  {status}  {}", n.name, n.reason)?;
     }
 
     let first_failure = candidates.iter().find_map(|c| c.reproduce.as_ref());
     if let Some(reproduce) = first_failure {
-        println!("reproduce the first failure: {reproduce}");
+        out!(out, "reproduce the first failure: {reproduce}")?;
     }
     let failed = first_failure.is_some() || not_run.iter().any(|n| n.failed);
     Ok(if failed {

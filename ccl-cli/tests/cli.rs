@@ -876,3 +876,124 @@ fn updates_counts_where_cuda_runs_and_says_why_not_where_it_cannot() {
         assert!(!dir.join("results").exists());
     }
 }
+
+/// Every command that prints its results, as a user types it in `dir`
+/// (after `gen` made `a.png` and a sweep made `results/sweep.csv`).
+const PRINTING_COMMANDS: &[&[&str]] = &[
+    &["list"],
+    &["label", "a.png", "-a", "cpu-uf"],
+    &["analyze", "a.png", "-a", "cpu-uf"],
+    &[
+        "gen", "--size", "20x10", "-d", "50", "-g", "1", "-o", "b.png",
+    ],
+    &[
+        "verify",
+        "-a",
+        "cpu-uf",
+        "--cases",
+        "1",
+        "--worst-side",
+        "0",
+    ],
+    &[
+        "sweep",
+        "-a",
+        "cpu-uf",
+        "--size",
+        "16x16",
+        "--reps",
+        "1",
+        "--densities",
+        "50",
+        "--granularities",
+        "1",
+        "--task",
+        "label",
+        "-c",
+        "4",
+        "--out",
+        "again",
+    ],
+    &["plot", "results/sweep.csv", "--out", "plots"],
+];
+
+/// A folder with what [`PRINTING_COMMANDS`] read.
+fn printing_commands_dir(test: &str) -> PathBuf {
+    let dir = scratch(test);
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "40x30", "-d", "40", "-g", "1", "-o", "a.png",
+        ],
+    );
+    succeeds(
+        &dir,
+        &[
+            "sweep",
+            "-a",
+            "cpu-uf",
+            "--size",
+            "16x16",
+            "--reps",
+            "1",
+            "--densities",
+            "50",
+            "--granularities",
+            "1",
+            "--task",
+            "label",
+            "-c",
+            "4",
+            "--out",
+            "results",
+        ],
+    );
+    dir
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_one_error_line_for_every_command() {
+    let dir = printing_commands_dir("full");
+    for args in PRINTING_COMMANDS {
+        let output = Command::new(ccl_binary())
+            .args(*args)
+            .current_dir(&dir)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(
+            errors,
+            ["error: cannot write to standard output: No space left on device (os error 28)"],
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    use std::process::Stdio;
+    let dir = printing_commands_dir("closed-pipe");
+    for args in PRINTING_COMMANDS {
+        let mut child = Command::new(ccl_binary())
+            .args(*args)
+            .current_dir(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The read end is closed before the command writes anything.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success() && !stderr.contains("error") && !stderr.contains("panicked"),
+            "{args:?}: {:?} {stderr}",
+            output.status
+        );
+    }
+}
