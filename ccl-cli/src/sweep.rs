@@ -145,6 +145,9 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
             join(&config.sides)
         )
     };
+    // Created before anything is timed: a folder that cannot be written
+    // fails now, and each image's rows are saved as soon as they are known.
+    let mut csv = sweep::csv::CsvWriter::create(&args.out)?;
     eprintln!(
         "sweep: {images}, {} reps after a warm-up; {}",
         config.reps,
@@ -163,20 +166,24 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     )?);
     // Large images take seconds each: the elapsed time keeps moving.
     progress.enable_steady_tick(Duration::from_millis(250));
-    let measurements = sweep::run(&config, &variants, |image| {
-        progress.inc(1);
-        progress.set_message(image.to_string());
-    });
+    let measurements = sweep::run(
+        &config,
+        &variants,
+        |image| {
+            progress.inc(1);
+            progress.set_message(image.to_string());
+        },
+        |rows| csv.append(rows),
+    );
     progress.finish_and_clear();
     let measurements = measurements?;
 
     let mut out = Stdout::lock();
     crate::plot::write_summary(&mut out, &measurements)?;
-    let path = sweep::csv::write(&measurements, &args.out)?;
     out!(
         out,
         "wrote {} ({} rows)",
-        path.display(),
+        csv.path().display(),
         measurements.len()
     )?;
     crate::plot::write_plots(&mut out, &measurements, &args.out)

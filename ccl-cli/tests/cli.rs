@@ -997,3 +997,50 @@ fn a_closed_pipe_ends_every_command_quietly() {
         );
     }
 }
+
+#[test]
+fn a_sweep_that_cannot_save_fails_before_timing() {
+    let dir = scratch("sweep-unwritable");
+    std::fs::write(dir.join("file"), "").unwrap();
+    // A folder inside a file cannot be made; nothing may be timed first.
+    let output = ccl(&dir, &["sweep", "-a", "cpu-uf", "--out", "file/results"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("file/results"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sweep:"), "timed before failing: {stderr}");
+}
+
+#[test]
+fn an_interrupted_sweep_leaves_the_rows_it_finished() {
+    use std::process::Stdio;
+    let dir = scratch("sweep-interrupted");
+    let mut child = Command::new(ccl_binary())
+        .args([
+            "sweep", "-a", "cpu-uf", "--size", "512x512", "--reps", "3", "--task", "label", "-c",
+            "4", "--out", "results",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = dir.join("results/sweep.csv");
+    let rows =
+        || std::fs::read_to_string(&csv).map_or(0, |text| text.lines().count().saturating_sub(1));
+    // Stopped once two images are saved; bounded, in case it never gets there.
+    for _ in 0..600 {
+        if rows() >= 2 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let saved = rows();
+    assert!((2..21 * 3).contains(&saved), "{saved} rows");
+    let out = succeeds(&dir, &["plot", "results/sweep.csv", "--out", "plots"]);
+    assert!(out.contains("wrote"), "{out}");
+}

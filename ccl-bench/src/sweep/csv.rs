@@ -2,7 +2,8 @@
 //! task × granularity × density, for plotting and comparison elsewhere, and
 //! read back for re-plotting a saved sweep.
 
-use std::fmt::Write;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -22,6 +23,14 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
     let mut out = String::from(HEADER);
     out.push('\n');
     for m in measurements {
+        out.push_str(&row(m));
+    }
+    out
+}
+
+/// One measurement's line of [`to_csv`], its newline included.
+fn row(m: &Measurement) -> String {
+    {
         let stages = m
             .stages
             .iter()
@@ -31,9 +40,8 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
             })
             .collect::<Vec<_>>()
             .join(";");
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{},{}",
+        format!(
+            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{},{}\n",
             m.variant,
             m.backend,
             m.connectivity,
@@ -49,9 +57,8 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
             m.transfer_ms,
             stages,
             m.pattern.as_deref().unwrap_or("")
-        );
+        )
     }
-    out
 }
 
 /// Where and how CSV text differs from what [`to_csv`] writes.
@@ -81,12 +88,56 @@ pub fn from_csv(text: &str) -> Result<Vec<Measurement>, CsvError> {
     parse_lines(text, HEADER, "a sweep's CSV", parse_row)
 }
 
-/// Writes `sweep.csv` into `dir` (created if missing) and returns its path.
-pub fn write(measurements: &[Measurement], dir: &Path) -> Result<PathBuf, SweepError> {
-    write_file(dir, "sweep.csv", &to_csv(measurements))
+/// `sweep.csv` written as a sweep goes: the header when it is created,
+/// before anything is timed (a folder that cannot be written fails at once,
+/// not after the timing), then each image's rows as soon as its answers are
+/// checked, flushed. An interrupted sweep leaves the rows of the images it
+/// finished, which [`read`] reads like any other.
+pub struct CsvWriter {
+    path: PathBuf,
+    file: File,
 }
 
-/// Reads a sweep's CSV, as [`write()`] saved it.
+impl CsvWriter {
+    /// Creates `dir` if missing and `sweep.csv` in it (replacing an earlier
+    /// one), and writes the header.
+    ///
+    /// # Errors
+    /// The folder or the file cannot be created or written.
+    pub fn create(dir: &Path) -> Result<Self, SweepError> {
+        std::fs::create_dir_all(dir).map_err(SweepError::io(dir))?;
+        let path = dir.join("sweep.csv");
+        let file = File::create(&path).map_err(SweepError::io(&path))?;
+        let mut writer = Self { path, file };
+        writer.write(&format!("{HEADER}\n"))?;
+        Ok(writer)
+    }
+
+    /// Appends the rows of `measurements`.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn append(&mut self, measurements: &[Measurement]) -> Result<(), SweepError> {
+        let rows: String = measurements.iter().map(row).collect();
+        self.write(&rows)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), SweepError> {
+        // One write per image, unbuffered: what a reader or an interrupted
+        // sweep sees ends at a whole row.
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(SweepError::io(&self.path))
+    }
+}
+
+/// Reads a sweep's CSV, as [`CsvWriter`] saved it.
 pub fn read(path: &Path) -> Result<Vec<Measurement>, SweepError> {
     read_file(path, from_csv)
 }

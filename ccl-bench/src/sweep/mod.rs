@@ -258,7 +258,10 @@ impl SweepError {
 
 /// Measures every variant of `variants` as `config` says, one image at a
 /// time in the order of [`Config::sources`], variants in the order given.
-/// `on_image` is told of each image before it is measured (for progress).
+/// `on_image` is told of each image before it is measured (for progress),
+/// and `on_rows` gets each image's measurements once its answers are
+/// checked (to save them as the sweep goes: [`csv::CsvWriter`]); an error
+/// from it ends the sweep.
 ///
 /// # Errors
 /// The first failure or wrong answer, naming variant and image.
@@ -266,6 +269,7 @@ pub fn run(
     config: &Config,
     variants: &[&'static Algorithm],
     mut on_image: impl FnMut(&Source),
+    mut on_rows: impl FnMut(&[Measurement]) -> Result<(), SweepError>,
 ) -> Result<Vec<Measurement>, SweepError> {
     // One timed form per variant for the whole sweep: scratch buffers and
     // compiled kernels are reused, as in any long-running caller.
@@ -302,6 +306,7 @@ pub fn run(
             }
             on_image(source);
             let (width, height) = (image.width(), image.height());
+            let kept = measurements.len();
             // Answers are checked on other cores while the next runs are timed;
             // every check ends before the image's times are kept.
             let checked = std::thread::scope(|checks| -> Result<(), SweepError> {
@@ -373,6 +378,7 @@ pub fn run(
                 Ok(())
             });
             checked?;
+            on_rows(&measurements[kept..])?;
         }
         Ok(())
     })?;
