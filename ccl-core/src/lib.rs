@@ -1,6 +1,7 @@
 //! The shared contracts of `ccl`: binary images, label images, component
-//! features, the [`Labeler`] / [`Analyzer`] traits and the registry through
-//! which every algorithm crate makes itself known.
+//! features, the [`Labeler`] / [`Analyzer`] traits, the registry through
+//! which every algorithm crate makes itself known, and OpenCV's
+//! `connectedComponentsWithStats` layout of the features ([`opencv`]).
 //!
 //! ```
 //! use ccl_core::{BinaryImage, ComponentStats, Connectivity, LabelImage};
@@ -72,6 +73,7 @@ mod connectivity;
 mod error;
 mod image;
 mod labels;
+pub mod opencv;
 mod registry;
 mod stats;
 

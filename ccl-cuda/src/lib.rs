@@ -6,7 +6,9 @@
 //! - [`backend`]: the variant layer and the shared analysis every CUDA
 //!   variant builds on ([`register_variant!`] registers one);
 //! - [`interop`]: callers' device arrays (CuPy, PyTorch) labeled by a
-//!   variant, with OpenCV's statistics layout.
+//!   variant, with OpenCV's statistics layout, and the pool of such
+//!   labelers through which device arrays and host images reach a GPU
+//!   ([`interop::pool`]).
 //!
 //! ```
 //! // On a machine without a GPU this reports why instead of panicking.

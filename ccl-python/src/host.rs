@@ -1,12 +1,11 @@
 //! The host path: arrays in host memory, labeled by the preferred available
-//! variant (or the one named). A CPU variant labels them in place; a CUDA
-//! variant gets them uploaded and numbers and lays out its results on the
-//! device ([`cuda::on_host_image`]).
+//! variant (or the one named) through the `ccl` facade ([`ccl::Variant`]):
+//! a CPU variant labels them in place, a CUDA variant on a pooled labeler.
+//! OpenCV's layout is `ccl::opencv`'s; this module only translates.
 
-use ccl::{Algorithm, Backend, BinaryImage, ComponentStats, Connectivity, Error, Task};
+use ccl::{BinaryImage, ComponentStats, Error, LabelImage, Task};
 use pyo3::prelude::*;
 
-use crate::cuda::{self, HostTask};
 use crate::host_array::HostArray;
 use crate::{connectivity, pick, to_python};
 
@@ -51,12 +50,12 @@ fn label_host(
     algorithm: Option<&str>,
 ) -> PyResult<(HostArray, usize)> {
     let connectivity = connectivity(connectivity_value)?;
-    let algorithm = pick(algorithm, Task::Label, connectivity, None).map_err(to_python)?;
+    let variant = pick(algorithm, Task::Label, connectivity, None).map_err(to_python)?;
     py.detach(|| {
         // SAFETY: the Python caller's contract above.
         let image = unsafe { image(image_args)? };
-        let (labels, count) = canonical_labels(algorithm, &image, connectivity)?;
-        Ok((labels_array(labels, &image, false), count))
+        let (labels, count) = variant.label(&image, connectivity)?;
+        Ok((labels_array(labels, false), count))
     })
     .map_err(to_python)
 }
@@ -72,39 +71,17 @@ fn connected_components_with_stats_host(
     algorithm: Option<&str>,
 ) -> PyResult<(usize, HostArray, HostArray, HostArray)> {
     let connectivity = connectivity(connectivity_value)?;
-    let algorithm = pick(algorithm, Task::Label, connectivity, None).map_err(to_python)?;
+    let variant = pick(algorithm, Task::Label, connectivity, None).map_err(to_python)?;
     py.detach(|| {
         // SAFETY: the Python caller's contract above.
         let image = unsafe { image(image_args)? };
-        let (labels, count, stats, centroids) = if algorithm.backend == Backend::Cuda {
-            let r = cuda::on_host_image(algorithm, &image, connectivity, HostTask::LabelWithStats)?;
-            (r.labels, r.count, r.stats, r.centroids)
-        } else {
-            let (labels, count) = canonical_labels(algorithm, &image, connectivity)?;
-            let components = match algorithm.analyzer {
-                Some(_) => algorithm.analyzer()?.analyze(&image, connectivity)?,
-                None => ComponentStats::from_labels(&ccl::LabelImage::new(
-                    image.width(),
-                    image.height(),
-                    labels.clone(),
-                )?),
-            };
-            if components.len() != count {
-                return Err(Error::Unavailable(format!(
-                    "{} labeled {count} components but analyzed {}",
-                    algorithm.name,
-                    components.len()
-                )));
-            }
-            let (stats, centroids) = opencv_stats(&image, &components);
-            (labels, count, stats, centroids)
-        };
-        let rows = count + 1;
+        let result = variant.connected_components_with_stats(&image, connectivity)?;
+        let rows = result.count + 1;
         Ok((
             rows,
-            labels_array(labels, &image, true),
-            HostArray::i32(stats, vec![rows, 5]),
-            HostArray::f64(centroids, vec![rows, 2]),
+            labels_array(result.labels, true),
+            HostArray::i32(result.stats, vec![rows, ccl::opencv::STATS_COLUMNS]),
+            HostArray::f64(result.centroids, vec![rows, ccl::opencv::CENTROID_COLUMNS]),
         ))
     })
     .map_err(to_python)
@@ -122,162 +99,43 @@ fn analyze_host(
     algorithm: Option<&str>,
 ) -> PyResult<(HostArray, HostArray, HostArray)> {
     let connectivity = connectivity(connectivity_value)?;
-    let algorithm = pick(algorithm, Task::Analyze, connectivity, None).map_err(to_python)?;
+    let variant = pick(algorithm, Task::Analyze, connectivity, None).map_err(to_python)?;
     py.detach(|| {
         // SAFETY: the Python caller's contract above.
         let image = unsafe { image(image_args)? };
-        let (count, bounds, sums, centroids) = if algorithm.backend == Backend::Cuda {
-            let r = cuda::on_host_image(algorithm, &image, connectivity, HostTask::Analyze)?;
-            (r.count, r.bounds, r.sums, r.centroids)
-        } else {
-            let components = algorithm.analyzer()?.analyze(&image, connectivity)?;
-            let bounds = components
-                .iter()
-                .flat_map(|s| [s.area, s.x_min, s.y_min, s.x_max, s.y_max])
-                .collect();
-            let sums = components.iter().flat_map(|s| [s.sum_x, s.sum_y]).collect();
-            let centroids = components
-                .iter()
-                .flat_map(|s| <[f64; 2]>::from(s.centroid()))
-                .collect();
-            (components.len(), bounds, sums, centroids)
-        };
-        Ok((
-            HostArray::u32(bounds, vec![count, 5]),
-            HostArray::u64(sums, vec![count, 2]),
-            HostArray::f64(centroids, vec![count, 2]),
-        ))
+        let components = variant.analyze(&image, connectivity)?;
+        Ok(feature_columns(&components))
     })
     .map_err(to_python)
 }
 
-/// Canonical labels of `image` and their count, by `algorithm`.
-fn canonical_labels(
-    algorithm: &'static Algorithm,
-    image: &BinaryImage<'_>,
-    connectivity: Connectivity,
-) -> ccl::Result<(Vec<u32>, usize)> {
-    if algorithm.backend == Backend::Cuda {
-        let r = cuda::on_host_image(algorithm, image, connectivity, HostTask::Label)?;
-        return Ok((r.labels, r.count));
-    }
-    let labels = algorithm
-        .labeler()?
-        .label(image, connectivity)?
-        .into_canonical();
-    let count = labels
-        .component_count_if_canonical()
-        .ok_or_else(|| Error::Unavailable("canonical labels were not canonical".into()))?;
-    Ok((labels.into_labels(), count))
+/// The features as numpy columns: bounds, sums and centroids.
+fn feature_columns(components: &[ComponentStats]) -> (HostArray, HostArray, HostArray) {
+    let count = components.len();
+    let bounds = components
+        .iter()
+        .flat_map(|s| [s.area, s.x_min, s.y_min, s.x_max, s.y_max])
+        .collect();
+    let sums = components.iter().flat_map(|s| [s.sum_x, s.sum_y]).collect();
+    let centroids = components
+        .iter()
+        .flat_map(|s| <[f64; 2]>::from(s.centroid()))
+        .collect();
+    (
+        HostArray::u32(bounds, vec![count, 5]),
+        HostArray::u64(sums, vec![count, 2]),
+        HostArray::f64(centroids, vec![count, 2]),
+    )
 }
 
 /// A label image for numpy: uint32, or OpenCV's int32.
-fn labels_array(labels: Vec<u32>, image: &BinaryImage<'_>, as_int32: bool) -> HostArray {
-    let shape = vec![image.height(), image.width()];
+fn labels_array(labels: LabelImage, as_int32: bool) -> HostArray {
+    let shape = vec![labels.height(), labels.width()];
     if as_int32 {
-        HostArray::u32_as_i32(labels, shape)
+        HostArray::u32_as_i32(labels.into_labels(), shape)
     } else {
-        HostArray::u32(labels, shape)
+        HostArray::u32(labels.into_labels(), shape)
     }
-}
-
-/// OpenCV's stats rows (left, top, width, height, area) and centroids, row
-/// 0 the background, from the components' features and the image. A
-/// background without pixels is all zeros with a NaN centroid.
-fn opencv_stats(image: &BinaryImage<'_>, components: &[ComponentStats]) -> (Vec<i32>, Vec<f64>) {
-    let rows = components.len() + 1;
-    let (mut stats, mut centroids) = (Vec::with_capacity(rows * 5), Vec::with_capacity(rows * 2));
-    let background = background(image, components);
-    match background {
-        Some(b) => {
-            stats.extend(row(&b.bounds));
-            centroids.extend([
-                b.sum_x as f64 / b.bounds.area as f64,
-                b.sum_y as f64 / b.bounds.area as f64,
-            ]);
-        }
-        None => {
-            stats.extend([0; 5]);
-            centroids.extend([f64::NAN; 2]);
-        }
-    }
-    for component in components {
-        stats.extend(row(component));
-        centroids.extend(<[f64; 2]>::from(component.centroid()));
-    }
-    (stats, centroids)
-}
-
-/// One OpenCV stats row.
-fn row(s: &ComponentStats) -> [i32; 5] {
-    [
-        s.x_min as i32,
-        s.y_min as i32,
-        s.width() as i32,
-        s.height() as i32,
-        s.area as i32,
-    ]
-}
-
-/// The background's features: its bounds in a [`ComponentStats`] (sums
-/// unused) and its coordinate sums, which may exceed 64 bits' worth of
-/// a component's.
-struct Background {
-    bounds: ComponentStats,
-    sum_x: u128,
-    sum_y: u128,
-}
-
-/// The background of `image` (every pixel not in a component), or `None`
-/// when every pixel is foreground. Area and sums are the image's less the
-/// components'; the bounding box scans rows from each side and stops as
-/// soon as it is known (at once, for most images).
-fn background(image: &BinaryImage<'_>, components: &[ComponentStats]) -> Option<Background> {
-    let (width, height) = (image.width() as u128, image.height() as u128);
-    let foreground: u128 = components.iter().map(|c| c.area as u128).sum();
-    let area = width * height - foreground;
-    if area == 0 {
-        return None;
-    }
-    let sum_x =
-        height * width * (width - 1) / 2 - components.iter().map(|c| c.sum_x as u128).sum::<u128>();
-    let sum_y = width * height * (height - 1) / 2
-        - components.iter().map(|c| c.sum_y as u128).sum::<u128>();
-    let rows = 0..image.height();
-    let has_background = |y: &usize| image.row(*y).contains(&0);
-    let y_min = rows.clone().find(has_background)?;
-    let y_max = rows.clone().rev().find(has_background)?;
-    let last_column = image.width() - 1;
-    let (mut x_min, mut x_max) = (usize::MAX, 0);
-    for y in y_min..=y_max {
-        let row = image.row(y);
-        if x_min > 0
-            && let Some(x) = row.iter().position(|&p| p == 0)
-        {
-            x_min = x_min.min(x);
-        }
-        if x_max < last_column
-            && let Some(x) = row.iter().rposition(|&p| p == 0)
-        {
-            x_max = x_max.max(x);
-        }
-        if x_min == 0 && x_max == last_column {
-            break;
-        }
-    }
-    Some(Background {
-        bounds: ComponentStats {
-            area: area as u32,
-            x_min: x_min as u32,
-            y_min: y_min as u32,
-            x_max: x_max as u32,
-            y_max: y_max as u32,
-            sum_x: 0,
-            sum_y: 0,
-        },
-        sum_x,
-        sum_y,
-    })
 }
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,6 +1,9 @@
 //! `ccl._ccl`, the native half of the `ccl` Python package: the registry,
 //! labeling and analysis of host arrays (any registered variant) and of
 //! device arrays that lie on a GPU (CUDA variants, on the caller's stream).
+//! It only translates: host arrays go to the `ccl` facade
+//! ([`ccl::Variant`]), device arrays to `ccl_cuda`'s pooled labelers
+//! (`ccl_cuda::interop::pool`).
 //!
 //! The Python half (`python/ccl/__init__.py`) checks and normalizes arrays,
 //! allocates results in the caller's framework and passes raw addresses
@@ -13,7 +16,7 @@ mod cuda;
 mod host;
 mod host_array;
 
-use ccl::{Connectivity, Error, Task};
+use ccl::{Connectivity, Error, Task, Variant};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -41,25 +44,19 @@ fn connectivity(value: u32) -> PyResult<Connectivity> {
     }
 }
 
-/// The algorithm called `name`, or the preferred available one for the
-/// task (on `backend` where given); an error says why there is none.
+/// The variant called `name`, or the preferred available one for the task
+/// (on `backend` where given); an error says why there is none.
 fn pick(
     name: Option<&str>,
     task: Task,
     connectivity: Connectivity,
     backend: Option<ccl::Backend>,
-) -> ccl::Result<&'static ccl::Algorithm> {
-    let algorithm = match (name, backend) {
-        (Some(name), _) => ccl::find(name)?,
-        (None, Some(backend)) => ccl::default_algorithm_on(backend, task, connectivity)?,
-        (None, None) => ccl::default_algorithm(task, connectivity)?,
-    };
-    algorithm.check_connectivity(connectivity)?;
-    algorithm.check_task(task)?;
-    algorithm.probe().map_err(|reason| {
-        Error::Unavailable(format!("{} cannot run here: {reason}", algorithm.name))
-    })?;
-    Ok(algorithm)
+) -> ccl::Result<Variant> {
+    match (name, backend) {
+        (Some(name), _) => Variant::named(name, task, connectivity),
+        (None, Some(backend)) => Variant::preferred_on(backend, task, connectivity),
+        (None, None) => Variant::preferred(task, connectivity),
+    }
 }
 
 /// One registry entry as `algorithms()` returns it: `(name, backend,

@@ -1,16 +1,20 @@
 //! `ccl_cuda::interop::ArrayLabeler`, the path of CuPy arrays and PyTorch tensors,
 //! for every CUDA variant that can run here: canonical labels, OpenCV's
-//! stats rows and the feature columns, written into device memory the
-//! caller owns, equal to the reference's on patterns, real and random
-//! images (and on one image with more components than the first stats
-//! array holds); and arrays of other element types and strides read as
-//! their nonzero elements.
+//! stats rows (the device kernel against `ccl_core::opencv`, the one
+//! definition of the layout) and the feature columns, written into device
+//! memory the caller owns, equal to the reference's on patterns, real and
+//! random images (and on one image with more components than the first
+//! stats array holds); arrays of other element types and strides read as
+//! their nonzero elements; and pooled labelers ordered on a caller's stream
+//! (`ccl_cuda::interop::pool::on_caller_stream`).
 
 use std::sync::Arc;
 
 use ccl as _;
+use ccl_core::opencv::OpenCvStats;
 use ccl_core::{Backend, BinaryImage, ComponentStats, Connectivity, LabelImage};
 use ccl_cuda::cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
+use ccl_cuda::interop::pool::on_caller_stream;
 use ccl_cuda::interop::{ArrayLabeler, DeviceArray, Element};
 use ccl_cuda::runtime::DevPtr;
 use ccl_testkit::cases::{Case, Source, pattern_cases, random_cases, real_cases};
@@ -52,50 +56,42 @@ fn download<T: DeviceRepr + Default + Clone>(
     stream.clone_dtoh(&slice.slice(..len)).unwrap()
 }
 
-/// OpenCV's rows for the reference: background first, computed pixel by pixel.
-fn expected_opencv(image: &BinaryImage<'_>, components: &[ComponentStats]) -> (Vec<i32>, Vec<f64>) {
-    let mut background: Option<ComponentStats> = None;
-    for y in 0..image.height() {
-        for (x, &pixel) in image.row(y).iter().enumerate() {
-            if pixel == 0 {
-                let p = ComponentStats::pixel(x as u32, y as u32);
-                match &mut background {
-                    Some(b) => b.merge(&p),
-                    None => background = Some(p),
-                }
-            }
-        }
-    }
-    let mut stats = Vec::new();
-    let mut centroids = Vec::new();
-    let row = |s: &ComponentStats| {
-        [
-            s.x_min as i32,
-            s.y_min as i32,
-            s.width() as i32,
-            s.height() as i32,
-            s.area as i32,
-        ]
-    };
-    match background {
-        Some(b) => {
-            stats.extend(row(&b));
-            centroids.extend(<[f64; 2]>::from(b.centroid()));
-        }
-        None => {
-            stats.extend([0; 5]);
-            centroids.extend([f64::NAN; 2]);
-        }
-    }
-    for c in components {
-        stats.extend(row(c));
-        centroids.extend(<[f64; 2]>::from(c.centroid()));
-    }
-    (stats, centroids)
-}
-
 fn same_floats(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// After a label call with stats that found `count` components of
+/// `image`: `write_opencv_stats`'s device output is `ccl_core::opencv`'s
+/// layout of the reference's `components`, centroids bit for bit.
+fn check_opencv_stats(
+    labeler: &mut ArrayLabeler,
+    count: usize,
+    image: &BinaryImage<'_>,
+    components: &[ComponentStats],
+    context: &str,
+) {
+    let stream = labeler.variant().stream().clone();
+    let rows = count + 1;
+    let (stats, centroids) = (
+        zeroed::<i32>(&stream, rows * 5),
+        zeroed::<f64>(&stream, rows * 2),
+    );
+    // SAFETY: buffers of the documented sizes.
+    unsafe { labeler.write_opencv_stats(address(&stats, &stream), address(&centroids, &stream)) }
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let expected = OpenCvStats::new(image, components);
+    assert_eq!(
+        download(&stream, &stats, rows * 5),
+        expected.stats,
+        "{context}: OpenCV stats"
+    );
+    assert!(
+        same_floats(
+            &download(&stream, &centroids, rows * 2),
+            &expected.centroids
+        ),
+        "{context}: OpenCV centroids"
+    );
 }
 
 /// Checks every output of `labeler` on `array` (the pixels of `image`)
@@ -133,28 +129,11 @@ fn check(labeler: &mut ArrayLabeler, array: &DeviceArray, image: &BinaryImage<'_
                 "{context}: labels (with stats: {with_stats})"
             );
         }
-        let rows = components.len() + 1;
-        let (stats, centroids) = (
-            zeroed::<i32>(&stream, rows * 5),
-            zeroed::<f64>(&stream, rows * 2),
-        );
-        // SAFETY: buffers of the documented sizes.
-        unsafe {
-            labeler.write_opencv_stats(address(&stats, &stream), address(&centroids, &stream))
-        }
-        .unwrap();
-        let (expected_stats, expected_centroids) = expected_opencv(image, &components);
+        check_opencv_stats(labeler, components.len(), image, &components, &context);
         assert_eq!(
-            download(&stream, &stats, rows * 5),
-            expected_stats,
-            "{context}: OpenCV stats"
-        );
-        assert!(
-            same_floats(
-                &download(&stream, &centroids, rows * 2),
-                &expected_centroids
-            ),
-            "{context}: OpenCV centroids"
+            labeler.read_features().unwrap(),
+            components,
+            "{context}: features of the labels"
         );
         if !info.analyzes {
             continue;
@@ -162,6 +141,11 @@ fn check(labeler: &mut ArrayLabeler, array: &DeviceArray, image: &BinaryImage<'_
         // SAFETY: the array is the caller's.
         let count = unsafe { labeler.analyze(array, connectivity) }.unwrap();
         assert_eq!(count, components.len(), "{context}: analyzed count");
+        assert_eq!(
+            labeler.read_features().unwrap(),
+            components,
+            "{context}: features read back"
+        );
         let (bounds, sums, centroids) = (
             zeroed::<u32>(&stream, count * 5),
             zeroed::<u64>(&stream, count * 2),
@@ -274,6 +258,109 @@ fn more_components_than_the_first_stats_array_holds() {
             height,
         },
     })));
+}
+
+/// `write_opencv_stats` writes `ccl_core::opencv`'s layout on the edge
+/// images of row 0 — all background, all foreground (row 0 all zeros with
+/// a NaN centroid), one row, one column — and on random images of every
+/// density, at sizes around the warp and block borders.
+#[test]
+fn opencv_stats_are_the_host_definition() {
+    let mut labelers = labelers();
+    if labelers.is_empty() {
+        return;
+    }
+    let mut images = Vec::new();
+    for (width, height) in [(1, 1), (1, 300), (300, 1), (37, 53), (1025, 3)] {
+        for kind in ["empty", "full"] {
+            let image = ccl_testdata::pattern(kind, width, height).unwrap();
+            images.push((image, format!("{kind} {width}x{height}")));
+        }
+    }
+    let sizes = [(1, 300), (300, 1), (64, 64), (257, 33), (1100, 40)];
+    for (i, (width, height)) in sizes.into_iter().enumerate() {
+        for density in [0, 3, 50, 97, 100] {
+            let seed = (i * 7) as u32 + density;
+            let image = ccl_testdata::random_image(width, height, density, 1, seed).unwrap();
+            images.push((
+                image,
+                format!("random {width}x{height} d{density} seed {seed}"),
+            ));
+        }
+    }
+    let reference = ccl_core::find("cpu-uf").unwrap();
+    for (image, name) in &images {
+        let image = image.view();
+        for labeler in &mut labelers {
+            let stream = labeler.variant().stream().clone();
+            let info = labeler.variant().info();
+            let (_bytes, array) = byte_array(&stream, &image, image.width() + 1);
+            let labels = zeroed::<u32>(&stream, image.pixel_count());
+            for &connectivity in info.connectivities {
+                let context = format!("{} {name}, {connectivity}-connectivity", info.name);
+                let expected = reference.labeler().unwrap().label(&image, connectivity);
+                let components = ComponentStats::from_labels(&expected.unwrap());
+                // SAFETY: a packed label per pixel; the array is the caller's.
+                let count =
+                    unsafe { labeler.label(&array, address(&labels, &stream), connectivity, true) }
+                        .unwrap_or_else(|e| panic!("{context}: {e}"));
+                assert_eq!(count, components.len(), "{context}: count");
+                check_opencv_stats(labeler, count, &image, &components, &context);
+            }
+        }
+    }
+}
+
+/// A pooled labeler works in the order of a caller's stream: it sees the
+/// upload queued there, and the caller's copy queued after the call sees
+/// its labels; a failing call leaves the pool usable.
+#[test]
+fn pooled_labelers_follow_the_callers_stream() {
+    let Some(algorithm) = testable_variants()
+        .into_iter()
+        .find(|a| a.backend == Backend::Cuda)
+    else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let caller = gpu.new_stream().unwrap();
+    let image = ccl_testdata::random_image(300, 200, 55, 2, 9).unwrap();
+    let image = image.view();
+    let reference = ccl_core::find("cpu-uf").unwrap();
+    for &connectivity in algorithm.connectivities {
+        let expected = reference
+            .labeler()
+            .unwrap()
+            .label(&image, connectivity)
+            .unwrap()
+            .canonical();
+        let (_bytes, array) = byte_array(&caller, &image, image.width());
+        let labels = zeroed::<u32>(&caller, image.pixel_count());
+        let labels_address = address(&labels, &caller);
+        for _ in 0..2 {
+            let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
+                // SAFETY: the array and the labels are device memory of the
+                // labeler's device, ready in the caller's stream's order,
+                // which the labeler follows.
+                unsafe { labeler.label(&array, labels_address, connectivity, false) }
+            };
+            // SAFETY: `caller` is a stream of device 0, alive for the call.
+            let count = unsafe { on_caller_stream(algorithm, 0, caller.cu_stream(), work) }
+                .unwrap()
+                .unwrap();
+            let got = LabelImage::new(
+                image.width(),
+                image.height(),
+                download(&caller, &labels, image.pixel_count()),
+            )
+            .unwrap();
+            assert_eq!((count, &got), (expected.component_count(), &expected));
+        }
+        let refuse = |_: &mut ArrayLabeler, _: &CudaStream| Err::<(), _>("refused by the test");
+        // SAFETY: `caller` is a stream of device 0, alive for the call.
+        let failed = unsafe { on_caller_stream(algorithm, 0, caller.cu_stream(), refuse) };
+        assert_eq!(failed.unwrap(), Err("refused by the test"));
+    }
 }
 
 /// Element types and layouts: floats whose -0.0 is background and NaN

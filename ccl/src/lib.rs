@@ -5,7 +5,7 @@
 //! that runs here: a CUDA variant where a GPU works, else a CPU one.
 //!
 //! ```
-//! use ccl::{BinaryImage, Connectivity};
+//! use ccl::{BinaryImage, Connectivity, Task};
 //!
 //! // Two blobs; any nonzero byte is foreground.
 //! let pixels = [1, 1, 0, 0,
@@ -22,12 +22,24 @@
 //! assert_eq!((stats[0].area, stats[1].area), (3, 2));
 //! assert_eq!(stats[1].centroid(), (3.0, 1.5));
 //!
+//! // OpenCV's `connectedComponentsWithStats`: row 0 the background, then
+//! // left, top, width, height, area of each component.
+//! let opencv = ccl::connected_components_with_stats(&image, Connectivity::Eight)?;
+//! assert_eq!((opencv.count, &opencv.labels), (2, &labels));
+//! assert_eq!(opencv.stats, [0, 0, 4, 3, 7,  0, 0, 2, 2, 3,  3, 1, 1, 2, 2]);
+//!
 //! // Or a variant by name (`ccl list` shows them all).
-//! let reference = ccl::find("cpu-uf")?;
-//! let same = reference.labeler()?.label(&image, Connectivity::Eight)?;
-//! assert!(same.same_partition(&labels));
+//! let reference = ccl::Variant::named("cpu-uf", Task::Label, Connectivity::Eight)?;
+//! let (same, count) = reference.label(&image, Connectivity::Eight)?;
+//! assert_eq!((&same, count), (&labels, 2));
 //! # Ok::<(), ccl::Error>(())
 //! ```
+//!
+//! Host images run on the variant's own hardware: a CPU variant labels them
+//! in place; a CUDA variant gets them uploaded to a labeler leased from a
+//! pool per variant (`ccl_cuda::interop::pool`), numbered there, and its
+//! results copied back. OpenCV's statistics of either are laid out by one
+//! definition, [`opencv`].
 //!
 //! Nothing here needs a GPU, a CUDA toolkit or a driver at build time:
 //! CUDA variants load the driver and NVRTC when first used, and report
@@ -46,6 +58,14 @@ pub use ccl_core::{
 /// Files: binary images in, label images out (`ccl-io`).
 pub use ccl_io as io;
 
+/// OpenCV's `connectedComponentsWithStats` layout (`ccl-core`): what
+/// [`connected_components_with_stats`] returns.
+pub use ccl_core::opencv;
+
+mod variant;
+
+pub use variant::Variant;
+
 // Each algorithm crate registers itself through `inventory`; linking it
 // here, registrations included, puts it in every program that uses `ccl`.
 // `build.rs` writes one `use … as _;` per dependency in Cargo.toml, the one
@@ -60,21 +80,30 @@ pub fn algorithms() -> Vec<&'static Algorithm> {
 
 /// The canonical labels of `image` (1..=N in raster order of each
 /// component's first pixel, 0 for background) by the preferred variant
-/// that runs here.
+/// that runs here ([`Variant::preferred`]).
 pub fn label(image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
-    let algorithm = default_algorithm(Task::Label, connectivity)?;
-    Ok(algorithm
-        .labeler()?
-        .label(image, connectivity)?
-        .into_canonical())
+    let (labels, _) = Variant::preferred(Task::Label, connectivity)?.label(image, connectivity)?;
+    Ok(labels)
 }
 
 /// The features of every component of `image`, in raster order of the
 /// components' first pixels (index i is canonical label i + 1), by the
 /// preferred variant that runs here.
 pub fn analyze(image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<Vec<ComponentStats>> {
-    let algorithm = default_algorithm(Task::Analyze, connectivity)?;
-    algorithm.analyzer()?.analyze(image, connectivity)
+    Variant::preferred(Task::Analyze, connectivity)?.analyze(image, connectivity)
+}
+
+/// OpenCV's `connectedComponentsWithStats` of `image` by the preferred
+/// variant that runs here: canonical labels, the component count N, and
+/// `(N + 1) × 5` stats and `(N + 1) × 2` centroids, row 0 the background
+/// ([`opencv`] defines the layout). [`Variant::connected_components_with_stats`]
+/// names a variant.
+pub fn connected_components_with_stats(
+    image: &BinaryImage<'_>,
+    connectivity: Connectivity,
+) -> Result<opencv::OpenCvComponents> {
+    Variant::preferred(Task::Label, connectivity)?
+        .connected_components_with_stats(image, connectivity)
 }
 
 #[cfg(test)]
@@ -94,6 +123,60 @@ mod tests {
             assert_eq!(labels, labels.canonical());
             let stats = analyze(&image, connectivity).unwrap();
             assert_eq!(stats, ComponentStats::from_labels(&labels));
+            let opencv = connected_components_with_stats(&image, connectivity).unwrap();
+            let expected = opencv::OpenCvStats::new(&image, &stats);
+            assert_eq!((&opencv.labels, opencv.count), (&labels, stats.len()));
+            assert_eq!(opencv.stats, expected.stats);
+            let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&opencv.centroids), bits(&expected.centroids));
+        }
+    }
+
+    /// A name is checked for existence, connectivity and task before the
+    /// probe, so that what the caller asked wrongly is reported first.
+    #[test]
+    fn naming_a_variant_reports_what_is_wrong_in_order() {
+        let four = Connectivity::Four;
+        assert!(matches!(
+            Variant::named("no-such-variant", Task::Label, four),
+            Err(Error::UnknownAlgorithm { .. })
+        ));
+        let eight_only = algorithms()
+            .into_iter()
+            .find(|a| !a.supports(four))
+            .expect("a variant without 4-connectivity");
+        assert!(matches!(
+            Variant::named(eight_only.name, Task::Label, four),
+            Err(Error::UnsupportedConnectivity { .. })
+        ));
+        let label_only = algorithms()
+            .into_iter()
+            .find(|a| !a.performs(Task::Analyze))
+            .expect("a variant that only labels");
+        let connectivity = label_only.connectivities[0];
+        assert!(matches!(
+            Variant::named(label_only.name, Task::Analyze, connectivity),
+            Err(Error::UnsupportedTask { .. })
+        ));
+        for algorithm in algorithms() {
+            let connectivity = algorithm.connectivities[0];
+            let named = Variant::named(algorithm.name, Task::Label, connectivity);
+            match algorithm.probe() {
+                Ok(()) => assert_eq!(named.unwrap().algorithm().name, algorithm.name),
+                Err(_) => assert!(matches!(named, Err(Error::Unavailable(message))
+                    if message.contains(algorithm.name))),
+            }
+        }
+    }
+
+    #[test]
+    fn an_image_without_pixels_has_no_components() {
+        let image = BinaryImage::new(&[], 0, 3).unwrap();
+        for connectivity in Connectivity::ALL {
+            assert_eq!(label(&image, connectivity).unwrap().labels(), &[] as &[u32]);
+            assert_eq!(analyze(&image, connectivity).unwrap(), []);
+            let opencv = connected_components_with_stats(&image, connectivity).unwrap();
+            assert_eq!((opencv.count, &opencv.stats[..]), (0, &[0; 5][..]));
         }
     }
 }

@@ -541,7 +541,7 @@ mod tests {
             ..Config::new(32, 32)
         };
         // The empty image at d=0 is right even for MERGE_ALL; d=50 is not.
-        let error = run(&config, &[&WRONG], |_| {}).unwrap_err();
+        let error = run(&config, &[&WRONG], |_| {}, |_| Ok(())).unwrap_err();
         let message = error.to_string();
         assert!(matches!(error, SweepError::WrongAnswer { .. }), "{message}");
         assert!(
@@ -558,9 +558,21 @@ mod tests {
             reps: 2,
             ..Config::new(40, 24)
         };
-        let mut images = 0;
-        let measurements = run(&config, &[reference], |_| images += 1).unwrap();
+        let (mut images, mut saved) = (0, Vec::new());
+        let measurements = run(
+            &config,
+            &[reference],
+            |_| images += 1,
+            |rows| {
+                // An image's rows at a time: both connectivities and tasks.
+                assert_eq!(rows.len(), 4);
+                saved.extend_from_slice(rows);
+                Ok(())
+            },
+        )
+        .unwrap();
         assert_eq!(images, 2 * GRANULARITIES.len());
+        assert_eq!(saved, measurements);
         assert_eq!(measurements.len(), 2 * GRANULARITIES.len() * 2 * 2);
         assert!(
             measurements

@@ -12,7 +12,7 @@
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use ccl_core::{Connectivity, Error, Result};
+use ccl_core::{ComponentStats, Connectivity, Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 
 use crate::backend::{DeviceStats, DynVariant, Features, RootIndexArgs, RootLayout};
@@ -413,6 +413,29 @@ impl ArrayLabeler {
                     DevPtr::from_address(centroids),
                 ),
             )
+        }
+    }
+
+    /// The features of the last [`label`](Self::label) with stats (the
+    /// shared back end's, of the variant's labels) or
+    /// [`analyze`](Self::analyze) (the variant's own), copied to the host:
+    /// one per component, index i for label i + 1. For a caller that lays
+    /// them out on the host, as [`pool`](crate::interop::pool) does for
+    /// host images ([`ccl_core::opencv`]). Waits for the stream.
+    pub fn read_features(&self) -> Result<Vec<ComponentStats>> {
+        let stream = self.variant.stream();
+        match self.last {
+            Last::LabeledWithStats => self.features.read(stream),
+            Last::Analyzed => {
+                let Some(components) = self.variant.device_stats()? else {
+                    return Ok(Vec::new());
+                };
+                let components = stream.clone_dtoh(&components).map_err(cuda_error)?;
+                Ok(components.into_iter().map(ComponentStats::from).collect())
+            }
+            Last::None => Err(Error::Unavailable(
+                "read_features follows a label call with stats or an analyze call".into(),
+            )),
         }
     }
 

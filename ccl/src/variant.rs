@@ -1,0 +1,154 @@
+//! A variant, named or preferred, run on host images: a CPU variant labels
+//! them in place; a CUDA variant gets them uploaded to a pooled labeler
+//! (`ccl_cuda::interop::pool`), so that repeated calls allocate nothing and
+//! concurrent threads never share one.
+
+use ccl_core::opencv::{OpenCvComponents, OpenCvStats};
+use ccl_cuda::interop::pool;
+
+use crate::{
+    Algorithm, Backend, BinaryImage, ComponentStats, Connectivity, Error, LabelImage, Result, Task,
+    default_algorithm, default_algorithm_on, find,
+};
+
+/// A registered variant checked to run here, for host images: canonical
+/// labels, features and OpenCV's statistics, whatever it runs on.
+///
+/// [`Algorithm`] is the registry's entry, whose constructors give a
+/// variant's raw labels; a `Variant` gives every variant's results in one
+/// form (labels 1..=N in raster order of each component's first pixel),
+/// and runs a CUDA variant on a pooled labeler of device 0.
+///
+/// ```
+/// use ccl::{BinaryImage, Connectivity, Task, Variant};
+///
+/// let pixels = [1, 0, 1,
+///               1, 0, 0];
+/// let image = BinaryImage::new(&pixels, 3, 2)?;
+/// let reference = Variant::named("cpu-uf", Task::Label, Connectivity::Four)?;
+/// let (labels, count) = reference.label(&image, Connectivity::Four)?;
+/// assert_eq!((labels.labels(), count), (&[1, 0, 2, 1, 0, 0][..], 2));
+///
+/// // A name that is not registered, or a variant lacking what is asked,
+/// // is refused before any image is seen.
+/// assert!(Variant::named("no-such-variant", Task::Label, Connectivity::Four).is_err());
+/// # Ok::<(), ccl::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    algorithm: &'static Algorithm,
+}
+
+impl Variant {
+    /// The variant called `name` (or an alias of it), checked in this
+    /// order: it is registered, implements `connectivity`, performs
+    /// `task`, and can run here ([`Algorithm::probe`]); each error says
+    /// which failed.
+    pub fn named(name: &str, task: Task, connectivity: Connectivity) -> Result<Self> {
+        let algorithm = find(name)?;
+        algorithm.check_connectivity(connectivity)?;
+        algorithm.check_task(task)?;
+        algorithm.probe().map_err(|reason| {
+            Error::Unavailable(format!("{} cannot run here: {reason}", algorithm.name))
+        })?;
+        Ok(Self { algorithm })
+    }
+
+    /// The preferred variant that runs here for `task` and `connectivity`
+    /// ([`default_algorithm`]): a CUDA one where a GPU works, else a CPU one.
+    pub fn preferred(task: Task, connectivity: Connectivity) -> Result<Self> {
+        Ok(Self {
+            algorithm: default_algorithm(task, connectivity)?,
+        })
+    }
+
+    /// [`preferred`](Self::preferred) among the variants of `backend` only.
+    pub fn preferred_on(backend: Backend, task: Task, connectivity: Connectivity) -> Result<Self> {
+        Ok(Self {
+            algorithm: default_algorithm_on(backend, task, connectivity)?,
+        })
+    }
+
+    /// Its registry entry.
+    pub fn algorithm(&self) -> &'static Algorithm {
+        self.algorithm
+    }
+
+    /// The canonical labels of `image` (0 for background, 1..=N in raster
+    /// order of each component's first pixel) and N.
+    pub fn label(
+        &self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<(LabelImage, usize)> {
+        let algorithm = self.algorithm;
+        match algorithm.backend {
+            Backend::Cuda => pool::label_host_image(algorithm, image, connectivity),
+            Backend::Cpu => {
+                let labels = algorithm.labeler()?.label(image, connectivity)?;
+                // CPU variants label canonically: then one pass counts.
+                let labels = labels.into_canonical();
+                let count = labels.component_count_if_canonical().ok_or_else(|| {
+                    Error::Unavailable("canonical labels were not canonical".into())
+                })?;
+                Ok((labels, count))
+            }
+        }
+    }
+
+    /// The features of every component of `image` by the variant's own
+    /// analysis, index i for canonical label i + 1.
+    pub fn analyze(
+        &self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<ComponentStats>> {
+        let algorithm = self.algorithm;
+        match algorithm.backend {
+            Backend::Cuda => pool::analyze_host_image(algorithm, image, connectivity),
+            Backend::Cpu => algorithm.analyzer()?.analyze(image, connectivity),
+        }
+    }
+
+    /// OpenCV's `connectedComponentsWithStats` of `image`: canonical
+    /// labels, and the statistics laid out by [`ccl_core::opencv`] from
+    /// the components' features — a CPU variant's own analysis (or, for one
+    /// that only labels, the features of its labels), or for a CUDA variant
+    /// the shared analysis of the labels it numbered on the GPU.
+    pub fn connected_components_with_stats(
+        &self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<OpenCvComponents> {
+        let algorithm = self.algorithm;
+        let (labels, count, components) = match algorithm.backend {
+            Backend::Cuda => {
+                let (labels, components) =
+                    pool::label_host_image_with_features(algorithm, image, connectivity)?;
+                (labels, components.len(), components)
+            }
+            Backend::Cpu => {
+                let (labels, count) = self.label(image, connectivity)?;
+                let components = match algorithm.analyzer {
+                    Some(_) => self.analyze(image, connectivity)?,
+                    None => ComponentStats::from_labels(&labels),
+                };
+                (labels, count, components)
+            }
+        };
+        if components.len() != count {
+            return Err(Error::Unavailable(format!(
+                "{} labeled {count} components but analyzed {}",
+                algorithm.name,
+                components.len()
+            )));
+        }
+        let OpenCvStats { stats, centroids } = OpenCvStats::new(image, &components);
+        Ok(OpenCvComponents {
+            labels,
+            count,
+            stats,
+            centroids,
+        })
+    }
+}
