@@ -40,12 +40,17 @@ pub const STATS_COLUMNS: usize = 5;
 /// Columns of a centroid row: x, y.
 pub const CENTROID_COLUMNS: usize = 2;
 
-/// Row 0 of an image without background pixels (every pixel foreground):
-/// all zeros with a NaN centroid, where OpenCV writes an undefined box.
-/// The one place on the host that decides it; `ccl_opencv_stats` in
-/// `ccl-cuda`'s `arrays.cu` writes the same for device arrays.
+/// Row 0 of `stats` for an image without background pixels (every pixel
+/// foreground, or no pixel at all): `[-1, i32::MAX, 0, 0, 0]`, with a NaN
+/// centroid, as OpenCV 5 writes it with every algorithm (its running box of
+/// the empty background). The one definition: `ccl-cuda`'s
+/// `ccl_opencv_stats` receives these values as its `NO_BACKGROUND_*`
+/// constants.
+pub const NO_BACKGROUND_STATS: [i32; STATS_COLUMNS] = [-1, i32::MAX, 0, 0, 0];
+
+/// [`NO_BACKGROUND_STATS`] and its NaN centroid.
 const NO_BACKGROUND: ([i32; STATS_COLUMNS], [f64; CENTROID_COLUMNS]) =
-    ([0; STATS_COLUMNS], [f64::NAN; CENTROID_COLUMNS]);
+    (NO_BACKGROUND_STATS, [f64::NAN; CENTROID_COLUMNS]);
 
 /// OpenCV's `stats` and `centroids` of an image with N components, rows
 /// 0..=N, row-major: row 0 the background, row r the component labeled r.
@@ -252,7 +257,8 @@ mod tests {
         let rows = std::iter::once(&background).chain(components);
         for (i, s) in rows.enumerate() {
             if i == 0 && s.area == 0 {
-                stats.extend([0; 5]);
+                // What OpenCV 5 writes (its running box, never widened).
+                stats.extend([-1, i32::MAX, 0, 0, 0]);
                 centroids.extend([f64::NAN; 2]);
                 continue;
             }
@@ -334,7 +340,7 @@ mod tests {
             sum_y: 4 * 3,
         };
         let opencv = OpenCvStats::new(&image.view(), &[whole]);
-        assert_eq!(opencv.stats, [0, 0, 0, 0, 0, 0, 0, 4, 3, 12]);
+        assert_eq!(opencv.stats, [-1, i32::MAX, 0, 0, 0, 0, 0, 4, 3, 12]);
         assert!(opencv.centroid(0).iter().all(|c| c.is_nan()));
         assert_eq!(opencv.centroid(1), [1.5, 1.0]);
         check(&image.view(), "all foreground, singletons");
@@ -380,7 +386,7 @@ mod tests {
         let fully_foreground_rows = [1u8, 1, 1, 0, 0, 0, 1, 1, 1];
         let image = BinaryImage::with_stride(&fully_foreground_rows, 3, 2, 6).unwrap();
         let opencv = check(&image, "strided, no background");
-        assert_eq!(opencv.stats_row(0), [0; 5]);
+        assert_eq!(opencv.stats_row(0), [-1, i32::MAX, 0, 0, 0]);
     }
 
     #[test]
@@ -388,7 +394,7 @@ mod tests {
         for (width, height) in [(0, 0), (0, 3), (3, 0)] {
             let image = BinaryImage::new(&[], width, height).unwrap();
             let opencv = OpenCvStats::new(&image, &[]);
-            assert_eq!(opencv.stats, [0; 5]);
+            assert_eq!(opencv.stats, [-1, i32::MAX, 0, 0, 0]);
             assert!(opencv.centroids.iter().all(|c| c.is_nan()));
         }
     }

@@ -202,7 +202,7 @@ def check(cp, cupyx, cupy_ndimage, ccl, image, connectivity, algorithm) -> list[
     """Compare ccl with cupyx on one image; returns the problems found."""
     problems = []
     ref = cupyx_label_and_stats(cp, cupyx, cupy_ndimage, image, structure_for(connectivity))
-    labels, n = ccl.label(image, connectivity, algorithm)
+    labels, n = ccl.label(image, connectivity, algorithm=algorithm)
     if n != ref["n"]:
         problems.append(f"label: n {n} != cupyx {ref['n']}")
     ok, why = same_partition(cp, labels, ref["labels"])
@@ -214,7 +214,7 @@ def check(cp, cupyx, cupy_ndimage, ccl, image, connectivity, algorithm) -> list[
         flat_ref = ref["labels"].ravel()
         mapping[flat_ref] = labels.ravel().astype(cp.int64)
         order = mapping[1:] - 1  # index in ccl's arrays of each cupyx component
-        features = ccl.analyze(image, connectivity, algorithm)
+        features = ccl.analyze(image, connectivity, algorithm=algorithm)
         for name in ("area", "x_min", "y_min", "x_max", "y_max", "sum_x", "sum_y"):
             mine = getattr(features, name).astype(cp.int64)[order]
             theirs = ref[name].astype(cp.int64)
@@ -223,7 +223,7 @@ def check(cp, cupyx, cupy_ndimage, ccl, image, connectivity, algorithm) -> list[
         if not bool(cp.array_equal(features.centroids[order], ref["centroids"])):
             problems.append("analyze: centroids differ from cupyx's")
         n_cv, labels_cv, stats, centroids = ccl.connected_components_with_stats(
-            image, connectivity, algorithm
+            image, connectivity, algorithm=algorithm
         )
         if n_cv != n + 1 or not bool(cp.array_equal(labels_cv, labels.astype(cp.int32))):
             problems.append("connected_components_with_stats: labels differ from label's")
@@ -281,11 +281,11 @@ def main(argv=None) -> int:
                     for problem in problems:
                         failures.append(f"d={density} g={granularity} c={connectivity}: {problem}")
                 methods = {
-                    "ccl.label": lambda: ccl.label(image, connectivity, alg),
+                    "ccl.label": lambda: ccl.label(image, connectivity, algorithm=alg),
                     "ccl.cc_with_stats": lambda: ccl.connected_components_with_stats(
-                        image, connectivity, alg
+                        image, connectivity, algorithm=alg
                     ),
-                    "ccl.analyze": lambda: ccl.analyze(image, connectivity, alg),
+                    "ccl.analyze": lambda: ccl.analyze(image, connectivity, algorithm=alg),
                     "cupyx.label": lambda: cupy_ndimage.label(image, structure),
                     "cupyx.label+stats": lambda: cupyx_label_and_stats(
                         cp, cupyx, cupy_ndimage, image, structure

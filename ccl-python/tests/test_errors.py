@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import scipy.ndimage
 import pytest
 
 import ccl
@@ -65,29 +66,88 @@ def test_not_2d_is_value_error(function_name, image):
         FUNCTIONS[function_name](image)
 
 
-@parametrize_functions
+def check_empty_results(image, shape):
+    """What an image without pixels gives: scipy's empty labels and 0; OpenCV's layout with
+    only the background row (OpenCV itself crashes on it); no features."""
+    labels, n = ccl.label(image)
+    assert n == 0 and labels.shape == shape and labels.dtype == np.uint32
+    assert (labels, n)[1] == scipy.ndimage.label(np.zeros(shape, np.uint8))[1]
+    n, labels, stats, centroids = ccl.connected_components_with_stats(image)
+    assert n == 1 and labels.shape == shape and labels.dtype == np.int32
+    assert stats.tolist() == [[-1, 2**31 - 1, 0, 0, 0]] and stats.dtype == np.int32
+    assert centroids.shape == (1, 2) and np.isnan(centroids).all()
+    n, labels = ccl.connected_components(image)
+    assert n == 1 and labels.shape == shape and labels.dtype == np.int32
+    features = ccl.analyze(image)
+    assert len(features.area) == 0 and features.centroids.shape == (0, 2)
+
+
 @pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("dtype", [np.uint8, np.bool_, np.float64], ids=lambda d: d.__name__)
-def test_empty_is_value_error(function_name, shape, dtype):
-    with pytest.raises(ValueError, match=EMPTY):
-        FUNCTIONS[function_name](np.zeros(shape, dtype))
+def test_empty_images_have_no_components(shape, dtype):
+    check_empty_results(np.zeros(shape, dtype), shape)
 
 
-@parametrize_functions
-def test_empty_views_are_value_errors(function_name):
+def test_empty_views_and_lists_have_no_components():
     base = np.ones((4, 6), np.uint8)
     for view in (base[2:2], base[:, 6:], base[::-1][4:]):
         assert view.size == 0
-        with pytest.raises(ValueError, match=EMPTY):
-            FUNCTIONS[function_name](view)
+        check_empty_results(view, view.shape)
+    check_empty_results([[]], (1, 0))
 
 
 @parametrize_functions
 def test_empty_list_is_value_error(function_name):
-    with pytest.raises(ValueError, match=NOT_2D_OR_EMPTY):
-        FUNCTIONS[function_name]([[]])
-    with pytest.raises(ValueError, match=NOT_2D_OR_EMPTY):
+    with pytest.raises(ValueError, match=NOT_2D):
         FUNCTIONS[function_name]([])
+
+
+@parametrize_functions
+def test_none_says_it_is_none(function_name):
+    # What cv2.imread returns for a file it cannot read.
+    with pytest.raises(ValueError, match="None.*not an array.*cv2.imread"):
+        FUNCTIONS[function_name](None)
+
+
+def test_opencv_s_arguments_are_taken_positionally_and_by_name():
+    image = np.eye(6, dtype=np.uint8)  # a diagonal: 1 component under 8, 6 under 4
+    n, labels, stats, centroids = ccl.connected_components_with_stats(image, 8, ccl.CV_32S)
+    assert n == 2 and labels.dtype == np.int32
+    n, labels, _, _ = ccl.connected_components_with_stats(image, connectivity=4, ltype=ccl.CV_16U)
+    assert n == 7 and labels.dtype == np.uint16 and labels.max() == 6
+    n, labels = ccl.connected_components(image, 4, ccl.CV_16U)
+    assert n == 7 and labels.dtype == np.uint16
+    n, labels = ccl.connected_components(image, connectivity=8)
+    assert n == 2 and labels.dtype == np.int32
+    assert (ccl.CV_32S, ccl.CV_16U) == (4, 2)  # cv2's values
+    with pytest.raises(ValueError, match="ltype must be cv2.CV_32S"):
+        ccl.connected_components_with_stats(image, 8, 5)  # cv2.CV_32F
+    with pytest.raises(ValueError, match="ltype must be cv2.CV_32S"):
+        ccl.connected_components_with_stats(image, 8, "cpu-uf")  # ccl's own option is a keyword
+    with pytest.raises(TypeError):
+        ccl.label(image, 8, "cpu-uf")
+
+
+def test_cv_16u_refuses_what_it_cannot_hold():
+    image = np.zeros((2, 2 * 70_000), np.uint8)
+    image[0, ::2] = 1  # 70000 components
+    with pytest.raises(ValueError, match="70000 components do not fit cv2.CV_16U"):
+        ccl.connected_components_with_stats(image, 4, ccl.CV_16U)
+
+
+def test_ccltype_is_mapped_or_refused():
+    image = np.eye(6, dtype=np.uint8)
+    for ccltype in range(-1, 6):
+        n = ccl.connected_components_with_stats_with_algorithm(image, 4, ccl.CV_32S, ccltype)[0]
+        assert n == 7
+    for ccltype in (0, 3):  # CCL_WU, CCL_SAUF
+        n = ccl.connected_components_with_stats_with_algorithm(image, 8, ccl.CV_32S, ccltype)[0]
+        assert n == 2
+    for ccltype, name in [(-1, "CCL_DEFAULT"), (4, "CCL_BBDT"), (5, "CCL_SPAGHETTI")]:
+        with pytest.raises(ValueError, match=f"{name} numbers 8-connected components"):
+            ccl.connected_components_with_stats_with_algorithm(image, 8, ccl.CV_32S, ccltype)
+    with pytest.raises(ValueError, match="ccltype must be one of OpenCV's"):
+        ccl.connected_components_with_stats_with_algorithm(image, 8, ccl.CV_32S, 9)
 
 
 @parametrize_functions
@@ -125,7 +185,7 @@ def test_bad_connectivity_is_value_error(function_name, connectivity):
 @pytest.mark.parametrize("name", ["no-such-algorithm", "cpu_uf_typo", "cpu-uf-nope"])
 def test_unknown_algorithm_is_value_error_naming_known_ones(function_name, name):
     with pytest.raises(ValueError) as raised:
-        FUNCTIONS[function_name](GOOD, 8, name)
+        FUNCTIONS[function_name](GOOD, 8, algorithm=name)
     message = str(raised.value)
     known = [info.name for info in ccl.algorithms()]
     assert any(k in message for k in known), f"message names no known algorithm: {message!r}"
@@ -179,7 +239,7 @@ def test_algorithm_lacking_connectivity_or_task_is_value_error(
 ):
     pattern = CONNECTIVITY if lacking == "connectivity" else TASK
     with pytest.raises(ValueError, match=pattern):
-        FUNCTIONS[function_name](GOOD, connectivity, algorithm)
+        FUNCTIONS[function_name](GOOD, connectivity, algorithm=algorithm)
 
 
 def _unavailable_params():
@@ -202,7 +262,7 @@ def test_unavailable_algorithm_is_runtime_error_saying_why(function_name, algori
     info = next(info for info in ccl.algorithms() if info.name == algorithm)
     connectivity = info.connectivities[-1]
     with pytest.raises(RuntimeError) as raised:
-        FUNCTIONS[function_name](GOOD, connectivity, algorithm)
+        FUNCTIONS[function_name](GOOD, connectivity, algorithm=algorithm)
     assert not isinstance(raised.value, NotImplementedError)
     assert str(raised.value).strip(), "the RuntimeError says nothing"
 
@@ -217,15 +277,15 @@ def test_cuda_algorithm_without_gpu_is_runtime_error(function_name):
         if TASK_OF[function_name] not in info.tasks:
             continue
         with pytest.raises(RuntimeError, match=r"\S"):
-            FUNCTIONS[function_name](GOOD, info.connectivities[0], info.name)
+            FUNCTIONS[function_name](GOOD, info.connectivities[0], algorithm=info.name)
 
 
 def test_still_works_after_errors():
     bad_calls = [
         lambda: ccl.label(np.zeros((2, 2, 2))),
-        lambda: ccl.label(np.zeros((0, 3))),
+        lambda: ccl.label(None),
         lambda: ccl.label(GOOD, 5),
-        lambda: ccl.label(GOOD, 8, "no-such-algorithm"),
+        lambda: ccl.label(GOOD, 8, algorithm="no-such-algorithm"),
         lambda: ccl.analyze(np.zeros((2, 2), np.complex64)),
     ]
     for call in bad_calls:

@@ -175,7 +175,7 @@ def check_device_label(x, connectivity, algorithm, oracle, context):
 
 
 def check_device_stats(x, connectivity, algorithm, oracle, context):
-    n, labels, stats, centroids = ccl.connected_components_with_stats(x, connectivity, algorithm)
+    n, labels, stats, centroids = ccl.connected_components_with_stats(x, connectivity, algorithm=algorithm)
     is_cupy = cp is not None and isinstance(x, cp.ndarray)
     for name, value, dtype in (
         ("labels", labels, "int32"),
@@ -190,7 +190,7 @@ def check_device_stats(x, connectivity, algorithm, oracle, context):
 
 
 def check_device_analyze(x, connectivity, algorithm, oracle, context):
-    features = ccl.analyze(x, connectivity, algorithm)
+    features = ccl.analyze(x, connectivity, algorithm=algorithm)
     assert isinstance(features, ccl.Features), f"{context}: {type(features)}"
     for name in features._fields:
         _same_place(getattr(features, name), x, name, context)
@@ -420,16 +420,16 @@ def test_cuda_algorithm_on_host_numpy_returns_numpy(algorithm, connectivity):
         oracle = case_oracle(case_id, connectivity)
         context = f"[{algorithm}, host numpy, c{connectivity}, {case_id}]"
         check_label_result(
-            ccl.label(image, connectivity, algorithm), oracle, image.shape, context
+            ccl.label(image, connectivity, algorithm=algorithm), oracle, image.shape, context
         )
         if analyzes:
             check_stats_result(
-                ccl.connected_components_with_stats(image, connectivity, algorithm),
+                ccl.connected_components_with_stats(image, connectivity, algorithm=algorithm),
                 oracle,
                 image.shape,
                 context,
             )
-            check_features(ccl.analyze(image, connectivity, algorithm), oracle, context)
+            check_features(ccl.analyze(image, connectivity, algorithm=algorithm), oracle, context)
 
 
 @needs_cupy
@@ -437,14 +437,14 @@ def test_cuda_algorithm_on_host_numpy_returns_numpy(algorithm, connectivity):
 def test_cupy_array_with_cpu_algorithm_is_value_error(function_name):
     x = cp.asarray(np.eye(5, dtype=np.uint8))
     with pytest.raises(ValueError):
-        getattr(ccl, function_name)(x, 8, "cpu-uf")
+        getattr(ccl, function_name)(x, 8, algorithm="cpu-uf")
 
 
 @needs_torch
 def test_torch_cuda_tensor_with_cpu_algorithm_is_value_error():
     x = torch.eye(5, device="cuda")
     with pytest.raises(ValueError):
-        ccl.label(x, 8, "cpu-rle")
+        ccl.label(x, 8, algorithm="cpu-rle")
 
 
 # --------------------------------------------------------------------------------------------
@@ -493,3 +493,43 @@ def test_eight_threads_on_their_own_cupy_streams():
         results = list(pool.map(worker, range(threads), timeout=600))
     problems = [p for r in results for p in r]
     assert not problems, "\n".join(problems)
+
+
+@needs_cupy
+@pytest.mark.parametrize("algorithm", [None] + [a.name for a in ccl.algorithms()
+                                                if a.backend == "cuda" and a.available
+                                                and "label" in a.tasks][:3])
+def test_opencv_s_rows_and_ltypes_on_cupy(algorithm):
+    """No background: OpenCV 5's row 0 ([-1, INT_MAX, 0, 0, 0], NaN) from the device kernel;
+    CV_16U labels; an empty array's results, all on the device."""
+    full = cp.ones((37, 71), cp.uint8)
+    for connectivity in CONNECTIVITIES:
+        n, labels, stats, centroids = ccl.connected_components_with_stats(
+            full, connectivity, algorithm=algorithm
+        )
+        assert n == 2 and isinstance(stats, cp.ndarray)
+        assert stats.get().tolist() == [[-1, 2**31 - 1, 0, 0, 0], [0, 0, 71, 37, 37 * 71]]
+        assert cp.isnan(centroids[0]).all().item()
+        n, labels, _, _ = ccl.connected_components_with_stats(
+            cp.eye(9, dtype=cp.uint8), 4, ccl.CV_16U, algorithm=algorithm
+        )
+        assert n == 10 and labels.dtype == cp.uint16 and int(labels.max()) == 9
+    for shape in [(0, 5), (5, 0)]:
+        empty = cp.zeros(shape, cp.uint8)
+        labels, n = ccl.label(empty, algorithm=algorithm)
+        assert n == 0 and labels.shape == shape and isinstance(labels, cp.ndarray)
+        n, labels, stats, centroids = ccl.connected_components_with_stats(empty)
+        assert n == 1 and stats.get().tolist() == [[-1, 2**31 - 1, 0, 0, 0]]
+        assert isinstance(centroids, cp.ndarray) and cp.isnan(centroids).all().item()
+        assert len(ccl.analyze(empty).area) == 0
+
+
+@needs_torch
+def test_opencv_s_ltypes_and_empty_tensors_on_torch():
+    n, labels, stats, _ = ccl.connected_components_with_stats(
+        torch.ones((5, 6), device="cuda"), 8, ccl.CV_16U
+    )
+    assert n == 2 and labels.is_cuda and labels.dtype == getattr(torch, "uint16", torch.int32)
+    assert stats.cpu().tolist() == [[-1, 2**31 - 1, 0, 0, 0], [0, 0, 6, 5, 30]]
+    labels, n = ccl.label(torch.zeros((0, 4), device="cuda"))
+    assert n == 0 and labels.is_cuda and tuple(labels.shape) == (0, 4)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import zlib
 
+import cv2
 import numpy as np
 import pytest
 
@@ -93,12 +94,12 @@ def test_connected_components_with_stats_matches_opencv(algorithm, connectivity,
         # A label-only variant: the spec allows refusing a task it lacks; if it answers, the
         # answer must be exact.
         try:
-            result = ccl.connected_components_with_stats(image, connectivity, algorithm)
+            result = ccl.connected_components_with_stats(image, connectivity, algorithm=algorithm)
         except ValueError as error:
             assert str(error), context
             return
     else:
-        result = ccl.connected_components_with_stats(image, connectivity, algorithm)
+        result = ccl.connected_components_with_stats(image, connectivity, algorithm=algorithm)
     check_stats_result(result, case_oracle(case_id, connectivity), image.shape, context)
 
 
@@ -201,16 +202,16 @@ def test_named_algorithm_dtypes_and_layouts(algorithm, connectivity, dtype, layo
         image = _encoded(case_id, dtype, layout)
         oracle = case_oracle(case_id, connectivity)
         context = f"[{algorithm}, {np.dtype(dtype).name}, {layout}, c{connectivity}, {case_id}]"
-        result = ccl.label(image, connectivity, algorithm)
+        result = ccl.label(image, connectivity, algorithm=algorithm)
         check_label_result(result, oracle, image.shape, context)
         if analyzes:
             check_stats_result(
-                ccl.connected_components_with_stats(image, connectivity, algorithm),
+                ccl.connected_components_with_stats(image, connectivity, algorithm=algorithm),
                 oracle,
                 image.shape,
                 context,
             )
-            check_features(ccl.analyze(image, connectivity, algorithm), oracle, context)
+            check_features(ccl.analyze(image, connectivity, algorithm=algorithm), oracle, context)
 
 
 @pytest.mark.parametrize("connectivity", CONNECTIVITIES)
@@ -372,9 +373,9 @@ def test_default_connectivity_is_8_and_arguments_are_positional_or_keyword():
     assert ccl.label(image)[1] == 1
     assert ccl.label(image, 4)[1] == 6
     assert ccl.label(image, connectivity=4, algorithm=None)[1] == 6
-    assert ccl.label(image, 8, "cpu-uf")[1] == 1
+    assert ccl.label(image, 8, algorithm="cpu-uf")[1] == 1
     assert ccl.connected_components_with_stats(image)[0] == 2
-    assert ccl.connected_components_with_stats(image, 4, "cpu-rle")[0] == 7
+    assert ccl.connected_components_with_stats(image, 4, algorithm="cpu-rle")[0] == 7
     assert len(ccl.analyze(image).area) == 1
     assert len(ccl.analyze(image, 4, algorithm="cpu-rle-1t").area) == 6
 
@@ -382,10 +383,7 @@ def test_default_connectivity_is_8_and_arguments_are_positional_or_keyword():
 @pytest.mark.parametrize("connectivity", CONNECTIVITIES)
 @pytest.mark.parametrize("shape", [(1, 1), (1, 9), (9, 1), (5, 7), (64, 64), (33, 130)])
 def test_image_without_background(shape, connectivity):
-    """All foreground: one component; row 0 of the stats is ccl's documented [0,0,0,0,0], NaN.
-
-    (OpenCV writes a garbage row 0 there; everything else equals OpenCV's output.)
-    """
+    """All foreground: one component; row 0 is what OpenCV 5 writes, [-1, INT_MAX, 0, 0, 0], NaN."""
     image = np.ones(shape, dtype=np.uint8)
     h, w = shape
     oracle = compute_oracle(image, connectivity)
@@ -398,7 +396,8 @@ def test_image_without_background(shape, connectivity):
     assert n == 2 == oracle.cv_n, context
     assert labels.dtype == np.int32 and (labels == 1).all(), context
     assert stats.dtype == np.int32 and stats.shape == (2, 5), context
-    assert stats[0].tolist() == [0, 0, 0, 0, 0], f"{context}: row 0 is {stats[0].tolist()}"
+    assert stats[0].tolist() == [-1, 2**31 - 1, 0, 0, 0], f"{context}: row 0 is {stats[0].tolist()}"
+    assert np.array_equal(stats, oracle.cv_stats), context
     assert stats[1].tolist() == [0, 0, w, h, h * w], f"{context}: row 1 is {stats[1].tolist()}"
     assert np.array_equal(stats[1], oracle.cv_stats[1]), context
     assert centroids.dtype == np.float64 and centroids.shape == (2, 2), context
@@ -434,10 +433,10 @@ def test_labels_are_identical_across_algorithms():
     """Determinism: every available algorithm gives the same canonical labels and features."""
     image = random_image((300, 211), 55, 1, seed=21)
     for connectivity in CONNECTIVITIES:
-        reference, n_ref = ccl.label(image, connectivity, "cpu-uf")
+        reference, n_ref = ccl.label(image, connectivity, algorithm="cpu-uf")
         for name in algorithm_names("label", connectivity):
             for _ in range(2):
-                labels, n = ccl.label(image, connectivity, name)
+                labels, n = ccl.label(image, connectivity, algorithm=name)
                 assert n == n_ref, f"{name}, c{connectivity}: {n} != cpu-uf's {n_ref}"
                 assert_labels_equal(labels, reference, f"[{name} vs cpu-uf, c{connectivity}]")
 
@@ -492,3 +491,40 @@ def test_cuda_algorithms_listed_and_unavailable_without_gpu():
     for info in cuda:
         assert not info.available, f"{info.name} claims to be available on a machine without GPU"
         assert isinstance(info.reason, str) and info.reason.strip(), info
+
+
+@pytest.mark.parametrize("connectivity", CONNECTIVITIES)
+def test_opencv_s_own_calls_give_opencv_s_own_output(connectivity):
+    """OpenCV's signatures (ltype, ccltype) give exactly what OpenCV returns, row 0 included."""
+    if int(cv2.__version__.split(".")[0]) < 5:
+        pytest.skip(f"OpenCV {cv2.__version__} writes an undefined row 0 without background")
+
+    images = [random_image((61, 47), 45, 1, seed=5), np.ones((7, 9), np.uint8)]
+    for image in images:
+        image8 = image.astype(np.uint8)
+        for ltype in (cv2.CV_32S, cv2.CV_16U):
+            expected = cv2.connectedComponentsWithStats(
+                image8, connectivity=connectivity, ltype=ltype
+            )
+            if connectivity == 8:  # OpenCV's default numbers 8-connected ones otherwise
+                expected = cv2.connectedComponentsWithStatsWithAlgorithm(
+                    image8, connectivity, ltype, cv2.CCL_WU
+                )
+            got = ccl.connected_components_with_stats(image8, connectivity, ltype)
+            assert got[0] == expected[0]
+            for ours, theirs in zip(got[1:], expected[1:]):
+                assert ours.dtype == theirs.dtype
+                assert np.array_equal(ours, theirs, equal_nan=True)
+            n, labels = ccl.connected_components(image8, connectivity=connectivity, ltype=ltype)
+            assert n == expected[0] and np.array_equal(labels, expected[1])
+        ccltypes = [t for t in range(-1, 6) if connectivity == 4 or t in (cv2.CCL_WU, cv2.CCL_SAUF)]
+        for ccltype in ccltypes:
+            expected = cv2.connectedComponentsWithStatsWithAlgorithm(
+                image8, connectivity, cv2.CV_32S, ccltype
+            )
+            got = ccl.connected_components_with_stats_with_algorithm(
+                image8, connectivity, cv2.CV_32S, ccltype
+            )
+            assert got[0] == expected[0]
+            for ours, theirs in zip(got[1:], expected[1:]):
+                assert np.array_equal(ours, theirs, equal_nan=True), ccltype

@@ -60,7 +60,7 @@ def _worker(index, image, connectivity, algorithm, oracle, barrier):
             why = partition_mismatch(labels, oracle.labels) or "numbered differently"
             problems.append(f"{where} round {round_}: label labels differ: {why}")
         n_cv, labels_cv, stats, centroids = ccl.connected_components_with_stats(
-            image, connectivity, algorithm
+            image, connectivity, algorithm=algorithm
         )
         if n_cv != oracle.cv_n:
             problems.append(f"{where} round {round_}: stats n {n_cv} != {oracle.cv_n}")
@@ -70,7 +70,7 @@ def _worker(index, image, connectivity, algorithm, oracle, barrier):
             problems.append(f"{where} round {round_}: stats differ")
         if not np.array_equal(centroids, oracle.cv_centroids, equal_nan=True):
             problems.append(f"{where} round {round_}: centroids differ")
-        features = ccl.analyze(image, connectivity, algorithm)
+        features = ccl.analyze(image, connectivity, algorithm=algorithm)
         if not np.array_equal(features.area, oracle.features.area) or not np.array_equal(
             features.sum_x, oracle.features.sum_x
         ):
@@ -173,7 +173,7 @@ def test_gil_is_released_while_labeling():
     [
         lambda image: ccl.connected_components_with_stats(image, 4),
         lambda image: ccl.analyze(image, 4),
-        lambda image: ccl.label(image, 4, "cpu-uf"),
+        lambda image: ccl.label(image, 4, algorithm="cpu-uf"),
     ],
     ids=["connected_components_with_stats", "analyze", "label-cpu-uf"],
 )

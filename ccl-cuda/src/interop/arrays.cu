@@ -118,7 +118,8 @@ __device__ __forceinline__ double ccl_centroid(u64 sum, u32 area) {
 // OpenCV's connectedComponentsWithStats layout, rows 0..=count: row 0 the
 // background (from ccl_background), row r component r. `stats` holds
 // (count + 1) x 5 int32 (left, top, width, height, area), `centroids`
-// (count + 1) x 2 float64 (x, y). A background without pixels is all zeros
+// (count + 1) x 2 float64 (x, y). A background without pixels is OpenCV's
+// row for it (NO_BACKGROUND_*, from ccl_core::opencv::NO_BACKGROUND_STATS)
 // with a NaN centroid.
 extern "C" __global__ void __launch_bounds__(256)
     ccl_opencv_stats(const CclStats* components, u32 count, const CclStats* background, int* stats,
@@ -135,7 +136,11 @@ extern "C" __global__ void __launch_bounds__(256)
     }
     int* out = stats + (size_t)row * 5;
     if (s.area == 0) {
-        out[0] = out[1] = out[2] = out[3] = out[4] = 0;
+        out[0] = (int)NO_BACKGROUND_LEFT;
+        out[1] = (int)NO_BACKGROUND_TOP;
+        out[2] = (int)NO_BACKGROUND_WIDTH;
+        out[3] = (int)NO_BACKGROUND_HEIGHT;
+        out[4] = (int)NO_BACKGROUND_AREA;
     } else {
         out[0] = (int)s.x_min;
         out[1] = (int)s.y_min;

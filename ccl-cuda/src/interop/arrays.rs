@@ -12,6 +12,7 @@
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
+use ccl_core::opencv::NO_BACKGROUND_STATS;
 use ccl_core::{ComponentStats, Connectivity, Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 
@@ -24,7 +25,15 @@ use crate::runtime::{
 const KERNELS: KernelSource = KernelSource {
     name: "ccl_arrays",
     source: include_str!("arrays.cu"),
-    constants: &[],
+    // OpenCV's row 0 without background, from its one definition; the
+    // kernel casts the u32 bits back to int (-1 stays -1).
+    constants: &[
+        ("NO_BACKGROUND_LEFT", NO_BACKGROUND_STATS[0] as u32),
+        ("NO_BACKGROUND_TOP", NO_BACKGROUND_STATS[1] as u32),
+        ("NO_BACKGROUND_WIDTH", NO_BACKGROUND_STATS[2] as u32),
+        ("NO_BACKGROUND_HEIGHT", NO_BACKGROUND_STATS[3] as u32),
+        ("NO_BACKGROUND_AREA", NO_BACKGROUND_STATS[4] as u32),
+    ],
 };
 
 inventory::submit! { KERNELS }

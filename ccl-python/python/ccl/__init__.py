@@ -30,12 +30,38 @@ from . import _ccl
 
 __all__ = [
     "AlgorithmInfo",
+    "CV_16U",
+    "CV_32S",
     "Features",
     "algorithms",
     "analyze",
+    "connected_components",
     "connected_components_with_stats",
+    "connected_components_with_stats_with_algorithm",
     "label",
 ]
+
+CV_32S = 4
+"""OpenCV's ``cv2.CV_32S``: int32 labels, the default ``ltype``."""
+CV_16U = 2
+"""OpenCV's ``cv2.CV_16U``: uint16 labels (at most 65535 components)."""
+
+# OpenCV's ccltype values (cv2.CCL_*) and whether each numbers components as
+# ccl does (raster order of their first pixel) in 8-connectivity. In
+# 4-connectivity every one of them does (OpenCV 5.0; the tests check it).
+_CCLTYPES = {
+    -1: ("CCL_DEFAULT", False),
+    0: ("CCL_WU", True),
+    1: ("CCL_GRANA", False),
+    2: ("CCL_BOLELLI", False),
+    3: ("CCL_SAUF", True),
+    4: ("CCL_BBDT", False),
+    5: ("CCL_SPAGHETTI", False),
+}
+
+# Row 0 of OpenCV's stats where the image has no background pixel (OpenCV 5,
+# every algorithm; ccl_core::opencv::NO_BACKGROUND_STATS in the native code).
+_NO_BACKGROUND_STATS = (-1, 2**31 - 1, 0, 0, 0)
 
 
 class AlgorithmInfo(NamedTuple):
@@ -93,7 +119,9 @@ def algorithms() -> List[AlgorithmInfo]:
     ]
 
 
-def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Tuple[Any, int]:
+def label(
+    image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None
+) -> Tuple[Any, int]:
     """Label the connected components of ``image``: ``(labels, n)``, as ``scipy.ndimage.label``.
 
     ``labels`` has the image's shape and dtype uint32: 0 for background and
@@ -115,12 +143,16 @@ def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) ->
         A variant's name (see :func:`algorithms`), or ``None`` for the
         fastest available one.
 
+    An image with no pixels (a 0 × N array) has no components: an empty
+    ``labels`` and 0, as scipy returns.
+
     Raises
     ------
     ValueError
-        For an image that is not 2-D or has no pixels, an unsupported dtype,
-        a connectivity other than 4 or 8, or an unknown algorithm or one that
-        lacks the connectivity.
+        For ``None`` (what ``cv2.imread`` returns for a file it cannot read)
+        or an image that is not 2-D, an unsupported dtype, a connectivity
+        other than 4 or 8, or an unknown algorithm or one that lacks the
+        connectivity.
     RuntimeError
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
@@ -129,6 +161,8 @@ def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) ->
     device = _DeviceInput.of(image)
     if device is not None:
         labels = device.empty((device.height, device.width), device.label_dtype)
+        if device.height * device.width == 0:
+            return device.result(labels), 0
         n = _ccl.label_device(
             device.ordinal,
             device.stream,
@@ -139,20 +173,73 @@ def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) ->
         )
         return device.result(labels), n
     host = _HostInput.of(image)
+    if host.empty:
+        return host.result(np.zeros(host.data.shape, np.uint32)), 0
     labels, n = _ccl.label_host(host.args, connectivity, algorithm)
     return host.result(np.asarray(labels)), n
 
 
+def connected_components(
+    image: Any, connectivity: int = 8, ltype: int = CV_32S, *, algorithm: Optional[str] = None
+) -> Tuple[int, Any]:
+    """OpenCV's ``connectedComponents``: ``(n, labels)``, ``n`` counting the background.
+
+    ``cv2.connectedComponents(image, connectivity, ltype)`` with the same
+    arguments, positional or by name; ``labels`` as
+    :func:`connected_components_with_stats` returns them.
+    """
+    _ltype(ltype)
+    labels, components = label(image, connectivity, algorithm=algorithm)
+    n = components + 1
+    return n, _as_ltype(_as_int32(labels), int(ltype), n)
+
+
+def connected_components_with_stats_with_algorithm(
+    image: Any,
+    connectivity: int,
+    ltype: int,
+    ccltype: int,
+    *,
+    algorithm: Optional[str] = None,
+) -> Tuple[int, Any, Any, Any]:
+    """OpenCV's ``connectedComponentsWithStatsWithAlgorithm``.
+
+    ccl numbers components in raster order of their first pixel, as
+    ``cv2.CCL_WU`` and ``cv2.CCL_SAUF`` do in both connectivities, and every
+    ``ccltype`` does in 4-connectivity: those give OpenCV's own output. In
+    8-connectivity ``CCL_DEFAULT``, ``CCL_GRANA``, ``CCL_BOLELLI``,
+    ``CCL_BBDT`` and ``CCL_SPAGHETTI`` number the same components in
+    another order, which ccl does not reproduce: they raise ``ValueError``
+    (pass ``cv2.CCL_WU`` for the same partition in raster order). Which of
+    ccl's variants runs is ``algorithm=``'s choice, as everywhere.
+    """
+    connectivity = _connectivity(connectivity)
+    if isinstance(ccltype, (bool, np.bool_)) or ccltype not in _CCLTYPES:
+        raise ValueError(f"ccltype must be one of OpenCV's cv2.CCL_* values, not {ccltype!r}")
+    name, raster_order = _CCLTYPES[int(ccltype)]
+    if connectivity == 8 and not raster_order:
+        raise ValueError(
+            f"ccl numbers components in raster order of their first pixel, as cv2.CCL_WU and "
+            f"cv2.CCL_SAUF do; OpenCV's {name} numbers 8-connected components in another "
+            f"order. Pass cv2.CCL_WU for the same components in raster order"
+        )
+    return connected_components_with_stats(image, connectivity, ltype, algorithm=algorithm)
+
+
 def connected_components_with_stats(
-    image: Any, connectivity: int = 8, algorithm: Optional[str] = None
+    image: Any, connectivity: int = 8, ltype: int = CV_32S, *, algorithm: Optional[str] = None
 ) -> Tuple[int, Any, Any, Any]:
     """OpenCV's ``connectedComponentsWithStats``: ``(n, labels, stats, centroids)``.
 
-    The layout and dtypes are OpenCV's, so that replacing
-    ``cv2.connectedComponentsWithStats(image, connectivity=c)`` is a rename:
+    The arguments, layout and dtypes are OpenCV's, so that replacing
+    ``cv2.connectedComponentsWithStats(image, connectivity, ltype)`` (its
+    arguments positional or by name) is a rename; ccl's own option,
+    ``algorithm``, is a keyword:
 
     - ``n`` counts the labels including the background (components + 1);
-    - ``labels``: int32, the image's shape, 0 for background;
+    - ``labels``: the image's shape, 0 for background; int32 for ``ltype``
+      ``cv2.CV_32S`` (the default), uint16 for ``cv2.CV_16U`` (an image
+      with more than 65535 components raises ``ValueError`` there);
     - ``stats``: int32 ``(n, 5)``, columns left, top, width, height, area
       (``cv2.CC_STAT_LEFT`` … ``cv2.CC_STAT_AREA``); row 0 is the background;
     - ``centroids``: float64 ``(n, 2)``, x then y.
@@ -161,8 +248,9 @@ def connected_components_with_stats(
     OpenCV's ``CCL_WU`` algorithm numbers them (and as scipy does).
     OpenCV's default 8-connectivity algorithm (Spaghetti / BBDT) numbers
     differently: its labels are the same partition in another order. Where
-    the image has no background pixel, row 0 is all zeros with a NaN
-    centroid (OpenCV writes an undefined box there).
+    the image has no background pixel, row 0 is what OpenCV 5 writes there,
+    ``[-1, 2147483647, 0, 0, 0]``, with a NaN centroid. An image with no
+    pixels gives ``n`` = 1 and that row alone (where OpenCV crashes).
 
     CuPy arrays and CUDA torch tensors stay on their GPU: all four results
     but ``n`` are arrays of the same framework on the same device. See
@@ -170,9 +258,13 @@ def connected_components_with_stats(
     """
     connectivity = _connectivity(connectivity)
     algorithm = _algorithm(algorithm)
+    _ltype(ltype)
     device = _DeviceInput.of(image)
     if device is not None:
         labels = device.empty((device.height, device.width), "int32")
+        if device.height * device.width == 0:
+            stats, centroids = (device.from_host(a) for a in _no_background_row())
+            return 1, device.result(_as_ltype(labels, ltype, 1)), stats, centroids
         outputs: list = []
 
         def allocate(components: int) -> Tuple[int, int]:
@@ -191,20 +283,25 @@ def connected_components_with_stats(
             algorithm,
         )
         stats, centroids = outputs
-        return components + 1, device.result(labels), stats, centroids
+        n = components + 1
+        return n, device.result(_as_ltype(labels, ltype, n)), stats, centroids
     host = _HostInput.of(image)
+    if host.empty:
+        stats, centroids = _no_background_row()
+        labels = _as_ltype(np.zeros(host.data.shape, np.int32), ltype, 1)
+        return 1, host.result(labels), host.result(stats), host.result(centroids)
     n, labels, stats, centroids = _ccl.connected_components_with_stats_host(
         host.args, connectivity, algorithm
     )
     return (
         n,
-        host.result(np.asarray(labels)),
+        host.result(_as_ltype(np.asarray(labels), ltype, n)),
         host.result(np.asarray(stats)),
         host.result(np.asarray(centroids)),
     )
 
 
-def analyze(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Features:
+def analyze(image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None) -> Features:
     """The features of every component, without a label image: a :class:`Features`.
 
     Area, inclusive bounding box (x_min, y_min, x_max, y_max), coordinate
@@ -216,7 +313,12 @@ def analyze(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) 
     connectivity = _connectivity(connectivity)
     algorithm = _algorithm(algorithm)
     device = _DeviceInput.of(image)
-    if device is not None:
+    if device is not None and device.height * device.width == 0:
+        bounds, sums, centroids = (
+            device.empty(shape, dtype)
+            for shape, dtype in [((0, 5), "uint32"), ((0, 2), "uint64"), ((0, 2), "float64")]
+        )
+    elif device is not None:
         outputs: list = []
 
         def allocate(components: int) -> Tuple[int, int, int]:
@@ -232,10 +334,12 @@ def analyze(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) 
         bounds, sums, centroids = outputs
     else:
         host = _HostInput.of(image)
-        bounds, sums, centroids = (
-            host.result(np.asarray(a))
-            for a in _ccl.analyze_host(host.args, connectivity, algorithm)
+        results = (
+            [np.zeros((0, 5), np.uint32), np.zeros((0, 2), np.uint64), np.zeros((0, 2))]
+            if host.empty
+            else _ccl.analyze_host(host.args, connectivity, algorithm)
         )
+        bounds, sums, centroids = (host.result(np.asarray(a)) for a in results)
     return Features(
         bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
         sums[:, 0], sums[:, 1], centroids,
@@ -253,6 +357,43 @@ def _connectivity(value: Any) -> int:
     return int(value)
 
 
+def _ltype(value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or value not in (CV_32S, CV_16U):
+        raise ValueError(
+            f"ltype must be cv2.CV_32S ({CV_32S}) or cv2.CV_16U ({CV_16U}), not {value!r}"
+        )
+    return int(value)
+
+
+def _as_int32(labels: Any) -> Any:
+    """uint32 labels of :func:`label` as OpenCV's int32 (the same bits: labels < 2^31)."""
+    if _is_torch(labels):
+        import torch
+
+        return labels.to(torch.int32)
+    return labels.view("int32")
+
+
+def _as_ltype(labels: Any, ltype: int, n: int) -> Any:
+    """int32 labels as ``ltype`` asks: themselves, or uint16 where ``n`` labels fit."""
+    if ltype == CV_32S:
+        return labels
+    if n > 65536:
+        raise ValueError(
+            f"{n - 1} components do not fit cv2.CV_16U labels (65535 at most); use cv2.CV_32S"
+        )
+    if _is_torch(labels):
+        import torch
+
+        return labels.to(getattr(torch, "uint16", torch.int32))
+    return labels.astype("uint16")
+
+
+def _no_background_row() -> Tuple[np.ndarray, np.ndarray]:
+    """OpenCV's stats and centroids of an image without background pixels and components."""
+    return np.array([_NO_BACKGROUND_STATS], np.int32), np.full((1, 2), np.nan)
+
+
 def _algorithm(name: Any) -> Optional[str]:
     if name is not None and not isinstance(name, str):
         raise ValueError(f"algorithm must be a variant's name (a str) or None, not {name!r}")
@@ -262,8 +403,6 @@ def _algorithm(name: Any) -> Optional[str]:
 def _check_shape(shape: Tuple[int, ...]) -> None:
     if len(shape) != 2:
         raise ValueError(f"expected a 2-D image, got {len(shape)} dimensions (shape {shape})")
-    if shape[0] == 0 or shape[1] == 0:
-        raise ValueError(f"the image has no pixels (shape {shape})")
 
 
 def _check_kind(kind: str, dtype: Any) -> None:
@@ -282,6 +421,7 @@ class _HostInput:
     def __init__(self, data: np.ndarray, to_caller: Callable[[np.ndarray], Any]):
         self.data = data  # kept alive for the call
         height, width = data.shape
+        self.empty = height * width == 0
         row_stride = data.strides[0] if height > 1 else width
         self.args = (data.__array_interface__["data"][0], height, width, row_stride)
         self.result = to_caller
@@ -289,6 +429,11 @@ class _HostInput:
     @staticmethod
     def of(image: Any) -> "_HostInput":
         to_caller: Callable[[np.ndarray], Any] = lambda a: a  # noqa: E731
+        if image is None:
+            raise ValueError(
+                "the image is None, not an array (cv2.imread returns None for a file it cannot "
+                "read: check the path)"
+            )
         if _is_torch(image):
             import torch
 
@@ -368,6 +513,10 @@ class _CupyInput(_DeviceInput):
         with self.cupy.cuda.Device(self.ordinal):
             return self.cupy.empty(shape, dtype=dtype)
 
+    def from_host(self, array: np.ndarray) -> Any:
+        with self.cupy.cuda.Device(self.ordinal):
+            return self.cupy.asarray(array)
+
     @staticmethod
     def address_of(array: Any) -> int:
         return array.data.ptr
@@ -394,6 +543,9 @@ class _TorchInput(_DeviceInput):
 
     def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
         return self.torch.empty(shape, dtype=_torch_dtype(self.torch, dtype), device=self.device)
+
+    def from_host(self, array: np.ndarray) -> Any:
+        return self.torch.from_numpy(array).to(self.device)
 
     @staticmethod
     def address_of(tensor: Any) -> int:

@@ -6,12 +6,19 @@ import numpy.typing as npt
 
 __all__ = [
     "AlgorithmInfo",
+    "CV_16U",
+    "CV_32S",
     "Features",
     "algorithms",
     "analyze",
+    "connected_components",
     "connected_components_with_stats",
+    "connected_components_with_stats_with_algorithm",
     "label",
 ]
+
+CV_32S: int
+CV_16U: int
 
 class AlgorithmInfo(NamedTuple):
     name: str
@@ -37,16 +44,31 @@ class Features(NamedTuple):
 def algorithms() -> List[AlgorithmInfo]: ...
 @overload
 def label(
-    image: npt.ArrayLike, connectivity: int = 8, algorithm: Optional[str] = None
+    image: npt.ArrayLike, connectivity: int = 8, *, algorithm: Optional[str] = None
 ) -> Tuple[npt.NDArray[np.uint32], int]: ...
 @overload
-def label(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Tuple[Any, int]: ...
+def label(
+    image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None
+) -> Tuple[Any, int]: ...
+def connected_components(
+    image: Any, connectivity: int = 8, ltype: int = 4, *, algorithm: Optional[str] = None
+) -> Tuple[int, Any]: ...
 @overload
 def connected_components_with_stats(
-    image: npt.ArrayLike, connectivity: int = 8, algorithm: Optional[str] = None
-) -> Tuple[int, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
+    image: npt.ArrayLike, connectivity: int = 8, ltype: int = 4, *, algorithm: Optional[str] = None
+) -> Tuple[int, npt.NDArray[Any], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
 @overload
 def connected_components_with_stats(
-    image: Any, connectivity: int = 8, algorithm: Optional[str] = None
+    image: Any, connectivity: int = 8, ltype: int = 4, *, algorithm: Optional[str] = None
 ) -> Tuple[int, Any, Any, Any]: ...
-def analyze(image: Any, connectivity: int = 8, algorithm: Optional[str] = None) -> Features: ...
+def connected_components_with_stats_with_algorithm(
+    image: Any,
+    connectivity: int,
+    ltype: int,
+    ccltype: int,
+    *,
+    algorithm: Optional[str] = None,
+) -> Tuple[int, Any, Any, Any]: ...
+def analyze(
+    image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None
+) -> Features: ...
