@@ -5,7 +5,10 @@ use std::str::FromStr;
 use ccl_core::{Algorithm, Connectivity, Task};
 use ccl_io::{Binarization, Threshold};
 
-/// `WIDTHxHEIGHT`, e.g. `2048x2048`.
+/// `WIDTHxHEIGHT`, e.g. `2048x2048`, of an image with pixels: every command
+/// that takes a size makes images (a sweep's, a written one), and none has
+/// a use for an empty one; refused while the arguments are read, so the
+/// size is named before any other argument's complaint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Size {
     pub width: usize,
@@ -18,10 +21,16 @@ impl FromStr for Size {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let invalid = || format!("expected WIDTHxHEIGHT, e.g. 2048x2048, not `{text}`");
         let (width, height) = text.split_once(['x', 'X']).ok_or_else(invalid)?;
-        Ok(Size {
+        let size = Size {
             width: width.trim().parse().map_err(|_| invalid())?,
             height: height.trim().parse().map_err(|_| invalid())?,
-        })
+        };
+        if size.width == 0 || size.height == 0 {
+            return Err(format!(
+                "`{text}` has no pixels: give a size of at least 1x1"
+            ));
+        }
+        Ok(size)
     }
 }
 
@@ -130,5 +139,7 @@ mod tests {
         assert!("640".parse::<Size>().is_err());
         assert!("x480".parse::<Size>().is_err());
         assert!("-1x3".parse::<Size>().is_err());
+        assert!("0x3".parse::<Size>().unwrap_err().contains("at least 1x1"));
+        assert!("3x0".parse::<Size>().is_err());
     }
 }

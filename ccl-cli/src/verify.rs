@@ -3,7 +3,11 @@
 //! labelers; one line per variant, and how to
 //! reproduce the first failure.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
 
 use ccl_core::{Algorithm, Connectivity, Task};
 use ccl_testkit::cases::{Case, all_cases, worst_cases};
@@ -72,13 +76,28 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         }
     }
 
+    // Only a person watching wants a bar (long runs take minutes: the worst
+    // cases at 4096² under an iterative labeler); logs and pipes get none.
+    let progress = if std::io::stderr().is_terminal() {
+        ProgressBar::new_spinner()
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(ProgressStyle::with_template(
+        "{spinner} image {pos} {elapsed:>4}  {msg}",
+    )?);
+    progress.enable_steady_tick(Duration::from_millis(250));
     // Each image is made, checked and dropped in turn: memory does not
     // grow with --cases.
     let mut images = 0;
     for case in all_cases(args.cases).chain(worst_cases(args.worst_side)) {
-        check_case(&case?, &wanted, &mut candidates)?;
+        let case = case?;
+        progress.set_message(case.source.to_string());
+        check_case(&case, &wanted, &mut candidates)?;
+        progress.inc(1);
         images += 1;
     }
+    progress.finish_and_clear();
 
     let width = candidates
         .iter()

@@ -1044,3 +1044,19 @@ fn an_interrupted_sweep_leaves_the_rows_it_finished() {
     let out = succeeds(&dir, &["plot", "results/sweep.csv", "--out", "plots"]);
     assert!(out.contains("wrote"), "{out}");
 }
+
+#[test]
+fn a_size_without_pixels_is_named_before_missing_arguments() {
+    let dir = scratch("zero-size");
+    fails_with(
+        &dir,
+        &["gen", "--size", "0x0", "-o", "a.png"],
+        "`0x0` has no pixels",
+    );
+    fails_with(
+        &dir,
+        &["gen", "--size", "5x0", "-d", "5", "-g", "1", "-o", "a.png"],
+        "at least 1x1",
+    );
+    fails_with(&dir, &["updates", "--size", "0x8"], "at least 1x1");
+}

@@ -176,7 +176,10 @@ mod tests {
             assert_eq!(label(&image, connectivity).unwrap().labels(), &[] as &[u32]);
             assert_eq!(analyze(&image, connectivity).unwrap(), []);
             let opencv = connected_components_with_stats(&image, connectivity).unwrap();
-            assert_eq!((opencv.count, &opencv.stats[..]), (0, &ccl_core::opencv::NO_BACKGROUND_STATS[..]));
+            assert_eq!(
+                (opencv.count, &opencv.stats[..]),
+                (0, &ccl_core::opencv::NO_BACKGROUND_STATS[..])
+            );
         }
     }
 }
