@@ -39,10 +39,18 @@ pub struct Row {
     pub granularity: u32,
     /// Mean over the densities of the throughput in Gpx/s.
     pub mean_gpx_per_s: f64,
+    /// Mean over the densities from 10 % to 90 % ([`MID_DENSITIES`]): the
+    /// images with structure, without the empty and full ones that
+    /// dominate the full mean (a labeler that skips empty rows is 40×
+    /// faster there). `None` where the sweep measured none of them.
+    pub mid_gpx_per_s: Option<f64>,
     /// Median time at the percolation density over the mean of the median
     /// times; `None` where that density was not measured.
     pub peak_ratio: Option<f64>,
 }
+
+/// The densities of the mid mean ([`Row::mid_gpx_per_s`]), inclusive.
+pub const MID_DENSITIES: std::ops::RangeInclusive<u32> = 10..=90;
 
 /// The density near which random images percolate, where labeling is
 /// slowest: about 60 % for 4-connectivity, 45 % for 8 (docs/benchmark.md).
@@ -175,6 +183,14 @@ fn means(measurements: &[Measurement]) -> Vec<Row> {
                 task: k.2,
                 granularity: k.3,
                 mean_gpx_per_s: group.iter().map(|m| m.gpx_per_s()).sum::<f64>() / count,
+                mid_gpx_per_s: {
+                    let mid: Vec<f64> = group
+                        .iter()
+                        .filter(|m| MID_DENSITIES.contains(&m.density))
+                        .map(|m| m.gpx_per_s())
+                        .collect();
+                    (!mid.is_empty()).then(|| mid.iter().sum::<f64>() / mid.len() as f64)
+                },
                 peak_ratio: group
                     .iter()
                     .find(|m| m.density == peak)
@@ -229,7 +245,7 @@ fn all_white(measurements: &[Measurement]) -> Vec<AllWhiteRow> {
 /// The summary as aligned text tables, each with a header line: the means
 /// table, then the all-white table where the sweep reached d = 100.
 pub fn table(summary: &Summary) -> String {
-    let means: Vec<[String; 6]> = summary
+    let means: Vec<[String; 7]> = summary
         .means
         .iter()
         .map(|r| {
@@ -239,6 +255,8 @@ pub fn table(summary: &Summary) -> String {
                 r.task.to_string(),
                 r.granularity.to_string(),
                 format!("{:.3}", r.mean_gpx_per_s),
+                r.mid_gpx_per_s
+                    .map_or("-".into(), |mid| format!("{mid:.3}")),
                 r.peak_ratio.map_or("-".into(), |ratio| {
                     format!("{ratio:.2} (d={})", percolation_density(r.connectivity))
                 }),
@@ -252,6 +270,7 @@ pub fn table(summary: &Summary) -> String {
             "task",
             "g",
             "mean Gpx/s",
+            "10-90% Gpx/s",
             "peak/mean time",
         ],
         &means,
@@ -406,20 +425,26 @@ mod tests {
         let rows = &summary.means;
         assert_eq!(rows.len(), 1);
         assert!((rows[0].mean_gpx_per_s - 0.75).abs() < 1e-9);
+        // Only d = 60 lies in 10..=90.
+        assert_eq!(rows[0].mid_gpx_per_s, Some(0.25));
         assert_eq!(rows[0].peak_ratio, Some(2.0));
-        assert!(
-            table(&summary)
-                .lines()
-                .nth(1)
-                .unwrap()
-                .contains("2.00 (d=60)")
-        );
+        let line = table(&summary).lines().nth(1).unwrap().to_string();
+        assert!(line.contains("0.750") && line.contains("0.250"), "{line}");
+        assert!(line.contains("2.00 (d=60)"), "{line}");
     }
 
     #[test]
     fn no_peak_ratio_without_the_percolation_density() {
         let summary = summarize(&[measurement(50, 1.0)]);
         assert_eq!(summary.means[0].peak_ratio, None);
+    }
+
+    #[test]
+    fn no_mid_mean_without_densities_from_10_to_90() {
+        let summary = summarize(&[measurement(0, 1.0), measurement(100, 1.0)]);
+        assert_eq!(summary.means[0].mid_gpx_per_s, None);
+        let line = table(&summary).lines().nth(1).unwrap().to_string();
+        assert_eq!(line.split_whitespace().nth(5), Some("-"), "{line}");
     }
 
     #[test]
