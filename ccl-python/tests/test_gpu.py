@@ -511,7 +511,7 @@ def test_opencv_s_rows_and_ltypes_on_cupy(algorithm):
         assert n == 2 and isinstance(stats, cp.ndarray)
         assert stats.get().tolist() == [[-1, 2**31 - 1, 0, 0, 0], [0, 0, 71, 37, 37 * 71]]
         assert cp.isnan(centroids[0]).all().item()
-        # The anti-diagonal's 9 pixels: 9 components under 4, 1 under 8.
+        # The diagonal's 9 pixels: 9 components under 4, 1 under 8.
         n, labels, _, _ = ccl.connected_components_with_stats(
             cp.eye(9, dtype=cp.uint8), connectivity, ccl.CV_16U, algorithm=algorithm
         )
