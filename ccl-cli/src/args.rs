@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use ccl_core::{Algorithm, Connectivity, Task};
-use ccl_io::{Binarization, Threshold};
+use ccl_io::{Binarization, Channel, ReadOptions, Threshold};
 
 /// `WIDTHxHEIGHT`, e.g. `2048x2048`, of an image with pixels: every command
 /// that takes a size makes images (a sweep's, a written one), and none has
@@ -38,13 +38,21 @@ impl FromStr for Size {
 /// `label` and `analyze` take.
 #[derive(clap::Args)]
 pub(crate) struct Input {
-    /// Input image (PNG, PGM/PBM/PPM, TIFF), or - for standard input. By
-    /// default every nonzero pixel is foreground (masks); gray photos and
-    /// scans need --threshold or --otsu.
+    /// Input image (PNG, PGM/PBM/PPM/PAM, TIFF), or - for standard input. By
+    /// default every nonzero pixel is foreground (masks): in a colour image,
+    /// a pixel with any colour channel nonzero, whatever its alpha (--alpha
+    /// reads the alpha channel instead). Gray photos and scans need
+    /// --threshold or --otsu.
     pub image: std::path::PathBuf,
     /// Foreground where the gray value is above T (0..=255, or 0..=65535
     /// for 16-bit images), as OpenCV's THRESH_BINARY.
-    #[arg(long, value_name = "T", conflicts_with = "otsu")]
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with = "otsu",
+        allow_negative_numbers = true,
+        value_parser = parse_threshold
+    )]
     pub threshold: Option<u32>,
     /// Foreground above Otsu's threshold of the gray values (the automatic
     /// choice, as OpenCV's THRESH_OTSU).
@@ -54,6 +62,29 @@ pub(crate) struct Input {
     /// a light background (scans, bright-field microscopy).
     #[arg(long)]
     pub invert: bool,
+    /// Use the alpha channel as the mask: every pixel that is not fully
+    /// transparent is foreground (with --threshold or --otsu, the alpha
+    /// values are thresholded). For RGBA and gray + alpha images.
+    #[arg(long)]
+    pub alpha: bool,
+    /// The page of a multi-page TIFF to read, counted from 0 (as tifffile
+    /// and ImageMagick count; ImageJ's slice N is page N-1). A TIFF of
+    /// several pages is refused without it.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_page)]
+    pub page: Option<usize>,
+    /// The most pixels the image may have, checked from its header before
+    /// anything is decoded: a guard against decompression bombs and typos
+    /// (reading and labelling take 5 bytes a pixel or more; the default,
+    /// 2^30 = 32768x32768, about 6 GiB). 32-bit labels allow at most
+    /// 4294967294 whatever this says.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = ccl_io::DEFAULT_MAX_PIXELS,
+        allow_negative_numbers = true,
+        value_parser = parse_max_pixels
+    )]
+    pub max_pixels: u64,
     /// Algorithm (see `ccl list`); default: the preferred one available here.
     #[arg(short, long)]
     pub algorithm: Option<String>,
@@ -64,8 +95,9 @@ pub(crate) struct Input {
 
 impl Input {
     /// The loaded, binarized image and the algorithm that will run `task`
-    /// on it. Says on stderr when a gray image is read with the nonzero
-    /// rule, and which threshold Otsu's method chose.
+    /// on it. Says on stderr when a gray image (or alpha channel) is read
+    /// with the nonzero rule, when the default rule ignored transparent
+    /// pixels, and which threshold Otsu's method chose.
     pub(crate) fn load(
         &self,
         task: Task,
@@ -76,13 +108,27 @@ impl Input {
             (None, true) => Threshold::Otsu,
             (None, false) => Threshold::Nonzero,
         };
-        let binarization = Binarization {
-            threshold,
-            invert: self.invert,
+        let options = ReadOptions {
+            binarization: Binarization {
+                threshold,
+                invert: self.invert,
+                channel: if self.alpha {
+                    Channel::Alpha
+                } else {
+                    Channel::Colour
+                },
+            },
+            page: self.page,
+            max_pixels: self.max_pixels,
         };
-        let decoded = ccl_io::read_image(&self.image, binarization)?;
+        let decoded = ccl_io::read_image(&self.image, &options)?;
         let name = self.image.display();
         match (threshold, decoded.threshold) {
+            (Threshold::Nonzero, _) if decoded.gray_levels > 2 && self.alpha => eprintln!(
+                "note: the alpha channel of {name} is not binary (it has more than two \
+                 levels); every pixel that is not fully transparent is foreground. Use \
+                 --threshold T or --otsu to binarize it."
+            ),
             (Threshold::Nonzero, _) if decoded.gray_levels > 2 => eprintln!(
                 "note: {name} is not a binary mask (it has more than two gray levels); every \
                  nonzero pixel is foreground. Use --threshold T or --otsu to binarize it, with \
@@ -91,7 +137,44 @@ impl Input {
             (Threshold::Otsu, Some(t)) => eprintln!("note: Otsu's threshold for {name} is {t}"),
             _ => {}
         }
+        if decoded.translucent && !self.alpha {
+            eprintln!(
+                "note: {name} has transparent pixels; the alpha channel is ignored (the colour \
+                 channels decide, and transparent pixels with colour are foreground). Use \
+                 --alpha to make the alpha channel the mask."
+            );
+        }
         Ok((decoded.image, algorithm))
+    }
+}
+
+/// A whole number of 0 or more, as `what` (clap hands negative numbers
+/// here rather than taking them for options, so that the error says what
+/// is wrong).
+fn parse_whole<T: FromStr>(text: &str, what: &str) -> Result<T, String> {
+    if text.trim_start().starts_with('-') {
+        return Err(format!("{what} must be 0 or more"));
+    }
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{what} must be a whole number, not `{text}`"))
+}
+
+/// Parses `--threshold`.
+fn parse_threshold(text: &str) -> Result<u32, String> {
+    parse_whole(text, "the threshold")
+}
+
+/// Parses `--page`.
+fn parse_page(text: &str) -> Result<usize, String> {
+    parse_whole(text, "the page (counted from 0)")
+}
+
+/// Parses `--max-pixels`.
+fn parse_max_pixels(text: &str) -> Result<u64, String> {
+    match parse_whole(text, "the pixel limit")? {
+        0 => Err("the pixel limit must be 1 or more".into()),
+        n => Ok(n),
     }
 }
 
@@ -141,5 +224,19 @@ mod tests {
         assert!("-1x3".parse::<Size>().is_err());
         assert!("0x3".parse::<Size>().unwrap_err().contains("at least 1x1"));
         assert!("3x0".parse::<Size>().is_err());
+    }
+
+    #[test]
+    fn whole_numbers_say_what_is_wrong() {
+        assert_eq!(parse_threshold("7"), Ok(7));
+        assert_eq!(
+            parse_threshold("-1"),
+            Err("the threshold must be 0 or more".into())
+        );
+        assert!(parse_threshold("1.5").unwrap_err().contains("whole number"));
+        assert_eq!(parse_page("0"), Ok(0));
+        assert!(parse_page("-2").unwrap_err().contains("0 or more"));
+        assert!(parse_max_pixels("0").is_err());
+        assert_eq!(parse_max_pixels("1073741824"), Ok(1 << 30));
     }
 }

@@ -1,7 +1,7 @@
 //! `ccl label`: the component count, and optionally the canonical labels as
 //! data (a 32-bit TIFF, a NumPy `.npy`) or as a colour PNG.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ccl_core::Task;
@@ -23,9 +23,18 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
-    // Refused before any work: a wrong extension is a typo.
+    // Refused before any work: a wrong extension is a typo, and writing
+    // over the input loses it.
     if let Some(output) = &args.output {
         LabelFormat::of(output)?;
+        if same_file(&args.input.image, output) {
+            return Err(format!(
+                "-o {}: that is the input image, which the labels would overwrite; name \
+                 another file",
+                output.display()
+            )
+            .into());
+        }
     }
     let (image, algorithm) = args.input.load(Task::Label)?;
     let labels = algorithm
@@ -42,4 +51,29 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         if count == 1 { "" } else { "s" }
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `input` and `output` name one existing file: by device and inode
+/// on Unix (which sees through other spellings, symbolic and hard links),
+/// else by canonical path. Standard input and an output that does not exist
+/// yet are never the input.
+fn same_file(input: &Path, output: &Path) -> bool {
+    if input == Path::new("-") {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(input), std::fs::metadata(output)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match (input.canonicalize(), output.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
 }

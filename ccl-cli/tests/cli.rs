@@ -1073,3 +1073,267 @@ fn a_size_without_pixels_is_named_before_missing_arguments() {
     );
     fails_with(&dir, &["updates", "--size", "0x8"], "at least 1x1");
 }
+
+/// A TIFF of 3 pages of 9×3, page i holding i + 1 separate dots.
+fn write_stack(path: &Path) {
+    let mut file = std::fs::File::create(path).unwrap();
+    let mut encoder = tiff::encoder::TiffEncoder::new(&mut file).unwrap();
+    for dots in 1..=3 {
+        let pixels: Vec<u8> = (0..27)
+            .map(|i| u8::from(i / 9 == 1 && i % 9 % 3 == 1 && i % 9 / 3 < dots) * 255)
+            .collect();
+        encoder
+            .write_image::<tiff::encoder::colortype::Gray8>(9, 3, &pixels)
+            .unwrap();
+    }
+}
+
+#[test]
+fn multi_page_tiffs_are_refused_without_a_page_and_read_with_one() {
+    let dir = scratch("pages");
+    write_stack(&dir.join("stack.tif"));
+    // Not silently the first page: the count, the option and its base.
+    for needle in [
+        "stack.tif",
+        "3 pages",
+        "--page N",
+        "counted from 0",
+        "0 to 2",
+    ] {
+        fails_with(&dir, &["label", "stack.tif"], needle);
+    }
+    for (page, expected) in [
+        ("0", "1 component"),
+        ("1", "2 components"),
+        ("2", "3 components"),
+    ] {
+        let out = succeeds(
+            &dir,
+            &["label", "stack.tif", "-a", "cpu-uf", "--page", page],
+        );
+        assert_eq!(out.trim(), expected);
+    }
+    let csv = succeeds(
+        &dir,
+        &["analyze", "stack.tif", "--page", "1", "--format", "csv"],
+    );
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    fails_with(
+        &dir,
+        &["label", "stack.tif", "--page", "3"],
+        "--page 3 is past the last page",
+    );
+    fails_with(
+        &dir,
+        &["label", "stack.tif", "--page", "-1"],
+        "must be 0 or more",
+    );
+}
+
+/// A 12×3 RGBA PNG: colour in every pixel, and two opaque squares of 3×3 in
+/// the alpha channel, on transparency.
+fn write_rgba(path: &Path, opaque_background: bool) {
+    let image = image::RgbaImage::from_fn(12, 3, |x, _| {
+        let square = x < 3 || (6..9).contains(&x);
+        let alpha = if square || opaque_background { 255 } else { 0 };
+        image::Rgba([200, 40, 10, alpha])
+    });
+    image.save(path).unwrap();
+}
+
+#[test]
+fn transparent_pixels_are_noted_and_alpha_is_the_mask_on_request() {
+    let dir = scratch("alpha");
+    write_rgba(&dir.join("rgba.png"), false);
+    // The rule stays "any colour channel nonzero", and stderr says that
+    // transparency was ignored and how to use it.
+    let output = ccl(&dir, &["label", "rgba.png", "-a", "cpu-uf"]);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output).trim(), "1 component");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("note: ")
+            && stderr.contains("transparent")
+            && stderr.contains("--alpha"),
+        "{stderr}"
+    );
+    // The alpha channel as the mask: two squares, nothing to note.
+    let output = ccl(&dir, &["label", "rgba.png", "-a", "cpu-uf", "--alpha"]);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output).trim(), "2 components");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = succeeds(
+        &dir,
+        &["label", "rgba.png", "-a", "cpu-uf", "--alpha", "--invert"],
+    );
+    assert_eq!(out.trim(), "2 components");
+    // An opaque RGBA image has nothing to note.
+    write_rgba(&dir.join("opaque.png"), true);
+    let output = ccl(&dir, &["label", "opaque.png", "-a", "cpu-uf"]);
+    assert!(output.status.success() && output.stderr.is_empty());
+    // --alpha needs an alpha channel.
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "8x8", "-d", "50", "-g", "1", "-o", "gray.png",
+        ],
+    );
+    fails_with(
+        &dir,
+        &["label", "gray.png", "--alpha"],
+        "has no alpha channel",
+    );
+    let help = succeeds(&dir, &["label", "--help"]);
+    assert!(help.contains("whatever its alpha") && help.contains("--alpha"));
+}
+
+#[test]
+fn labels_never_overwrite_the_input() {
+    let dir = scratch("overwrite");
+    for name in ["in.png", "in.tif"] {
+        succeeds(
+            &dir,
+            &["gen", "--size", "16x16", "-d", "50", "-g", "2", "-o", name],
+        );
+    }
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::fs::hard_link(dir.join("in.png"), dir.join("linked.png")).unwrap();
+    let before = std::fs::read(dir.join("in.png")).unwrap();
+    for (input, output) in [
+        ("in.png", "in.png"),
+        ("in.png", "./in.png"),
+        ("in.png", "sub/../in.png"),
+        ("in.png", "linked.png"),
+    ] {
+        fails_with(
+            &dir,
+            &["label", input, "-o", output],
+            "that is the input image",
+        );
+    }
+    assert_eq!(std::fs::read(dir.join("in.png")).unwrap(), before);
+    let tif = std::fs::read(dir.join("in.tif")).unwrap();
+    fails_with(
+        &dir,
+        &["label", "in.tif", "-o", "in.tif"],
+        "that is the input image",
+    );
+    assert_eq!(std::fs::read(dir.join("in.tif")).unwrap(), tif);
+    // Another file is written.
+    succeeds(&dir, &["label", "in.png", "-a", "cpu-uf", "-o", "out.png"]);
+    assert!(dir.join("out.png").exists());
+}
+
+/// CRC-32 of PNG chunks.
+fn png_crc(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                crc >> 1 ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A PNG of a few dozen bytes that declares `width` × `height` 8-bit gray:
+/// a decompression bomb's header, and the start of its data.
+fn png_bomb(width: u32, height: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8], data: &[u8]| {
+        png.extend((data.len() as u32).to_be_bytes());
+        let body = [kind, data].concat();
+        png.extend(&body);
+        png.extend(png_crc(&body).to_be_bytes());
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend(height.to_be_bytes());
+    header.extend([8, 0, 0, 0, 0]);
+    chunk(b"IHDR", &header);
+    // zlib's header and the start of a deflate stream of zeros.
+    chunk(b"IDAT", &[0x78, 0xda, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00]);
+    png
+}
+
+#[test]
+fn images_past_the_pixel_limit_are_refused_from_the_header() {
+    let dir = scratch("max-pixels");
+    std::fs::write(dir.join("bomb.png"), png_bomb(60_000, 60_000)).unwrap();
+    // The size, the limit and the flag, before decoding.
+    for needle in [
+        "bomb.png",
+        "60000x60000",
+        "3600000000 pixels",
+        "1073741824",
+        "--max-pixels 3600000000",
+    ] {
+        fails_with(&dir, &["label", "bomb.png"], needle);
+    }
+    // Standard input too, before it is read to its end.
+    let output = ccl_with_stdin(&dir, &["analyze", "-"], &png_bomb(60_000, 60_000));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("--max-pixels"),
+        "{stderr}"
+    );
+    // The limit is the user's.
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "20x20", "-d", "50", "-g", "2", "-o", "a.png",
+        ],
+    );
+    fails_with(
+        &dir,
+        &["label", "a.png", "--max-pixels", "399"],
+        "--max-pixels 400 reads it",
+    );
+    succeeds(&dir, &["label", "a.png", "--max-pixels", "400"]);
+    fails_with(
+        &dir,
+        &["label", "a.png", "--max-pixels", "-5"],
+        "must be 0 or more",
+    );
+    let help = succeeds(&dir, &["label", "--help"]);
+    assert!(help.contains("[default: 1073741824]"), "{help}");
+}
+
+#[test]
+fn negative_numbers_are_refused_by_name() {
+    let dir = scratch("negative");
+    succeeds(
+        &dir,
+        &["gen", "--size", "8x8", "-d", "50", "-g", "1", "-o", "a.png"],
+    );
+    for command in ["label", "analyze"] {
+        fails_with(
+            &dir,
+            &[command, "a.png", "--threshold", "-1"],
+            "the threshold must be 0 or more",
+        );
+        fails_with(
+            &dir,
+            &[command, "a.png", "--threshold=-1"],
+            "the threshold must be 0 or more",
+        );
+    }
+    fails_with(
+        &dir,
+        &["label", "a.png", "--threshold", "1.5"],
+        "whole number",
+    );
+    // An option after it is still an option.
+    fails_with(
+        &dir,
+        &["label", "a.png", "--threshold", "--otsu"],
+        "--threshold",
+    );
+}
