@@ -32,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod binarize;
 #[cfg(test)]
 mod fuzz;
 mod labels;
@@ -39,11 +40,9 @@ mod pages;
 mod read;
 mod write;
 
+pub use binarize::{Binarization, Channel, Threshold};
 pub use labels::{LabelFormat, label_colour, save_labels};
-pub use read::{
-    Binarization, Channel, DEFAULT_MAX_PIXELS, Decoded, ReadOptions, Threshold, decode, load_image,
-    read_image,
-};
+pub use read::{DEFAULT_MAX_PIXELS, Decoded, ReadOptions, decode, load_image, read_image};
 pub use write::save_image;
 
 #[cfg(test)]
