@@ -1,19 +1,29 @@
-//! `ccl list`: every registered variant and whether it can run here.
+//! `ccl list`: every registered variant, whether it can run here, and what
+//! it is the default for here.
 
 use std::process::ExitCode;
 
 use crate::output::{Stdout, out};
-use ccl_core::{Algorithm, Task};
+use ccl_core::{Algorithm, Connectivity, Task};
 
 pub(crate) fn run() -> Result<ExitCode, crate::Error> {
     let registry = ccl::algorithms();
     // Probing a CUDA variant initialises the driver: do it once per variant.
     let probes: Vec<ccl_core::Result<()>> = registry.iter().map(|a| a.probe()).collect();
-    let header = ["name", "backend", "conn", "tasks", "status"].map(String::from);
-    let rows: Vec<[String; 5]> = registry
+    // What `label` and `analyze` run here without `-a`.
+    let defaults: Vec<(Task, Connectivity, &str)> = [Task::Label, Task::Analyze]
+        .into_iter()
+        .flat_map(|task| Connectivity::ALL.map(move |c| (task, c)))
+        .filter_map(|(task, c)| {
+            let algorithm = ccl::default_algorithm(task, c).ok()?;
+            Some((task, c, algorithm.name))
+        })
+        .collect();
+    let header = ["name", "backend", "conn", "tasks", "status", "default here"].map(String::from);
+    let rows: Vec<[String; 6]> = registry
         .iter()
         .zip(&probes)
-        .map(|(a, probe)| describe(a, probe.is_ok()))
+        .map(|(a, probe)| describe(a, probe.is_ok(), &defaults))
         .collect();
     let mut widths = header.clone().map(|h| h.len());
     for row in &rows {
@@ -21,7 +31,7 @@ pub(crate) fn run() -> Result<ExitCode, crate::Error> {
             *width = (*width).max(cell.len());
         }
     }
-    let line = |cells: &[String; 5], summary: &str| {
+    let line = |cells: &[String; 6], summary: &str| {
         let mut text = String::new();
         for (cell, width) in cells.iter().zip(widths) {
             text += &format!("{cell:<width$}  ");
@@ -39,8 +49,14 @@ pub(crate) fn run() -> Result<ExitCode, crate::Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Name, backend, connectivities, tasks and status of one variant.
-fn describe(algorithm: &Algorithm, available: bool) -> [String; 5] {
+/// Name, backend, connectivities, tasks, status of one variant, and the
+/// tasks and connectivities it is the default for here (`label 4`,
+/// `analyze 4,8`, or `-`).
+fn describe(
+    algorithm: &Algorithm,
+    available: bool,
+    defaults: &[(Task, Connectivity, &str)],
+) -> [String; 6] {
     let connectivities = algorithm
         .connectivities
         .iter()
@@ -58,11 +74,27 @@ fn describe(algorithm: &Algorithm, available: bool) -> [String; 5] {
     } else {
         "unavailable"
     };
+    let default_for: Vec<String> = [Task::Label, Task::Analyze]
+        .into_iter()
+        .filter_map(|task| {
+            let mine: Vec<String> = defaults
+                .iter()
+                .filter(|&&(t, _, name)| t == task && name == algorithm.name)
+                .map(|(_, c, _)| c.to_string())
+                .collect();
+            (!mine.is_empty()).then(|| format!("{task} {}", mine.join(",")))
+        })
+        .collect();
     [
         algorithm.name.to_string(),
         algorithm.backend.to_string(),
         connectivities,
         tasks,
         status.to_string(),
+        if default_for.is_empty() {
+            "-".into()
+        } else {
+            default_for.join("; ")
+        },
     ]
 }

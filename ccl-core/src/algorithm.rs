@@ -120,8 +120,15 @@ pub struct Algorithm {
     pub connectivities: &'static [Connectivity],
     /// One line: what it is and the paper it follows.
     pub summary: &'static str,
-    /// Higher wins when the CLI picks a default among available variants.
+    /// Higher wins when a default is picked among available variants for a
+    /// task and connectivity that no available variant is
+    /// [`preferred_for`](Self::preferred_for).
     pub priority: u32,
+    /// The tasks and connectivities it is the default for wherever it can
+    /// run, whatever the priorities: the fastest variant for them in the
+    /// committed GPU sweep. At most one variant claims each (a registry
+    /// test checks); CPU variants claim none, their priorities decide.
+    pub preferred_for: &'static [(Task, Connectivity)],
     /// `Ok` when it can run on this machine, else the reason it cannot.
     pub probe: fn() -> Result<()>,
     /// Makes a labeler, if the algorithm labels.

@@ -54,6 +54,7 @@
 //!         connectivities: &[Connectivity::Four, Connectivity::Eight],
 //!         summary: "every foreground pixel its own component (a toy)",
 //!         priority: 0,
+//!         preferred_for: &[],
 //!         probe: || Ok(()),
 //!         labeler: Some(|| Ok(Box::new(Singletons))),
 //!         analyzer: Some(|| Ok(Box::new(Singletons))),

@@ -31,8 +31,9 @@ pub fn find(name: &str) -> Result<&'static Algorithm> {
         })
 }
 
-/// The preferred available algorithm for `task` and `connectivity`: the one
-/// of highest [`Algorithm::priority`] whose probe succeeds.
+/// The preferred available algorithm for `task` and `connectivity`: among
+/// those whose probe succeeds, the one [`Algorithm::preferred_for`] them,
+/// else the one of highest [`Algorithm::priority`].
 pub fn default_algorithm(task: Task, connectivity: Connectivity) -> Result<&'static Algorithm> {
     preferred(task, connectivity, None)
 }
@@ -57,7 +58,10 @@ fn preferred(
         .filter(|a| a.performs(task) && a.supports(connectivity))
         .filter(|a| backend.is_none_or(|b| a.backend == b))
         .collect();
-    candidates.sort_by_key(|a| std::cmp::Reverse(a.priority));
+    candidates.sort_by_key(|a| {
+        let claims = a.preferred_for.contains(&(task, connectivity));
+        std::cmp::Reverse((claims, a.priority))
+    });
     candidates
         .iter()
         .copied()

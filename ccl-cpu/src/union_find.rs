@@ -24,6 +24,7 @@ ccl_core::inventory::submit! {
         connectivities: CONNECTIVITIES,
         summary: "two-pass union-find with path compression, single thread (Rosenfeld & Pfaltz 1966); the reference",
         priority: 10,
+        preferred_for: &[],
         probe: || Ok(()),
         labeler: Some(|| Ok(Box::new(UnionFind))),
         analyzer: Some(|| Ok(Box::new(UnionFind))),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use ccl_core::{Connectivity, Error, Result};
+use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
     Analyzed, DeviceNode, DeviceVariant, Features, RootIndexArgs, RootLayout, Run, StatsOutArgs,
     VariantInfo,
@@ -422,13 +422,19 @@ register!(
     "FLSL with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
     35
 );
-// `flsl-cd` is the default where a GPU runs (above HA's 60): in the H200
-// sweep of bench/2026-11-22-h200-flsl it analyzes 1.5 to 1.9 times faster
-// than `ha4-32` / `ha8-32` in both connectivities and labels as fast in
-// 8-connectivity; only its 4-connectivity labels are up to 12 % slower.
+// `flsl-cd` is the default analysis where a GPU runs: in the H200 sweep of
+// bench/2026-11-23-h200-structure it analyzes 1.6 to 4.5 times faster than
+// `ha4-32` and `buf` (48.1 / 97.1 / 128.2 Gpx/s at g = 1 / 4 / 16 in
+// 4-connectivity, 48.9 / 101.8 / 132.5 in 8), while `ha4-32` and `buf`
+// label faster (their crates claim labeling). Its priority (above HA's 60)
+// still makes it the first choice for whatever no variant claims.
 register!(
     Flsl,
     Voting::ConflictDetection,
     "FLSL with conflict detection, one atomic per root and warp, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
-    65
+    65,
+    &[
+        (Task::Analyze, Connectivity::Four),
+        (Task::Analyze, Connectivity::Eight)
+    ]
 );

@@ -48,13 +48,14 @@
 /// Registers a variant of this crate: `$device::new(gpu, $voting)` for
 /// both connectivities, labels and features.
 macro_rules! register {
-    ($device:ident, $voting:expr, $summary:literal, $priority:literal) => {
+    ($device:ident, $voting:expr, $summary:literal, $priority:literal $(, $preferred_for:expr)?) => {
         ccl_cuda::register_variant! {
             name: $voting.name(),
             connectivities: $voting.info().connectivities,
             analyzes: true,
             summary: $summary,
             priority: $priority,
+            $(preferred_for: $preferred_for,)?
             new: |gpu, _| $device::new(gpu, $voting),
         }
     };

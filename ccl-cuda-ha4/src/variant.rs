@@ -1,6 +1,6 @@
 //! The registered HA variants.
 
-use ccl_core::Connectivity;
+use ccl_core::{Connectivity, Task};
 use ccl_cuda::backend::VariantInfo;
 
 use crate::Ha;
@@ -67,9 +67,11 @@ impl HaVariant {
 }
 
 // Priorities follow the H200 sweep of bench/2026-11-22-h200: the 32-pixel
-// words are faster there, so they are the default.
+// words are faster there. `ha4-32` is the fastest 4-connectivity labeler of
+// bench/2026-11-23-h200-structure (65.9 / 83.6 / 110.5 Gpx/s at g = 1 / 4 /
+// 16, `flsl-cd` 58.6 / 85.0 / 98.6): the default for it.
 macro_rules! register {
-    ($variant:expr, $aliases:expr, $summary:literal, $priority:literal) => {
+    ($variant:expr, $aliases:expr, $summary:literal, $priority:literal $(, $preferred_for:expr)?) => {
         ccl_cuda::register_variant! {
             name: $variant.name(),
             aliases: $aliases,
@@ -77,6 +79,7 @@ macro_rules! register {
             analyzes: $variant.info().analyzes,
             summary: $summary,
             priority: $priority,
+            $(preferred_for: $preferred_for,)?
             new: |gpu, _| Ha::new(gpu, $variant),
         }
     };
@@ -86,7 +89,8 @@ register!(
     HaVariant::Ha4W32,
     &[],
     "HA4, strips of 4 rows, one warp per row, 32-pixel words (Hennequin et al., DASIP 2018)",
-    60
+    60,
+    &[(Task::Label, Connectivity::Four)]
 );
 register!(
     HaVariant::Ha4W64,

@@ -140,6 +140,7 @@ mod tests {
         connectivities: &[Connectivity::Four],
         summary: "a CUDA variant that cannot run",
         priority: 0,
+        preferred_for: &[],
         probe: unavailable,
         labeler: None,
         analyzer: None,

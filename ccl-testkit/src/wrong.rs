@@ -36,6 +36,7 @@ pub const MERGE_ALL: Algorithm = Algorithm {
     connectivities: &[Connectivity::Four, Connectivity::Eight],
     summary: "every foreground pixel in one component (wrong on purpose)",
     priority: 0,
+    preferred_for: &[],
     probe: || Ok(()),
     labeler: Some(|| Ok(Box::new(MergeAll))),
     analyzer: Some(|| Ok(Box::new(MergeAll))),

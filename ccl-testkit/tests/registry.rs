@@ -158,3 +158,49 @@ fn lookups_find_names_and_aliases_and_list_the_known() {
         assert!(message.contains(algorithm.name), "{message}");
     }
 }
+
+#[test]
+fn each_task_and_connectivity_has_at_most_one_claimed_default_that_runs_it() {
+    use ccl_core::{Connectivity, Task};
+    let registry = ccl_core::registry();
+    for task in [Task::Label, Task::Analyze] {
+        for connectivity in Connectivity::ALL {
+            let claims: Vec<&ccl_core::Algorithm> = registry
+                .iter()
+                .copied()
+                .filter(|a| a.preferred_for.contains(&(task, connectivity)))
+                .collect();
+            assert!(
+                claims.len() <= 1,
+                "{task} {connectivity}: claimed by {:?}",
+                claims.iter().map(|a| a.name).collect::<Vec<_>>()
+            );
+            for claimant in &claims {
+                assert!(
+                    claimant.performs(task) && claimant.supports(connectivity),
+                    "{} claims {task} {connectivity}, which it cannot run",
+                    claimant.name
+                );
+                // Where it runs, it is what a caller who names none gets.
+                if claimant.probe().is_ok() {
+                    let default = ccl_core::default_algorithm(task, connectivity).unwrap();
+                    assert_eq!(default.name, claimant.name, "{task} {connectivity}");
+                }
+            }
+        }
+    }
+    // The committed GPU sweep's choices.
+    let claimant = |task, connectivity| {
+        registry
+            .iter()
+            .find(|a| a.preferred_for.contains(&(task, connectivity)))
+            .map(|a| a.name)
+    };
+    assert_eq!(claimant(Task::Label, Connectivity::Four), Some("ha4-32"));
+    assert_eq!(claimant(Task::Label, Connectivity::Eight), Some("buf"));
+    assert_eq!(claimant(Task::Analyze, Connectivity::Four), Some("flsl-cd"));
+    assert_eq!(
+        claimant(Task::Analyze, Connectivity::Eight),
+        Some("flsl-cd")
+    );
+}

@@ -123,6 +123,7 @@ ccl_core::inventory::submit! {
         summary: "run-based union-find, rows as 64-pixel words, bands on every core (Cabaret et al., Parallel Light Speed Labeling, JRTIP 2018; Lemaitre et al., SIMD RLE, WPMVP 2020)",
         // Above the reference, below every GPU variant: the default where no GPU runs.
         priority: 20,
+        preferred_for: &[],
         probe: || Ok(()),
         labeler: Some(|| Ok(Box::new(RunLabeler::parallel()))),
         analyzer: Some(|| Ok(Box::new(RunLabeler::parallel()))),
@@ -139,6 +140,7 @@ ccl_core::inventory::submit! {
         connectivities: CONNECTIVITIES,
         summary: "cpu-rle on one thread: the single-core figure of the run-based labeler",
         priority: 15,
+        preferred_for: &[],
         probe: || Ok(()),
         labeler: Some(|| Ok(Box::new(RunLabeler::single_threaded()))),
         analyzer: Some(|| Ok(Box::new(RunLabeler::single_threaded()))),

@@ -531,6 +531,7 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
 ///     analyzes: true,                    // false: labels only
 ///     summary: "HA4, … (Hennequin et al., DASIP 2018)",
 ///     priority: 60,
+///     preferred_for: &[(Task::Label, Connectivity::Four)], // optional
 ///     probe: my_probe,                   // optional: default ccl_cuda::runtime::probe
 ///     new: |gpu, _stream| Ha::new(gpu, HaVariant::Ha4W32),
 /// }
@@ -544,6 +545,7 @@ macro_rules! register_variant {
         analyzes: $analyzes:expr,
         summary: $summary:expr,
         priority: $priority:expr,
+        $(preferred_for: $preferred_for:expr,)?
         $(probe: $probe:expr,)?
         new: $new:expr $(,)?
     ) => {
@@ -578,6 +580,7 @@ macro_rules! register_variant {
                     connectivities: $connectivities,
                     summary: $summary,
                     priority: $priority,
+                    preferred_for: $crate::register_variant!(@preferred_for $($preferred_for)?),
                     probe: $crate::register_variant!(@probe $($probe)?),
                     labeler: Some(|| Ok(make()? as ::std::boxed::Box<dyn core::Labeler>)),
                     analyzer: if $analyzes {
@@ -592,6 +595,8 @@ macro_rules! register_variant {
     };
     (@aliases) => { &[] };
     (@aliases $aliases:expr) => { $aliases };
+    (@preferred_for) => { &[] };
+    (@preferred_for $preferred_for:expr) => { $preferred_for };
     (@probe) => { $crate::runtime::probe };
     (@probe $probe:expr) => { $probe };
 }
