@@ -44,6 +44,14 @@ const BANDS_PER_THREAD: usize = 2;
 /// The fewest rows a band has (short bands cost a border each).
 const MIN_BAND_ROWS: usize = 16;
 
+/// The fewest pixels an image has for `cpu-rle` to use more than one
+/// thread. Below it, handing bands to the pool and merging their borders
+/// costs more than a second core gains: on the 2-core development machine
+/// (2026-11-23, 8-connectivity labels, mean over densities 10-90 %), two
+/// threads were 2x slower than one at 256², up to 1.3x slower from 512² to
+/// 896², and level at 1024² (1 Mpx); at 2048² they were 1.5-1.8x faster.
+const MIN_PARALLEL_PIXELS: usize = 1 << 20;
+
 /// The run-based labeler: bands of rows in parallel on rayon's pool (whose
 /// size `RAYON_NUM_THREADS` sets), or on the calling thread alone.
 ///
@@ -90,9 +98,17 @@ impl RunLabeler {
         if self.parallel { PARALLEL } else { SINGLE }
     }
 
-    /// The image's rows cut into bands.
-    fn bands(&self, height: usize) -> Vec<Range<usize>> {
-        let count = if self.parallel {
+    /// Whether `image` is labeled on the pool: a parallel labeler's image
+    /// of at least [`MIN_PARALLEL_PIXELS`].
+    fn parallel_for(&self, image: &BinaryImage<'_>) -> bool {
+        self.parallel && image.pixel_count() >= MIN_PARALLEL_PIXELS
+    }
+
+    /// The image's rows cut into bands: a few per thread of the pool where
+    /// it runs in parallel, else one.
+    fn bands(&self, image: &BinaryImage<'_>) -> Vec<Range<usize>> {
+        let height = image.height();
+        let count = if self.parallel_for(image) {
             (rayon::current_num_threads() * BANDS_PER_THREAD).min(height.div_ceil(MIN_BAND_ROWS))
         } else {
             1
@@ -154,8 +170,8 @@ impl Labeler for RunLabeler {
         let labels = label_in_bands(
             image,
             connectivity,
-            &self.bands(image.height()),
-            self.parallel,
+            &self.bands(image),
+            self.parallel_for(image),
             &mut self.scratch,
         );
         LabelImage::new(image.width(), image.height(), labels)
@@ -172,8 +188,8 @@ impl Analyzer for RunLabeler {
         Ok(analyze_in_bands(
             image,
             connectivity,
-            &self.bands(image.height()),
-            self.parallel,
+            &self.bands(image),
+            self.parallel_for(image),
             &mut self.scratch,
         ))
     }
@@ -340,6 +356,48 @@ mod tests {
         assert_eq!(even_bands(5, 1), vec![0..5]);
         assert_eq!(even_bands(5, 9), [0..1, 1..2, 2..3, 3..4, 4..5]);
         assert_eq!(even_bands(10, 3), [0..3, 3..6, 6..10]);
+    }
+
+    #[test]
+    fn small_images_run_on_one_thread_and_large_ones_in_bands() {
+        let side = |pixels: usize| (pixels as f64).sqrt().ceil() as usize;
+        let small =
+            BinaryImageBuf::new(side(MIN_PARALLEL_PIXELS) - 1, side(MIN_PARALLEL_PIXELS) - 1)
+                .unwrap();
+        let large =
+            BinaryImageBuf::new(side(MIN_PARALLEL_PIXELS), side(MIN_PARALLEL_PIXELS)).unwrap();
+        let parallel = RunLabeler::parallel();
+        assert!(!parallel.parallel_for(&small.view()));
+        assert_eq!(parallel.bands(&small.view()).len(), 1);
+        assert!(parallel.parallel_for(&large.view()));
+        let bands = parallel.bands(&large.view()).len();
+        assert_eq!(
+            bands,
+            rayon::current_num_threads() * BANDS_PER_THREAD,
+            "{bands} bands"
+        );
+        let single = RunLabeler::single_threaded();
+        assert!(!single.parallel_for(&large.view()));
+        assert_eq!(single.bands(&large.view()).len(), 1);
+        // Both paths give the same labels past the threshold.
+        let mut state = 0x9e37_79b9_u32;
+        let n = side(MIN_PARALLEL_PIXELS);
+        let image = BinaryImageBuf::from_fn(n, n, |_, _| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state % 100 < 55
+        })
+        .unwrap();
+        for connectivity in Connectivity::ALL {
+            let one = RunLabeler::single_threaded()
+                .label(&image.view(), connectivity)
+                .unwrap();
+            let many = RunLabeler::parallel()
+                .label(&image.view(), connectivity)
+                .unwrap();
+            assert_eq!(one, many, "{connectivity}");
+        }
     }
 
     #[test]
