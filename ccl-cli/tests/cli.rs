@@ -890,47 +890,52 @@ fn updates_counts_where_cuda_runs_and_says_why_not_where_it_cannot() {
     }
 }
 
-/// Every command that prints its results, as a user types it in `dir`
-/// (after `gen` made `a.png` and a sweep made `results/sweep.csv`).
-const PRINTING_COMMANDS: &[&[&str]] = &[
-    &["list"],
-    &["label", "a.png", "-a", "cpu-uf"],
-    &["analyze", "a.png", "-a", "cpu-uf"],
-    &[
-        "gen", "--size", "20x10", "-d", "50", "-g", "1", "-o", "b.png",
-    ],
-    &[
-        "verify",
-        "-a",
-        "cpu-uf",
-        "--cases",
-        "1",
-        "--worst-side",
-        "0",
-    ],
-    &[
-        "sweep",
-        "-a",
-        "cpu-uf",
-        "--size",
-        "16x16",
-        "--reps",
-        "1",
-        "--densities",
-        "50",
-        "--granularities",
-        "1",
-        "--task",
-        "label",
-        "-c",
-        "4",
-        "--out",
-        "again",
-    ],
-    &["plot", "results/sweep.csv", "--out", "plots"],
+/// A sweep of one small image, writing into the folder that follows.
+const SMALL_SWEEP: &[&str] = &[
+    "sweep",
+    "-a",
+    "cpu-uf",
+    "--size",
+    "16x16",
+    "--reps",
+    "1",
+    "--densities",
+    "50",
+    "--granularities",
+    "1",
+    "--task",
+    "label",
+    "-c",
+    "4",
+    "--out",
 ];
 
-/// A folder with what [`PRINTING_COMMANDS`] read.
+/// Every command that prints its results, as a user types it in the
+/// folder of [`printing_commands_dir`].
+fn printing_commands() -> Vec<Vec<&'static str>> {
+    vec![
+        vec!["list"],
+        vec!["label", "a.png", "-a", "cpu-uf"],
+        vec!["analyze", "a.png", "-a", "cpu-uf"],
+        vec![
+            "gen", "--size", "20x10", "-d", "50", "-g", "1", "-o", "b.png",
+        ],
+        vec![
+            "verify",
+            "-a",
+            "cpu-uf",
+            "--cases",
+            "1",
+            "--worst-side",
+            "0",
+        ],
+        [SMALL_SWEEP, &["again"]].concat(),
+        vec!["plot", "results/sweep.csv", "--out", "plots"],
+    ]
+}
+
+/// A folder with what [`printing_commands`] read: `a.png` and a sweep's
+/// `results/sweep.csv`.
 fn printing_commands_dir(test: &str) -> PathBuf {
     let dir = scratch(test);
     succeeds(
@@ -939,28 +944,7 @@ fn printing_commands_dir(test: &str) -> PathBuf {
             "gen", "--size", "40x30", "-d", "40", "-g", "1", "-o", "a.png",
         ],
     );
-    succeeds(
-        &dir,
-        &[
-            "sweep",
-            "-a",
-            "cpu-uf",
-            "--size",
-            "16x16",
-            "--reps",
-            "1",
-            "--densities",
-            "50",
-            "--granularities",
-            "1",
-            "--task",
-            "label",
-            "-c",
-            "4",
-            "--out",
-            "results",
-        ],
-    );
+    succeeds(&dir, &[SMALL_SWEEP, &["results"]].concat());
     dir
 }
 
@@ -968,9 +952,9 @@ fn printing_commands_dir(test: &str) -> PathBuf {
 #[test]
 fn a_full_disk_is_one_error_line_for_every_command() {
     let dir = printing_commands_dir("full");
-    for args in PRINTING_COMMANDS {
+    for args in printing_commands() {
         let output = Command::new(ccl_binary())
-            .args(*args)
+            .args(&args)
             .current_dir(&dir)
             .stdout(std::fs::File::create("/dev/full").unwrap())
             .output()
@@ -991,9 +975,9 @@ fn a_full_disk_is_one_error_line_for_every_command() {
 fn a_closed_pipe_ends_every_command_quietly() {
     use std::process::Stdio;
     let dir = printing_commands_dir("closed-pipe");
-    for args in PRINTING_COMMANDS {
+    for args in printing_commands() {
         let mut child = Command::new(ccl_binary())
-            .args(*args)
+            .args(&args)
             .current_dir(&dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -105,6 +105,12 @@ fn algorithms(py: Python<'_>) -> Vec<AlgorithmRow> {
 fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(algorithms, module)?)?;
     module.add_class::<host_array::HostArray>()?;
+    // OpenCV's row 0 without background, from its one definition, for the
+    // results the Python half makes itself (images without pixels).
+    module.add(
+        "NO_BACKGROUND_STATS",
+        ccl::opencv::NO_BACKGROUND_STATS.to_vec(),
+    )?;
     host::register(module)?;
     cuda::register(module)?;
     Ok(())

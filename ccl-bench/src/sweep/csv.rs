@@ -310,14 +310,7 @@ mod tests {
             min_ms: 1.5,
             transfer_ms: 0.25,
             pattern: None,
-            stages: stages
-                .iter()
-                .map(|&(stage, ms)| StageMedian {
-                    stage: stage.to_string(),
-                    ms,
-                    rounds: None,
-                })
-                .collect(),
+            stages: crate::sweep::stages_of(stages),
         }
     }
 

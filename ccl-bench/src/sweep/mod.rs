@@ -520,6 +520,20 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
+/// Stage medians of `(name, ms)` pairs, none iterating: the tests' way to
+/// make a measurement's stages.
+#[cfg(test)]
+pub(crate) fn stages_of(pairs: &[(&str, f64)]) -> Vec<StageMedian> {
+    pairs
+        .iter()
+        .map(|&(stage, ms)| StageMedian {
+            stage: stage.to_string(),
+            ms,
+            rounds: None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -331,7 +331,6 @@ fn milliseconds(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::StageMedian;
     use ccl_core::Backend;
 
     /// A measurement of `variant` at granularity 1 and `density`, its
@@ -351,14 +350,7 @@ mod tests {
             median_ms: stages.iter().map(|&(_, ms)| ms).sum(),
             min_ms: 0.0,
             transfer_ms: 0.0,
-            stages: stages
-                .iter()
-                .map(|&(stage, ms)| StageMedian {
-                    stage: stage.to_string(),
-                    ms,
-                    rounds: None,
-                })
-                .collect(),
+            stages: crate::sweep::stages_of(stages),
         }
     }
 

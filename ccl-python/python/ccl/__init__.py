@@ -59,9 +59,6 @@ _CCLTYPES = {
     5: ("CCL_SPAGHETTI", False),
 }
 
-# Row 0 of OpenCV's stats where the image has no background pixel (OpenCV 5,
-# every algorithm; ccl_core::opencv::NO_BACKGROUND_STATS in the native code).
-_NO_BACKGROUND_STATS = (-1, 2**31 - 1, 0, 0, 0)
 
 
 class AlgorithmInfo(NamedTuple):
@@ -391,7 +388,8 @@ def _as_ltype(labels: Any, ltype: int, n: int) -> Any:
 
 def _no_background_row() -> Tuple[np.ndarray, np.ndarray]:
     """OpenCV's stats and centroids of an image without background pixels and components."""
-    return np.array([_NO_BACKGROUND_STATS], np.int32), np.full((1, 2), np.nan)
+    # Row 0 as OpenCV 5 writes it there, from ccl_core::opencv's definition.
+    return np.array([_ccl.NO_BACKGROUND_STATS], np.int32), np.full((1, 2), np.nan)
 
 
 def _algorithm(name: Any) -> Optional[str]:

@@ -10,6 +10,9 @@ class HostArray:
 _ImageArgs = Tuple[int, int, int, int]
 _ArrayArgs = Tuple[int, int, int, int, int, str, int]
 
+NO_BACKGROUND_STATS: List[int]
+"""OpenCV's stats row 0 of an image without background pixels (ccl_core::opencv)."""
+
 def algorithms() -> List[
     Tuple[str, str, List[int], List[str], bool, Optional[str], str, int]
 ]: ...
