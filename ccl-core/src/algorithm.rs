@@ -7,8 +7,9 @@ use crate::{BinaryImage, BinaryImageBuf, ComponentStats, Connectivity, Error, La
 
 /// Connected component labeling: a label per pixel.
 pub trait Labeler {
-    /// Labels every foreground pixel; the result may carry the algorithm's
-    /// raw label values (see [`LabelImage::canonical`]).
+    /// Labels every foreground pixel canonically: 0 for background, 1..=N in
+    /// raster order of each component's first pixel (as
+    /// [`LabelImage::canonical`] numbers any labeling).
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage>;
 }
 
@@ -88,7 +89,8 @@ pub trait TimedRun {
     /// Runs `task` on the loaded image and returns the time of each stage.
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>>;
 
-    /// Labels of the last [`Task::Label`] run (raw values).
+    /// Labels of the last [`Task::Label`] run: the canonical labels the run
+    /// wrote, which its time includes.
     fn labels(&mut self) -> Result<LabelImage>;
 
     /// Features of the last [`Task::Analyze`] run.

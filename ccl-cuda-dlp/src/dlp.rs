@@ -51,17 +51,17 @@ impl DistancelessPropagation {
 }
 
 impl DeviceVariant for DistancelessPropagation {
-    fn label(
+    fn forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
+        forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let (stream, args) = (run.stream, image.args(run.stream));
         let grid = tile_grid(image.width(), image.height(), BLOCK)?;
         let eight = i32::from(run.connectivity == Connectivity::Eight);
-        let labels = DevPtr::of_mut(labels, stream);
-        // SAFETY: `labels` holds width * height entries (checked by the
+        let labels = DevPtr::of_mut(forest, stream);
+        // SAFETY: `forest` holds width * height entries (checked by the
         // variant layer); the kernel writes entry y * width + x for the
         // pixels of the image and reads pixels inside it.
         unsafe { self.init.launch(stream, grid, (args, labels))? };

@@ -261,14 +261,16 @@ __device__ void store_root_runs(FlslRuns t, const CclNode* nodes, CclRootIndex r
     }
 }
 
-// Labeling, step 1 (one block per row, a thread per run): each run's label,
-// 1 + the raster index of its component's first pixel, in `extra`.
-__device__ void label_runs(FlslRuns t, u32 width) {
+// Labeling, step 1 (one block per row, a thread per run): each run's label
+// in `extra`: canonical (Ranked: the rank of its root run in `roots` + 1),
+// or raw (1 + the raster index of its component's first pixel).
+template <bool Ranked>
+__device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
     const u32 y = blockIdx.x, runs = t.count[y];
     for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
         const u32 slot = y * t.capacity + j;
         const u32 root = ccl_find_final(t.parent, slot);
-        t.extra[slot] = (root / t.capacity) * width + t.runs[root].x + 1;
+        t.extra[slot] = Ranked ? rank_of_slot(t, roots, root) + 1 : (root / t.capacity) * width + t.runs[root].x + 1;
     }
 }
 
@@ -325,7 +327,14 @@ extern "C" __global__ void __launch_bounds__(256)
     store_root_runs(t, nodes, roots, out);
 }
 
-extern "C" __global__ void __launch_bounds__(256) flsl_label_runs(FlslRuns t, u32 width) { label_runs(t, width); }
+extern "C" __global__ void __launch_bounds__(256) flsl_label_runs(FlslRuns t, u32 width) {
+    const CclRootIndex none = {nullptr, nullptr, 0};
+    label_runs<false>(t, width, none);
+}
+
+extern "C" __global__ void __launch_bounds__(256) flsl_number_runs(FlslRuns t, CclRootIndex roots) {
+    label_runs<true>(t, 0, roots);
+}
 
 extern "C" __global__ void __launch_bounds__(256) flsl_label_pixels(CclImage image, FlslRuns t, u32* labels) {
     label_pixels(image, t, labels);

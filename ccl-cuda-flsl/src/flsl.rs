@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
-    Analyzed, DeviceNode, DeviceVariant, Features, RootIndexArgs, RootLayout, Run, StatsOutArgs,
-    VariantInfo,
+    Analyzed, DeviceNode, DeviceVariant, Features, Numbered, RootIndexArgs, RootLayout,
+    RootsFlagged, Run, StatsOutArgs, VariantInfo,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
@@ -192,6 +192,7 @@ struct Kernels {
         StatsOutArgs,
     )>,
     label_runs: Kernel<(RunTableArgs, u32)>,
+    number_runs: Kernel<(RunTableArgs, RootIndexArgs)>,
     label_pixels: Kernel<(ImageArgs, RunTableArgs, DevPtr<u32>)>,
 }
 
@@ -207,6 +208,7 @@ impl Kernels {
             vote_cd: Kernel::load(gpu, module, "flsl_vote_cd")?,
             store_roots: Kernel::load(gpu, module, "flsl_store_roots")?,
             label_runs: Kernel::load(gpu, module, "flsl_label_runs")?,
+            number_runs: Kernel::load(gpu, module, "flsl_number_runs")?,
             label_pixels: Kernel::load(gpu, module, "flsl_label_pixels")?,
         })
     }
@@ -305,56 +307,16 @@ impl Flsl {
     }
 }
 
-impl DeviceVariant for Flsl {
-    fn check_size(&self, width: usize, height: usize) -> Result<()> {
-        Geometry::of(width, height).map(|_| ())
-    }
-
-    fn label(
-        &mut self,
-        run: &mut Run<'_>,
-        image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()> {
-        let geometry = Geometry::of(image.width(), image.height())?;
-        let table = self.build_forest(run, image, geometry, None)?;
-        let stream = run.stream;
-        let width = geometry.width as u32;
-        let labels = DevPtr::of_mut(labels, stream);
-        let words = geometry.height * geometry.width.div_ceil(32);
-        // SAFETY: per-row run kernels as above; the pixel kernel writes the
-        // width * height labels (checked by the variant layer) and reads
-        // the labels of runs its row has.
-        unsafe {
-            self.kernels
-                .label_runs
-                .launch(stream, row_grid(geometry.height)?, (table, width))?;
-            self.kernels.label_pixels.launch(
-                stream,
-                warp_grid(words, WORD_WARPS)?,
-                (image.args(stream), table, labels),
-            )
-        }?;
-        run.clock.mark("labels")
-    }
-
-    fn analyze(
-        &mut self,
-        run: &mut Run<'_>,
-        image: &DeviceImage<'_>,
-        _forest: &mut CudaViewMut<'_, u32>,
-        features: &mut Features,
-    ) -> Result<Analyzed> {
-        let geometry = Geometry::of(image.width(), image.height())?;
-        let stream = run.stream;
-        // Ranks (flsl, flsl-cd) and slots (flsl-otf) are both below the
-        // number of slots.
-        let counts = self.counter.begin(stream, geometry.slots())?;
-        let otf = match self.voting {
-            Voting::OnTheFly => Some((self.table.nodes(stream, geometry)?, counts)),
-            _ => None,
-        };
-        let table = self.build_forest(run, image, geometry, otf)?;
+impl Flsl {
+    /// Flags the root runs of `table` with FLSL's own kernel, in the layout
+    /// of its slots: the ranking follows.
+    fn flag_roots<'f>(
+        &self,
+        stream: &Arc<CudaStream>,
+        geometry: Geometry,
+        table: RunTableArgs,
+        features: &'f mut Features,
+    ) -> Result<RootsFlagged<'f>> {
         let layout = geometry.root_layout();
         let flagging = features.begin(stream, layout)?;
         let roots = flagging.targets();
@@ -374,7 +336,109 @@ impl DeviceVariant for Flsl {
                 ),
             )
         }?;
-        let ranked = flagging.flagged().rank()?;
+        Ok(flagging.flagged())
+    }
+
+    /// Each pixel's label from its run's (in `extra`), into `labels`
+    /// (stage `labels`).
+    fn label_pixels(
+        &self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        geometry: Geometry,
+        table: RunTableArgs,
+        labels: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let stream = run.stream;
+        let words = geometry.height * geometry.width.div_ceil(32);
+        // SAFETY: the pixel kernel writes the width * height labels
+        // (checked by the variant layer) and reads the labels of runs its
+        // row has.
+        unsafe {
+            self.kernels.label_pixels.launch(
+                stream,
+                warp_grid(words, WORD_WARPS)?,
+                (image.args(stream), table, DevPtr::of_mut(labels, stream)),
+            )
+        }?;
+        run.clock.mark("labels")
+    }
+}
+
+impl DeviceVariant for Flsl {
+    fn check_size(&self, width: usize, height: usize) -> Result<()> {
+        Geometry::of(width, height).map(|_| ())
+    }
+
+    /// Raw labels, 1 + the raster index of each component's first pixel
+    /// (FLSL's forest proper is over runs, not pixels).
+    fn forest(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let geometry = Geometry::of(image.width(), image.height())?;
+        let table = self.build_forest(run, image, geometry, None)?;
+        // SAFETY: one block per row, walking the runs its count gives.
+        unsafe {
+            self.kernels.label_runs.launch(
+                run.stream,
+                row_grid(geometry.height)?,
+                (table, geometry.width as u32),
+            )
+        }?;
+        self.label_pixels(run, image, geometry, table, forest)
+    }
+
+    /// Runs, unions, the root runs flagged and ranked (stage `roots`), then
+    /// each run's rank + 1 and the pixels' labels from their runs (stage
+    /// `labels`).
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        _forest: &mut CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        let geometry = Geometry::of(image.width(), image.height())?;
+        let table = self.build_forest(run, image, geometry, None)?;
+        let ranks = self
+            .flag_roots(run.stream, geometry, table, numbering)?
+            .rank_labels()?;
+        run.clock.mark("roots")?;
+        // SAFETY: one block per row, walking the runs its count gives; the
+        // root index covers every slot.
+        unsafe {
+            self.kernels.number_runs.launch(
+                run.stream,
+                row_grid(geometry.height)?,
+                (table, ranks.index()),
+            )
+        }?;
+        self.label_pixels(run, image, geometry, table, labels)?;
+        Ok(ranks.numbered())
+    }
+
+    fn analyze(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        _forest: &mut CudaViewMut<'_, u32>,
+        features: &mut Features,
+    ) -> Result<Analyzed> {
+        let geometry = Geometry::of(image.width(), image.height())?;
+        let stream = run.stream;
+        // Ranks (flsl, flsl-cd) and slots (flsl-otf) are both below the
+        // number of slots.
+        let counts = self.counter.begin(stream, geometry.slots())?;
+        let otf = match self.voting {
+            Voting::OnTheFly => Some((self.table.nodes(stream, geometry)?, counts)),
+            _ => None,
+        };
+        let table = self.build_forest(run, image, geometry, otf)?;
+        let ranked = self.flag_roots(stream, geometry, table, features)?.rank()?;
         run.clock.mark("roots")?;
         let grid = row_grid(geometry.height)?;
         // FLSL's own accumulation: a record per run, not per pixel.

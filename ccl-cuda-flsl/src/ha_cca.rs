@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
 use ccl_cuda::backend::{
-    Analyzed, DeviceNode, DeviceVariant, Features, RootIndexArgs, Run, StatsOutArgs, VariantInfo,
+    Analyzed, DeviceNode, DeviceVariant, Features, Numbered, RootIndexArgs, Run, StatsOutArgs,
+    VariantInfo,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
 use ccl_cuda::inventory;
@@ -157,13 +158,25 @@ impl HaAnalysis {
 }
 
 impl DeviceVariant for HaAnalysis {
+    fn forest(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        self.ha(run.connectivity).forest(run, image, forest)
+    }
+
     fn label(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
         labels: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()> {
-        self.ha(run.connectivity).label(run, image, labels)
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        self.ha(run.connectivity)
+            .label(run, image, forest, labels, numbering)
     }
 
     fn analyze(
@@ -180,7 +193,7 @@ impl DeviceVariant for HaAnalysis {
         let word_grid = warp_grid(image.height() * image.width().div_ceil(32), WORD_WARPS)?;
         let analyzed = match self.voting {
             HaVoting::Naive => {
-                self.ha(run.connectivity).label(run, image, forest)?;
+                self.ha(run.connectivity).forest(run, image, forest)?;
                 let ranked = features.rank_forest(stream, image, forest, run.clock)?;
                 let grid = tile_grid(image.width(), image.height(), (32, 8))?;
                 let labels = DevPtr::of(forest, stream);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use ccl_core::{Error, Result};
 use ccl_cuda::backend::{
-    Analyzed, CudaVariant, DeviceNode, DeviceVariant, Features, Ranked, RootIndexArgs, RootLayout,
-    Run, StatsOutArgs, check_forest,
+    Analyzed, CudaVariant, DeviceNode, DeviceVariant, Features, Numbered, Ranked, RootIndexArgs,
+    RootLayout, RootsFlagged, Run, StatsOutArgs, check_forest,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
 use ccl_cuda::inventory;
@@ -78,15 +78,16 @@ struct Kernels {
     /// The on-the-fly forest kernels (32-pixel words only).
     forest_otf: Option<ForestKernels<OtfArgs>>,
     relabel: Kernel<(ImageArgs, DevPtr<u32>)>,
+    number: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>)>,
     count_roots: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, DevPtr<u32>)>,
     features: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, StatsOutArgs)>,
 }
 
 /// The device-resident stages of one HA variant: strip labeling and border
-/// merge build the forest; relabel writes the labels (raw: 1 + the raster
-/// index of each component's first pixel); the analysis flags roots with
-/// its own kernel, ranks them with the shared back end, and accumulates
-/// features per segment.
+/// merge build the forest; its roots are flagged with HA's own kernel and
+/// ranked with the shared back end; then the labeling's last pass (the
+/// seed's relabeling) writes each pixel's rank + 1, or the analysis
+/// accumulates features per segment.
 pub struct Ha {
     variant: HaVariant,
     kernels: Kernels,
@@ -96,7 +97,7 @@ pub struct Ha {
 /// [`ccl_core::Labeler`], analyzes with [`ccl_core::Analyzer`], and has the
 /// device-resident path ([`CudaVariant::label_device`],
 /// [`CudaVariant::analyze_device`]) timed per stage: `strip`, `border`,
-/// then `relabel`, or `roots` and `features`.
+/// `roots`, then `labels` or `features`.
 pub fn ha(variant: HaVariant) -> Result<CudaVariant<Ha>> {
     CudaVariant::new(variant.info(), |gpu, _| Ha::new(gpu, variant))
 }
@@ -119,6 +120,7 @@ impl Ha {
             forest: ForestKernels::load(gpu, module, &label)?,
             forest_otf,
             relabel: Kernel::load(gpu, module, &format!("{word}_relabel"))?,
+            number: Kernel::load(gpu, module, &format!("{word}_number"))?,
             count_roots: Kernel::load(gpu, module, &format!("{word}_count_roots"))?,
             features: Kernel::load(gpu, module, &format!("{word}_features"))?,
         };
@@ -228,16 +230,15 @@ impl Ha {
     }
 
     /// Flags the roots of a forest that [`build_forest`](Self::build_forest)
-    /// (or its on-the-fly form) left in `forest` with HA's own kernel and
-    /// ranks them with the shared back end (stage `roots`): the analysis
-    /// then needs its features accumulated.
-    pub fn rank_roots<'f>(
+    /// (or its on-the-fly form) left in `forest` with HA's own kernel: the
+    /// ranking follows.
+    pub fn flag_roots<'f>(
         &self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &CudaViewMut<'_, u32>,
         features: &'f mut Features,
-    ) -> Result<Ranked<'f>> {
+    ) -> Result<RootsFlagged<'f>> {
         check_forest(forest.len(), image)?;
         let stream = run.stream;
         // A word of 64 pixels is two root words: the rows keep whole words.
@@ -261,29 +262,80 @@ impl Ha {
                 ),
             )
         }?;
-        let ranked = flagging.flagged().rank()?;
+        Ok(flagging.flagged())
+    }
+
+    /// [`flag_roots`](Self::flag_roots), then the shared ranking with the
+    /// stats initialised (stage `roots`): the analysis then needs its
+    /// features accumulated.
+    pub fn rank_roots<'f>(
+        &self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &CudaViewMut<'_, u32>,
+        features: &'f mut Features,
+    ) -> Result<Ranked<'f>> {
+        let ranked = self.flag_roots(run, image, forest, features)?.rank()?;
         run.clock.mark("roots")?;
         Ok(ranked)
     }
 }
 
 impl DeviceVariant for Ha {
+    /// The forest, flattened: raw labels, 1 + the raster index of each
+    /// component's first pixel (HA's forest proper is held at local starts
+    /// only, which the contract of `ccl_device.cuh` does not allow).
+    fn forest(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        self.build_forest(run, image, forest)?;
+        let forest = DevPtr::of_mut(forest, run.stream);
+        // SAFETY: reads the image and rewrites exactly width * height labels.
+        unsafe {
+            self.kernels.relabel.launch(
+                run.stream,
+                self.span_grid(image)?,
+                (image.args(run.stream), forest),
+            )
+        }?;
+        run.clock.mark("relabel")
+    }
+
     fn label(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
         labels: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()> {
-        self.build_forest(run, image, labels)?;
-        let labels = DevPtr::of_mut(labels, run.stream);
-        let grid = self.span_grid(image)?;
-        // SAFETY: reads the image and rewrites exactly width * height labels.
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        check_forest(labels.len(), image)?;
+        self.build_forest(run, image, forest)?;
+        let ranks = self
+            .flag_roots(run, image, forest, numbering)?
+            .rank_labels()?;
+        run.clock.mark("roots")?;
+        let stream = run.stream;
+        // SAFETY: reads the image and the forest, writes exactly width *
+        // height labels into another buffer; the root index covers the
+        // image in HA's layout.
         unsafe {
-            self.kernels
-                .relabel
-                .launch(run.stream, grid, (image.args(run.stream), labels))
+            self.kernels.number.launch(
+                stream,
+                self.span_grid(image)?,
+                (
+                    image.args(stream),
+                    DevPtr::of(forest, stream),
+                    ranks.index(),
+                    DevPtr::of_mut(labels, stream),
+                ),
+            )
         }?;
-        run.clock.mark("relabel")
+        run.clock.mark("labels")?;
+        Ok(ranks.numbered())
     }
 
     fn analyze(

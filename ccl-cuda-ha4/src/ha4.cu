@@ -282,11 +282,15 @@ __device__ void stitch_spans(const u8* image, int pitch, const Merge& merge, int
 
 // Seed Algorithm 5: every pixel takes its root's label; background gets 0.
 // Only local starts walk the forest; the other lanes take the label from the
-// lane holding their local start with a shuffle. Rewriting L in place is
-// safe: finds only visit local starts, and those are rewritten with their
-// root's label, which is still a valid parent.
-template <typename Mask>
-__device__ void relabel(const u8* image, int pitch, u32* L, int width, int height) {
+// lane holding their local start with a shuffle. Raw labels (Ranked false)
+// are root + 1, written over the forest itself (`out` == L): safe, as finds
+// only visit local starts, and those are rewritten with their root's label,
+// which is still a valid parent. Canonical labels (Ranked true) are the
+// root's rank + 1 from `roots`, written to `out`, another buffer (a rank is
+// not a parent).
+template <typename Mask, bool Ranked>
+__device__ void relabel(const u8* image, int pitch, const u32* L, u32* out, CclRootIndex roots, int width,
+                        int height) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
     RowSpan<Mask> s;
     if (!warp_row_span(image, pitch, width, height, &s)) return;
@@ -298,7 +302,11 @@ __device__ void relabel(const u8* image, int pitch, u32* L, int width, int heigh
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
             const int p = lane + 32 * k;
-            root_label[k] = piece_starts(word, p) ? ccl_find_final(L, s.row_index + base + p) + 1 : 0;
+            root_label[k] = 0;
+            if (piece_starts(word, p)) {
+                const u32 root = ccl_find_final(L, s.row_index + base + p);
+                root_label[k] = (Ranked ? ccl_root_rank(roots, root % (u32)width, root / (u32)width) : root) + 1;
+            }
         }
 #pragma unroll
         for (int k = 0; k < per_lane; ++k) {
@@ -310,7 +318,7 @@ __device__ void relabel(const u8* image, int pitch, u32* L, int width, int heigh
                 const u32 candidate = __shfl_sync(CCL_FULL_MASK, root_label[j], start & 31);
                 if (j == (start >> 5)) label = candidate;
             }
-            if (base + p < width) L[s.row_index + base + p] = ccl_bit(word, p) ? label : 0;
+            if (base + p < width) out[s.row_index + base + p] = ccl_bit(word, p) ? label : 0;
         }
     }
 }
@@ -466,7 +474,12 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
 
 #define HA_WORD_KERNELS(NAME, MASK)                                                                      \
     extern "C" __global__ void __launch_bounds__(128) NAME##_relabel(CclImage image, u32* L) {          \
-        relabel<MASK>(image.pixels, image.pitch, L, image.width, image.height);                         \
+        const CclRootIndex none = {nullptr, nullptr, 0};                                                 \
+        relabel<MASK, false>(image.pixels, image.pitch, L, L, none, image.width, image.height);          \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128)                                                   \
+        NAME##_number(CclImage image, const u32* L, CclRootIndex roots, u32* labels) {                  \
+        relabel<MASK, true>(image.pixels, image.pitch, L, labels, roots, image.width, image.height);     \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
         NAME##_count_roots(CclImage image, const u32* L, u32* root_bits, u32* group_count) {            \

@@ -14,7 +14,7 @@
 //! match ha(HaVariant::Ha4W32) {
 //!     Ok(mut ha4) => {
 //!         let labels = ha4.label(&image, Connectivity::Four)?;
-//!         assert_eq!(labels.canonical().labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
+//!         assert_eq!(labels.labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
 //!     }
 //!     // No GPU, driver or NVRTC here: a clear error, never a panic.
 //!     Err(reason) => println!("skipped: {reason}"),

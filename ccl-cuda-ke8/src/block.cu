@@ -171,12 +171,19 @@ extern "C" __global__ void bke_reduce(CclImage image, u32* L) {
     }
 }
 
-// The finish of both: each block's root, expanded to its four pixels
-// (background 0): the final labels, 1 + the component's first pixel.
-extern "C" __global__ void block_relabel(CclImage image, u32* L) {
+// The finish of both: each block's root, ranked in `roots` (the shared
+// back end flagged the roots of the forest), expanded to its four pixels
+// (background 0) in `labels`, another buffer: the canonical labels.
+extern "C" __global__ void block_number(CclImage image, const u32* __restrict__ L, CclRootIndex roots,
+                                        u32* labels) {
+    const u32 width = (u32)image.width;
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
-        const u32 label = (b.window & BLOCK_PIXELS) ? ccl_find_final(L, b.key) + 1 : 0;
-        block_write(image, L, b, label, true);
+        u32 label = 0;
+        if (b.window & BLOCK_PIXELS) {
+            const u32 root = ccl_find_final(L, b.key);
+            label = ccl_root_rank(roots, root % width, root / width) + 1;
+        }
+        block_write(image, labels, b, label, true);
     }
 }

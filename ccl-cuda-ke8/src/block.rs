@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result, Task};
-use ccl_cuda::backend::{DeviceVariant, Run};
+use ccl_cuda::backend::{DeviceVariant, Features, Numbered, RootIndexArgs, Run};
 use ccl_cuda::cudarc::driver::CudaViewMut;
 use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
 
@@ -29,12 +29,12 @@ pub enum BlockAlgorithm {
 
 type BlockKernel = Kernel<(ImageArgs, DevPtr<u32>)>;
 
-/// The kernels of one block-based algorithm and the shared expansion of
-/// block roots to pixel labels.
+/// The kernels of one block-based algorithm and the expansion of block
+/// roots' ranks to pixel labels that both share.
 pub struct BlockBased {
     /// Each stage's name and kernel, in order, up to a forest.
     stages: Vec<(&'static str, BlockKernel)>,
-    relabel: BlockKernel,
+    number: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>)>,
 }
 
 impl BlockBased {
@@ -54,7 +54,7 @@ impl BlockBased {
             .collect::<Result<_>>()?;
         Ok(Self {
             stages,
-            relabel: Kernel::load(gpu, &KERNELS, "block_relabel")?,
+            number: Kernel::load(gpu, &KERNELS, "block_number")?,
         })
     }
 
@@ -64,7 +64,7 @@ impl BlockBased {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        let grid = tile_grid(image.width().div_ceil(2), image.height().div_ceil(2), BLOCK)?;
+        let grid = Self::grid(image)?;
         let forest = DevPtr::of_mut(forest, run.stream);
         // SAFETY: every block kernel writes only the width * height entries
         // of the forest (the variant layer checked its length) and reads
@@ -72,9 +72,16 @@ impl BlockBased {
         unsafe { kernel.launch(run.stream, grid, (image.args(run.stream), forest)) }
     }
 
-    /// The block forest of `image` in `forest`.
+    fn grid(image: &DeviceImage<'_>) -> Result<ccl_cuda::cudarc::driver::LaunchConfig> {
+        tile_grid(image.width().div_ceil(2), image.height().div_ceil(2), BLOCK)
+    }
+}
+
+impl DeviceVariant for BlockBased {
+    /// The block forest: each pixel's parent is its block's key (the
+    /// block's first foreground pixel), each key's a key.
     fn forest(
-        &self,
+        &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
@@ -85,18 +92,42 @@ impl BlockBased {
         }
         Ok(())
     }
-}
 
-impl DeviceVariant for BlockBased {
+    /// The forest, its roots flagged and ranked by the shared back end
+    /// (stage `roots`), then one pass per block that finds the block's root
+    /// and writes its rank + 1 to the block's pixels (stage `labels`).
     fn label(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
         labels: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()> {
-        self.forest(run, image, labels)?;
-        Self::launch(&self.relabel, run, image, labels)?;
-        run.clock.mark("relabel")
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        self.forest(run, image, forest)?;
+        let stream = run.stream;
+        let ranks = numbering
+            .flag_forest(stream, image, forest)?
+            .rank_labels()?;
+        run.clock.mark("roots")?;
+        // SAFETY: reads the forest's width * height entries at block keys
+        // and their ancestors, writes the width * height labels (another
+        // buffer, both checked by the variant layer); the root index covers
+        // the image.
+        unsafe {
+            self.number.launch(
+                stream,
+                Self::grid(image)?,
+                (
+                    image.args(stream),
+                    DevPtr::of(forest, stream),
+                    ranks.index(),
+                    DevPtr::of_mut(labels, stream),
+                ),
+            )
+        }?;
+        run.clock.mark("labels")?;
+        Ok(ranks.numbered())
     }
 }
 

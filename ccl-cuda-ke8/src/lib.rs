@@ -28,7 +28,7 @@
 //! let image = BinaryImage::new(&pixels, 4, 2)?;
 //! match ccl_core::find("buf")?.labeler() {
 //!     Ok(mut buf) => {
-//!         let labels = buf.label(&image, Connectivity::Eight)?.canonical();
+//!         let labels = buf.label(&image, Connectivity::Eight)?;
 //!         assert_eq!(labels.labels(), &[1, 0, 0, 2, 0, 1, 0, 2]);
 //!     }
 //!     // No GPU, driver or NVRTC here: a clear error, never a panic.

@@ -341,11 +341,11 @@ impl DeviceVariant for Kni {
         Plan::new(width, height, true).map(|_| ())
     }
 
-    fn label(
+    fn forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
+        forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let stream = run.stream;
         let plan = Plan::new(
@@ -368,7 +368,7 @@ impl DeviceVariant for Kni {
             .map_err(|_| Error::InvalidDimensions("too many root words for kni".into()))?;
         let flagging = self.features.begin(stream, layout)?;
         let targets = flagging.targets();
-        let forest = DevPtr::of_mut(labels, stream);
+        let forest = DevPtr::of_mut(forest, stream);
         // SAFETY: `forest` holds width * height labels (checked by the
         // variant layer), written at pixels inside the image; `begin`
         // reserved a root word per 32 columns of each row (tile rows are

@@ -22,9 +22,9 @@
 //! let image = BinaryImage::new(&pixels, 3, 2)?;
 //! match ccl_core::find("kni")?.labeler() {
 //!     Ok(mut kni) => {
-//!         let eight = kni.label(&image, Connectivity::Eight)?.canonical();
+//!         let eight = kni.label(&image, Connectivity::Eight)?;
 //!         assert_eq!(eight.labels(), &[1, 0, 1, 0, 1, 0]);
-//!         let four = kni.label(&image, Connectivity::Four)?.canonical();
+//!         let four = kni.label(&image, Connectivity::Four)?;
 //!         assert_eq!(four.labels(), &[1, 0, 2, 0, 3, 0]);
 //!     }
 //!     // No GPU, driver or NVRTC here: a clear error, never a panic.

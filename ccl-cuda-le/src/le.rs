@@ -58,19 +58,19 @@ impl LabelEquivalence {
 }
 
 impl DeviceVariant for LabelEquivalence {
-    fn label(
+    fn forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
+        forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let (stream, args) = (run.stream, image.args(run.stream));
         let grid = tile_grid(image.width(), image.height(), BLOCK)?;
         let eight = i32::from(run.connectivity == Connectivity::Eight);
         let references = self.references.reserve(stream, image.pixel_count())?;
         let references = DevPtr::of_mut(references, stream);
-        let labels = DevPtr::of_mut(labels, stream);
-        // SAFETY: `labels` holds width * height entries (checked by the
+        let labels = DevPtr::of_mut(forest, stream);
+        // SAFETY: `forest` holds width * height entries (checked by the
         // variant layer), `references` at least as many (reserved above);
         // the kernel writes entry y * width + x of both for the pixels of
         // the image, and reads pixels inside it.

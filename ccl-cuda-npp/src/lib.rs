@@ -14,7 +14,7 @@
 //! match npp_uf() {
 //!     Ok(mut npp) => {
 //!         let labels = npp.label(&image, Connectivity::Four)?;
-//!         assert_eq!(labels.canonical().labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
+//!         assert_eq!(labels.labels(), &[1, 1, 0, 2, 0, 1, 0, 2]);
 //!     }
 //!     // No NPP, GPU, driver or NVRTC here: a clear error, never a panic.
 //!     Err(reason) => println!("skipped: {reason}"),

@@ -1,6 +1,6 @@
 // npp.cu: the kernels that adapt NPP's nppiLabelMarkersUF_8u32u to ccl's
 // contract (docs/design.md, "Semantics"). Order: npp_binarize, NPP, npp_repair,
-// npp_finish.
+// npp_first_pixels, npp_finish; the shared back end then numbers the labels.
 //
 // What NPP does (checked on an H200 with NPP 13.0.1 and 13.2.0):
 // - It labels every connected region of EQUAL pixel values, background
@@ -17,9 +17,12 @@
 //   shared-memory races in NPP's labelMarkersUF4WayLocalMergeBlock). It was
 //   never seen to join two components. npp_repair therefore joins, in R,
 //   the trees of every pair of touching foreground pixels whose labels
-//   differ, and npp_finish writes each foreground pixel's root + 1 (root <
-//   width * height <= the launcher's limit, so never 0 and never wrapping)
-//   and 0 for background.
+//   differ.
+// - Its roots are some pixel of each region, not always the first:
+//   npp_first_pixels finds each tree's first pixel, and npp_finish writes
+//   1 + that pixel's index for each foreground pixel (below width * height
+//   <= the launcher's limit, so never 0 and never wrapping) and 0 for
+//   background: flat labels, a forest of the contract of ccl_device.cuh.
 
 // R holds raw parent indices, so the shared union-find (ccl_device.cuh)
 // runs with Base 0: ccl_merge<0>, ccl_find_final<0>.
@@ -56,10 +59,26 @@ extern "C" __global__ void npp_repair(const u8* binary, u32* R, int width, int h
     }
 }
 
-// R -> ccl labels: 0 for background, root + 1 for foreground. One thread
-// per pixel.
-extern "C" __global__ void npp_finish(const u8* binary, const u32* R, u32* labels, u64 pixels) {
+// The first pixel of each tree of R: first_complement[root] becomes the
+// complement of the smallest index in the tree (atomicMax of complements,
+// so that a zeroed array is the neutral start). One thread per pixel; the
+// lanes of a warp with one root (consecutive pixels) send one atomic, from
+// the lowest of them.
+extern "C" __global__ void npp_first_pixels(const u8* binary, const u32* R, u32* first_complement,
+                                            u64 pixels) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    const bool foreground = i < pixels && binary[i];
+    const u32 root = foreground ? ccl_find_final<0>(R, (u32)i) : 0xffffffffu;
+    const u32 group = __match_any_sync(CCL_FULL_MASK, root);
+    if (foreground && (threadIdx.x & 31u) == (u32)(__ffs(group) - 1))
+        atomicMax(first_complement + root, ~(u32)i);
+}
+
+// R -> flat labels: 0 for background, 1 + the tree's first pixel for
+// foreground. One thread per pixel.
+extern "C" __global__ void npp_finish(const u8* binary, const u32* R, const u32* first_complement,
+                                      u32* labels, u64 pixels) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= pixels) return;
-    labels[i] = binary[i] ? ccl_find_final<0>(R, (u32)i) + 1 : 0;
+    labels[i] = binary[i] ? ~first_complement[ccl_find_final<0>(R, (u32)i)] + 1 : 0;
 }

@@ -52,12 +52,14 @@ pub(crate) fn check_size(width: usize, height: usize) -> Result<()> {
 struct Kernels {
     binarize: Kernel<(ImageArgs, DevPtr<u8>)>,
     repair: Kernel<(DevPtr<u8>, DevPtr<u32>, i32, i32, i32)>,
-    finish: Kernel<(DevPtr<u8>, DevPtr<u32>, DevPtr<u32>, u64)>,
+    first_pixels: Kernel<(DevPtr<u8>, DevPtr<u32>, DevPtr<u32>, u64)>,
+    finish: Kernel<(DevPtr<u8>, DevPtr<u32>, DevPtr<u32>, DevPtr<u32>, u64)>,
 }
 
 /// NPP's union-find labeler as the device-resident stages of `npp-uf`:
-/// `binarize`, `npp` (NPP's own call alone), `repair` and `finish`. Labels
-/// only: NPP computes none of ccl's features.
+/// `binarize`, `npp` (NPP's own call alone), `repair` and `finish` make a
+/// forest of flat first-pixel labels, which the shared finish numbers.
+/// Labels only: NPP computes none of ccl's features.
 pub struct NppUf {
     npp: &'static Npp,
     context: NppStreamContext,
@@ -66,6 +68,8 @@ pub struct NppUf {
     binary: DeviceBuffer<u8>,
     /// NPP's labels: a union-find forest of raster indices.
     forest: DeviceBuffer<u32>,
+    /// The complement of each tree's first pixel, by root.
+    first: DeviceBuffer<u32>,
     /// NPP's working buffer.
     scratch: DeviceBuffer<u8>,
     /// NPP's scratch bytes for the last `(width, height)`, so the host-side
@@ -84,10 +88,12 @@ impl NppUf {
             kernels: Kernels {
                 binarize: Kernel::load(gpu, &KERNELS, "npp_binarize")?,
                 repair: Kernel::load(gpu, &KERNELS, "npp_repair")?,
+                first_pixels: Kernel::load(gpu, &KERNELS, "npp_first_pixels")?,
                 finish: Kernel::load(gpu, &KERNELS, "npp_finish")?,
             },
             binary: DeviceBuffer::new(),
             forest: DeviceBuffer::new(),
+            first: DeviceBuffer::new(),
             scratch: DeviceBuffer::new(),
             scratch_bytes: None,
         })
@@ -117,18 +123,13 @@ impl DeviceVariant for NppUf {
         check_size(width, height)
     }
 
-    /// NPP's root is some pixel of the component, not its first.
-    fn first_pixel_labels(&self) -> bool {
-        false
-    }
-
-    /// Labels: 0 for background, 1 + the raster index of a pixel of the
-    /// component (NPP's root, not always its first pixel) for foreground.
-    fn label(
+    /// Flat labels: 0 for background, 1 + the raster index of the
+    /// component's first pixel for foreground.
+    fn forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
+        forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let stream = run.stream;
         let pixels = image.pixel_count();
@@ -137,9 +138,14 @@ impl DeviceVariant for NppUf {
         let size = NppiSize { width, height };
         let scratch_bytes = self.scratch_bytes(image, size)?;
         let binary = DevPtr::of_mut(self.binary.reserve(stream, pixels)?, stream);
+        let labels = DevPtr::of_mut(forest, stream);
         let forest = DevPtr::of_mut(self.forest.reserve(stream, pixels)?, stream);
         let scratch = DevPtr::of_mut(self.scratch.reserve(stream, scratch_bytes)?, stream);
-        let labels = DevPtr::of_mut(labels, stream);
+        let first = self.first.reserve(stream, pixels)?;
+        stream
+            .memset_zeros(&mut first.slice_mut(..pixels))
+            .map_err(cuda_error)?;
+        let first = DevPtr::of_mut(first, stream);
 
         let rows = LaunchConfig {
             grid_dim: (
@@ -190,15 +196,19 @@ impl DeviceVariant for NppUf {
         }?;
         run.clock.mark("repair")?;
 
-        // SAFETY: reads `pixels` entries of `binary` and `forest` (whose
-        // parents lie within it), writes `pixels` labels (checked by the
-        // variant layer).
+        // SAFETY: read `pixels` entries of `binary` and `forest` (whose
+        // parents lie within it) and index `first` (as long) by roots;
+        // finish writes `pixels` labels (checked by the variant layer).
         unsafe {
-            self.kernels.finish.launch(
+            let grid = linear_grid(pixels, THREADS)?;
+            self.kernels.first_pixels.launch(
                 stream,
-                linear_grid(pixels, THREADS)?,
-                (binary, forest, labels, pixels as u64),
-            )
+                grid,
+                (binary, forest, first, pixels as u64),
+            )?;
+            self.kernels
+                .finish
+                .launch(stream, grid, (binary, forest, first, labels, pixels as u64))
         }?;
         run.clock.mark("finish")
     }

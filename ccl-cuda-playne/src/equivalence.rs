@@ -1,6 +1,7 @@
 //! The pixel label-equivalence pipeline that Playne–Hawick and Komura share:
-//! a link kernel, a compression, a union kernel, a compression. A variant
-//! of this shape is its two kernels and a registration.
+//! a link kernel, a compression, a union kernel; the shared finish numbers
+//! the forest. A variant of this shape is its two kernels and a
+//! registration.
 
 use std::sync::Arc;
 
@@ -28,10 +29,11 @@ pub struct EquivalenceKernels {
     pub unions_stage: &'static str,
 }
 
-/// Link, compress, unions, compress: the last compression leaves every
-/// pixel pointing at its root, i.e. the labels. The compressions are the
-/// shared [`Flatten`]; the first keeps the unions' finds short (the links
-/// alone make chains as long as a component is tall).
+/// Link, compress, unions: the forest, which the shared finish numbers
+/// (its pass finds each pixel's root, the compression the papers end
+/// with). The compression is the shared [`Flatten`]; it keeps the unions'
+/// finds short (the links alone make chains as long as a component is
+/// tall).
 pub struct Equivalence {
     link: Kernel<(ImageArgs, DevPtr<u32>, i32)>,
     unions: Kernel<(ImageArgs, DevPtr<u32>, i32)>,
@@ -52,27 +54,25 @@ impl Equivalence {
 }
 
 impl DeviceVariant for Equivalence {
-    fn label(
+    fn forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
+        forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let (stream, args) = (run.stream, image.args(run.stream));
         let grid = tile_grid(image.width(), image.height(), BLOCK)?;
         let eight = i32::from(run.connectivity == Connectivity::Eight);
-        let forest = DevPtr::of_mut(labels, stream);
+        let parents = DevPtr::of_mut(forest, stream);
         // SAFETY: both kernels write only the width * height entries of the
-        // labels (the variant layer checked their length) and read pixels
+        // forest (the variant layer checked its length) and read pixels
         // inside the image.
-        unsafe { self.link.launch(stream, grid, (args, forest, eight))? };
+        unsafe { self.link.launch(stream, grid, (args, parents, eight))? };
         run.clock.mark("init")?;
-        self.compress.run(stream, image, labels)?;
+        self.compress.run(stream, image, forest)?;
         run.clock.mark("compress")?;
         // SAFETY: as above.
-        unsafe { self.unions.launch(stream, grid, (args, forest, eight))? };
-        run.clock.mark(self.unions_stage)?;
-        self.compress.run(stream, image, labels)?;
-        run.clock.mark("relabel")
+        unsafe { self.unions.launch(stream, grid, (args, parents, eight))? };
+        run.clock.mark(self.unions_stage)
     }
 }

@@ -20,7 +20,7 @@
 //! let playne = ccl_core::find("playne")?;
 //! match playne.labeler() {
 //!     Ok(mut labeler) => {
-//!         let labels = labeler.label(&image, Connectivity::Eight)?.canonical();
+//!         let labels = labeler.label(&image, Connectivity::Eight)?;
 //!         assert_eq!(labels.labels(), &[1, 0, 1, 0, 1, 0]);
 //!     }
 //!     // No GPU, driver or NVRTC here: a clear error, never a panic.

@@ -1,9 +1,9 @@
 //! The shared CCL / CCA back end that every CUDA variant builds on, over
 //! the [`runtime`](crate::runtime): the variant layer ([`DeviceVariant`],
 //! [`CudaVariant`], [`register_variant!`](crate::register_variant)), the
-//! analysis of any forest of the contract in `ccl_device.cuh` ([`Features`]:
-//! root flags, ranking in raster order, features), the forest → labels
-//! finish ([`Flatten`]), rounds until a fixed point ([`ChangeFlag`]), and
+//! numbering and analysis of any forest of the contract in `ccl_device.cuh`
+//! ([`Features`]: root flags, ranking in raster order, canonical labels,
+//! features), the forest compression ([`Flatten`]), rounds until a fixed point ([`ChangeFlag`]), and
 //! variants made by name on a caller's stream ([`variant_on`]).
 
 mod by_name;
@@ -14,8 +14,9 @@ mod variant;
 
 pub use by_name::{DeviceRegistration, variant_on};
 pub use features::{
-    Analyzed, DeviceNode, Features, FlagRoots, Flatten, ROOT_GROUP_WORDS, Ranked, RanksOnly,
-    RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs, check_forest,
+    Analyzed, DeviceNode, Features, FlagRoots, Flatten, LabelRanks, Numbered, ROOT_GROUP_WORDS,
+    Ranked, RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs,
+    check_forest,
 };
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;

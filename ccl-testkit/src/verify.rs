@@ -56,7 +56,7 @@ pub enum Mismatch {
         y: usize,
         /// The reference's canonical label there.
         expected: u32,
-        /// The variant's canonical label there.
+        /// The variant's label there.
         actual: u32,
     },
     /// The features differ; the first differing component (canonical label
@@ -86,7 +86,7 @@ impl fmt::Display for Mismatch {
                 actual,
             } => write!(
                 f,
-                "first differing pixel ({x}, {y}): canonical label {actual}, expected {expected}"
+                "first differing pixel ({x}, {y}): label {actual}, expected the canonical {expected}"
             ),
             Mismatch::Stats {
                 component,
@@ -112,8 +112,9 @@ fn describe(stats: &Option<ComponentStats>) -> String {
     }
 }
 
-/// Compares labels as partitions: `Ok` when `actual` groups the same pixels
-/// as `expected`, whatever its raw values.
+/// Compares labels: `Ok` when `actual` is the canonical labeling of the
+/// partition `expected` gives (0 for background, 1..=N in raster order of
+/// each component's first pixel), as every [`ccl_core::Labeler`] returns.
 pub fn compare_labels(expected: &LabelImage, actual: &LabelImage) -> Result<(), Mismatch> {
     let size = |l: &LabelImage| (l.width(), l.height());
     if size(expected) != size(actual) {
@@ -122,9 +123,9 @@ pub fn compare_labels(expected: &LabelImage, actual: &LabelImage) -> Result<(), 
             actual: size(actual),
         });
     }
-    // Canonical forms are compared directly: each is computed once, and the
-    // reference's labels usually are canonical already.
-    let (expected, actual) = (expected.canonical(), actual.canonical());
+    // The reference's labels are canonical already; its canonical form is
+    // computed once all the same, so that only `actual` is held to it.
+    let expected = expected.canonical();
     match expected
         .labels()
         .iter()

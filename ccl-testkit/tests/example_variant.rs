@@ -1,13 +1,14 @@
 //! The smallest complete CUDA variant, as `docs/design.md` shows it: its
 //! kernels (`example/union_find.cu`), one impl and a registration. It builds
-//! a union-find forest; the labels come from the shared finish (`Flatten`)
-//! and the features from the shared back end, so this test also proves
-//! those on the GPU. Registered in this test binary only.
+//! a union-find forest; the canonical labels come from the shared finish
+//! (`Features::number_forest`) and the features from the shared back end, so
+//! this test also proves those on the GPU. Registered in this test binary
+//! only.
 
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Labeler, Result};
-use ccl_cuda::backend::{DeviceVariant, Flatten, Run};
+use ccl_cuda::backend::{DeviceVariant, Run};
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut};
 use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
 
@@ -18,11 +19,11 @@ const KERNELS: KernelSource = KernelSource {
 };
 ccl_cuda::inventory::submit! { KERNELS }
 
-/// Pixel union-find: init, merge, then the shared finish.
+/// Pixel union-find: init and merge build the forest; the shared finish
+/// numbers it.
 struct UnionFind {
     init: Kernel<(ImageArgs, DevPtr<u32>)>,
     merge: Kernel<(ImageArgs, DevPtr<u32>, i32)>,
-    flatten: Flatten,
 }
 
 impl UnionFind {
@@ -30,20 +31,19 @@ impl UnionFind {
         Ok(Self {
             init: Kernel::load(gpu, &KERNELS, "example_init")?,
             merge: Kernel::load(gpu, &KERNELS, "example_merge")?,
-            flatten: Flatten::new(gpu)?,
         })
     }
 }
 
 impl DeviceVariant for UnionFind {
-    fn label(
+    fn forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
-        labels: &mut CudaViewMut<'_, u32>,
+        forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let (stream, args) = (run.stream, image.args(run.stream));
-        let forest = DevPtr::of_mut(labels, stream);
+        let forest = DevPtr::of_mut(forest, stream);
         // One thread per pixel, on the grid whose rows the kernels walk
         // with CCL_FOR_EACH_ROW: any height, past CUDA's 65535 grid rows.
         let grid = tile_grid(image.width(), image.height(), (128, 1))?;
@@ -54,9 +54,7 @@ impl DeviceVariant for UnionFind {
             self.init.launch(stream, grid, (args, forest))?;
             self.merge.launch(stream, grid, (args, forest, eight))?;
         }
-        run.clock.mark("merge")?;
-        self.flatten.run(stream, image, labels)?;
-        run.clock.mark("flatten")
+        run.clock.mark("merge")
     }
 }
 

@@ -1,12 +1,15 @@
 // features.cu: the shared back end of every CUDA variant (ccl_cuda::features):
-// from any forest that keeps the contract of ccl_device.cuh, the seven
-// features of every component in raster order of the components' first
-// pixels, and the final label image.
+// from any forest that keeps the contract of ccl_device.cuh, the ranks of
+// its roots in raster order of the components' first pixels; with them the
+// canonical label image (ccl_number_forest, or a variant's own last pass
+// using ccl_root_rank) and the seven features of every component.
 //
 // Order of an analysis: ccl_count_roots (or a variant's own root kernel
 // writing the same CclRootIndex layout), ccl_scan_root_groups,
 // ccl_rank_roots, then ccl_accumulate (or a variant's own feature kernel
-// using ccl_root_rank and ccl_add_to_component).
+// using ccl_root_rank and ccl_add_to_component). A labeling ranks the same
+// way and ends in a last pass that writes rank + 1; the features of
+// canonical labels (ccl_accumulate_labels) read the labels alone.
 //
 // The per-pixel kernels give each warp one word (ccl_accumulate: a span of
 // words): 32 consecutive columns of one row (word w is row w /
@@ -100,26 +103,47 @@ extern "C" __global__ void __launch_bounds__(CCL_ROOT_GROUP_WORDS)
 // component that crosses many words (the large components of dense images,
 // whose same-address atomics would otherwise serialize) costs one atomic per
 // feature per span instead of per word.
-extern "C" __global__ void __launch_bounds__(256)
-    ccl_accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32 words_per_row,
-                   u32 spans_per_row, u32 spans) {
+//
+// Labels: a forest whose roots are ranked in `roots` (Canonical false; the
+// image says which pixels are foreground), or canonical labels (Canonical
+// true: 0 is background, the rank is the label - 1, and the image is not
+// read). With canonical labels, `background` (null: not wanted) gathers the
+// background's features in the same pass: OpenCV's row 0. To start from
+// zeros, its x_min and y_min are kept as complements (atomicMax of ~x).
+template <bool Canonical>
+__device__ void accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out,
+                           CclStats* background, u32 words_per_row, u32 spans_per_row, u32 spans) {
     const u64 span = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (span >= spans) return;
     const u32 y = (u32)(span / spans_per_row), lane = threadIdx.x, width = (u32)image.width;
     const u32 first_word = (u32)(span % spans_per_row) * ACCUMULATE_SPAN_WORDS;
     const u32 end_word = min(first_word + ACCUMULATE_SPAN_WORDS, words_per_row);
     const u8* row = ccl_row(image, y);
+    const u32* labels = L + (size_t)y * width;
     // The pending component and what it has gathered, the same in every lane.
     u32 pending = NO_RANK, area_p = 0, x_min_p = 0, x_max_p = 0;
     u64 sum_x_p = 0;
+    // This lane's background pixels.
+    u32 bg_area = 0, bg_x_min_c = 0, bg_x_max = 0;
+    u64 bg_sum_x = 0;
     for (u32 word = first_word; word < end_word; ++word) {
         const u32 base = word * 32u, x = base + lane;
-        const bool foreground = x < width && row[x];
         u32 rank = NO_RANK;
-        if (foreground) {
-            const u32 root = ccl_find_final(L, y * width + x);
-            rank = ccl_root_rank(roots, root % width, root / width);
+        if (x < width) {
+            if (Canonical) {
+                rank = labels[x] - 1;  // background: 0 - 1 == NO_RANK
+            } else if (row[x]) {
+                const u32 root = ccl_find_final(L, y * width + x);
+                rank = ccl_root_rank(roots, root % width, root / width);
+            }
+            if (Canonical && background != nullptr && rank == NO_RANK) {
+                bg_area += 1;
+                bg_sum_x += x;
+                bg_x_min_c = max(bg_x_min_c, ~x);
+                bg_x_max = x;
+            }
         }
+        const bool foreground = rank != NO_RANK;
         // Lanes are consecutive columns: a group's first and last lanes are
         // its extent, and the sum of its lanes its columns less the base.
         const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
@@ -154,6 +178,56 @@ extern "C" __global__ void __launch_bounds__(256)
     }
     if (lane == 0 && pending != NO_RANK)
         ccl_add_to_component(out, pending, area_p, sum_x_p, x_min_p, x_max_p, y);
+    if (Canonical && background != nullptr) {
+        const u32 area = __reduce_add_sync(CCL_FULL_MASK, bg_area);
+        if (area == 0) return;
+        const u64 sum_x = ccl_reduce_add_u64(CCL_FULL_MASK, bg_sum_x);
+        const u32 x_min_c = __reduce_max_sync(CCL_FULL_MASK, bg_x_min_c);
+        const u32 x_max = __reduce_max_sync(CCL_FULL_MASK, bg_x_max);
+        if (lane == 0) {
+            atomicAdd(&background->area, area);
+            atomicAdd(&background->sum_x, sum_x);
+            atomicAdd(&background->sum_y, (u64)y * area);
+            atomicMax(&background->x_min, x_min_c);
+            atomicMax(&background->y_min, ~y);
+            atomicMax(&background->x_max, x_max);
+            atomicMax(&background->y_max, y);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32 words_per_row,
+                   u32 spans_per_row, u32 spans) {
+    accumulate<false>(image, L, roots, out, nullptr, words_per_row, spans_per_row, spans);
+}
+
+// Step 4 over canonical labels (1 + the rank), with the background's
+// features where `background` is not null (zeroed before).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_accumulate_labels(CclImage image, const u32* labels, CclStatsOut out, CclStats* background,
+                          u32 words_per_row, u32 spans_per_row, u32 spans) {
+    const CclRootIndex none = {nullptr, nullptr, 0};
+    accumulate<true>(image, labels, none, out, background, words_per_row, spans_per_row, spans);
+}
+
+// The canonical labels of a forest whose roots are ranked in `roots`: 0 for
+// background, the rank of the pixel's root + 1 for foreground. `forest` and
+// `labels` must be different buffers: a label written in place would be a
+// rank, not a parent, and break the finds of other pixels.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_number_forest(CclImage image, const u32* __restrict__ forest, CclRootIndex roots, u32* labels,
+                      u32 words) {
+    u32 y, base;
+    if (!ccl_warp_word(words, roots.words_per_row, &y, &base)) return;
+    const u32 x = base + threadIdx.x, width = (u32)image.width;
+    if (x >= width) return;
+    u32 label = 0;
+    if (ccl_row(image, y)[x]) {
+        const u32 root = ccl_find_final(forest, y * width + x);
+        label = ccl_root_rank(roots, root % width, root / width) + 1;
+    }
+    labels[(size_t)y * width + x] = label;
 }
 
 // The label image of a forest: 0 for background, root + 1 for foreground.

@@ -1,7 +1,14 @@
-//! The shared analysis back end (`features.cu`): the seven features of every
-//! component, in raster order of the components' first pixels, from any
-//! forest that keeps the contract of `ccl_device.cuh`; and the forest → label
-//! image finish ([`Flatten`]).
+//! The shared back end (`features.cu`): from any forest that keeps the
+//! contract of `ccl_device.cuh`, the ranks of its roots in raster order of
+//! the components' first pixels, and with them the canonical labels and the
+//! seven features of every component; and the forest compression
+//! ([`Flatten`]).
+//!
+//! A labeling ends the same way as an analysis begins: its roots are
+//! flagged and ranked ([`RootsFlagged::rank_labels`]), and the variant's last
+//! pass writes each pixel's rank + 1 ([`LabelRanks::numbered`]), or the
+//! shared pass does ([`Features::number_forest`]). What a labeling returns is
+//! the proof [`Numbered`]; the labels then need no second pass.
 //!
 //! An analysis is a sequence the types enforce, each step returning the
 //! value the next one takes: [`Features::begin`] → [`FlagRoots`] (the shared
@@ -170,6 +177,16 @@ struct Kernels {
         u32,
         u32,
     )>,
+    accumulate_labels: Kernel<(
+        ImageArgs,
+        DevPtr<u32>,
+        StatsOutArgs,
+        DevPtr<DeviceStats>,
+        u32,
+        u32,
+        u32,
+    )>,
+    number_forest: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>, u32)>,
 }
 
 /// The state of the last analysis.
@@ -200,6 +217,9 @@ pub struct Features {
     /// Whether the last ranking initialised the stats array (not after
     /// [`RootsFlagged::rank_only`]).
     stats_initialised: bool,
+    /// Whether a labeling's ranking ([`RootsFlagged::rank_labels`])
+    /// initialises the stats array, for the features of its labels.
+    label_stats: bool,
 }
 
 /// The smallest stats array: most images of a size have fewer components
@@ -217,6 +237,8 @@ impl Features {
                 scan_groups: Kernel::load(gpu, &KERNELS, "ccl_scan_root_groups")?,
                 rank_roots: Kernel::load(gpu, &KERNELS, "ccl_rank_roots")?,
                 accumulate: Kernel::load(gpu, &KERNELS, "ccl_accumulate")?,
+                accumulate_labels: Kernel::load(gpu, &KERNELS, "ccl_accumulate_labels")?,
+                number_forest: Kernel::load(gpu, &KERNELS, "ccl_number_forest")?,
             },
             root_bits: DeviceBuffer::new(),
             group_count: DeviceBuffer::new(),
@@ -227,7 +249,14 @@ impl Features {
             capacity: 0,
             analysis: Analysis::None,
             stats_initialised: false,
+            label_stats: false,
         })
+    }
+
+    /// Whether the next labelings rank with the stats array initialised, so
+    /// that [`accumulate_labels`](Self::accumulate_labels) can follow.
+    pub(crate) fn set_label_stats(&mut self, label_stats: bool) {
+        self.label_stats = label_stats;
     }
 
     /// Starts an analysis whose roots are flagged in `layout`: reserves the
@@ -265,37 +294,87 @@ impl Features {
         Ok(ranked)
     }
 
-    /// [`rank_forest`](Self::rank_forest), and where the forest has more
-    /// components than the stats array holds, the array grown and the roots
-    /// ranked again (a read-back of the count): for callers that run the
-    /// analysis once rather than again on [`complete`](Self::complete).
-    pub fn rank_forest_stored(
+    /// The canonical labels of a pixel forest (width × height, the contract
+    /// of `ccl_device.cuh`) into `labels`, a different buffer of as many
+    /// entries: its roots flagged and ranked with the shared kernels, then
+    /// one pass writes each pixel's rank + 1 (stage `labels`). The last
+    /// step of a labeling whose variant has no last pass of its own.
+    pub fn number_forest(
         &mut self,
         stream: &Arc<CudaStream>,
         image: &DeviceImage<'_>,
         forest: &CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
         clock: &mut StageClock,
-    ) -> Result<Ranked<'_>> {
-        self.flag_forest(stream, image, forest)?.rank()?;
-        if !self.complete(stream)? {
-            self.flag_forest(stream, image, forest)?.rank()?;
-        }
+    ) -> Result<Numbered> {
+        check_forest(labels.len(), image)?;
+        let ranks = self.flag_forest(stream, image, forest)?.rank_labels()?;
         clock.mark("roots")?;
-        Ok(Ranked::new(self, stream.clone()))
+        let layout = RootLayout::of(image);
+        let (words, _) = layout.words_u32()?;
+        let index = ranks.index();
+        let kernel = &ranks.features.kernels.number_forest;
+        // SAFETY: the root index covers the image (flagged in its layout);
+        // `forest` and `labels` hold width * height entries (checked), and
+        // are different buffers (one is borrowed shared, the other mutably).
+        unsafe {
+            kernel.launch(
+                stream,
+                layout.grid()?,
+                (
+                    image.args(stream),
+                    DevPtr::of(forest, stream),
+                    index,
+                    DevPtr::of_mut(labels, stream),
+                    words,
+                ),
+            )
+        }?;
+        clock.mark("labels")?;
+        Ok(ranks.numbered())
     }
 
-    /// [`rank_forest`](Self::rank_forest) without stats: the ranks of a
-    /// forest's roots alone (canonical numbers).
-    pub fn rank_forest_only(
+    /// The features of canonical labels (what a labeling whose ranking
+    /// initialised the stats left, [`set_label_stats`](Self::set_label_stats))
+    /// in one pass over the labels alone; with `background`, that pass also
+    /// adds the background's features into it (one entry, zeroed before; x
+    /// and y minima as complements). Stage `features`.
+    pub fn accumulate_labels(
         &mut self,
         stream: &Arc<CudaStream>,
         image: &DeviceImage<'_>,
-        forest: &CudaViewMut<'_, u32>,
+        labels: &CudaViewMut<'_, u32>,
+        background: Option<DevPtr<DeviceStats>>,
         clock: &mut StageClock,
-    ) -> Result<RanksOnly<'_>> {
-        let ranks = self.flag_forest(stream, image, forest)?.rank_only()?;
-        clock.mark("roots")?;
-        Ok(ranks)
+    ) -> Result<Analyzed> {
+        check_forest(labels.len(), image)?;
+        if !self.stats_initialised {
+            return Err(Error::Unavailable(
+                "the features of labels follow a labeling that ranked with stats".into(),
+            ));
+        }
+        let (words_per_row, spans_per_row, spans) = accumulation_spans(image)?;
+        let output = self.output(stream)?;
+        // SAFETY: `labels` holds width * height canonical labels (checked),
+        // whose ranks past the stats array's capacity are not stored;
+        // `background` is null or one entry; one warp per span.
+        unsafe {
+            self.kernels.accumulate_labels.launch(
+                stream,
+                warp_grid(spans as usize, WARPS_PER_BLOCK)?,
+                (
+                    image.args(stream),
+                    DevPtr::of(labels, stream),
+                    output,
+                    background.unwrap_or_else(DevPtr::null),
+                    words_per_row,
+                    spans_per_row,
+                    spans,
+                ),
+            )
+        }?;
+        clock.mark("features")?;
+        Ok(Analyzed { _private: () })
     }
 
     /// The whole analysis of a pixel forest with the shared kernels,
@@ -314,8 +393,10 @@ impl Features {
         Ok(analyzed)
     }
 
-    /// Begins in the layout of the shared kernels and flags `forest`'s roots.
-    fn flag_forest(
+    /// Begins in the layout of the shared kernels ([`RootLayout::of`]) and
+    /// flags the roots of `forest` (width × height, the contract of
+    /// `ccl_device.cuh`) with the shared kernel: the ranking follows.
+    pub fn flag_forest(
         &mut self,
         stream: &Arc<CudaStream>,
         image: &DeviceImage<'_>,
@@ -569,6 +650,59 @@ impl<'f> RootsFlagged<'f> {
             _features: self.features,
         })
     }
+
+    /// Ranks the roots of a labeling in raster order, initialising the
+    /// stats where the caller asked for the features of the labels
+    /// ([`Features::set_label_stats`]): the variant's last pass then writes
+    /// each pixel's rank + 1, and [`LabelRanks::numbered`] says so.
+    pub fn rank_labels(self) -> Result<LabelRanks<'f>> {
+        let output = if self.features.label_stats {
+            self.features.output(&self.stream)?
+        } else {
+            StatsOutArgs {
+                stats: DevPtr::null(),
+                capacity: 0,
+            }
+        };
+        self.features.rank_into(&self.stream, self.layout, output)?;
+        self.features.stats_initialised = self.features.label_stats;
+        let index = self.features.index(&self.stream, self.layout)?;
+        Ok(LabelRanks {
+            index,
+            features: self.features,
+        })
+    }
+}
+
+/// The roots of a labeling are ranked: its last pass numbers each pixel
+/// with its root's rank + 1 (read with `ccl_root_rank` from
+/// [`index`](Self::index)), and then it is [`numbered`](Self::numbered).
+pub struct LabelRanks<'f> {
+    index: RootIndexArgs,
+    features: &'f mut Features,
+}
+
+impl LabelRanks<'_> {
+    /// Where each root's rank is found.
+    pub fn index(&self) -> RootIndexArgs {
+        self.index
+    }
+
+    /// The last pass that writes the ranks is queued: the labels are
+    /// canonical.
+    pub fn numbered(self) -> Numbered {
+        Numbered { _private: () }
+    }
+}
+
+/// The proof that a labeling was queued to its end with canonical labels
+/// (0 for background, 1..=N in raster order of each component's first
+/// pixel): what [`DeviceVariant::label`] returns, made only by the back end.
+///
+/// [`DeviceVariant::label`]: super::variant::DeviceVariant::label
+#[derive(Debug)]
+pub struct Numbered {
+    _private: (),
 }
 
 /// The roots are ranked and the stats initialised: what is left is to add
@@ -596,13 +730,7 @@ impl<'f> Ranked<'f> {
     /// with the shared kernel; `forest` holds width × height labels of the
     /// contract of `ccl_device.cuh`.
     pub fn accumulate(self, image: &DeviceImage<'_>, forest: DevPtr<u32>) -> Result<Analyzed> {
-        let layout = RootLayout::of(image);
-        let (_, words_per_row) = layout.words_u32()?;
-        let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);
-        let spans = spans_per_row as usize * layout.height;
-        let spans_u32 = u32::try_from(spans).map_err(|_| {
-            Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
-        })?;
+        let (words_per_row, spans_per_row, spans) = accumulation_spans(image)?;
         let roots = self.index()?;
         let output = self.features.output(&self.stream)?;
         let stream = &self.stream;
@@ -611,7 +739,7 @@ impl<'f> Ranked<'f> {
         unsafe {
             self.features.kernels.accumulate.launch(
                 stream,
-                warp_grid(spans, WARPS_PER_BLOCK)?,
+                warp_grid(spans as usize, WARPS_PER_BLOCK)?,
                 (
                     image.args(stream),
                     forest,
@@ -619,7 +747,7 @@ impl<'f> Ranked<'f> {
                     output,
                     words_per_row,
                     spans_per_row,
-                    spans_u32,
+                    spans,
                 ),
             )
         }?;
@@ -709,6 +837,18 @@ impl Flatten {
             )
         }
     }
+}
+
+/// The accumulation's geometry: words per row, spans of
+/// `ACCUMULATE_SPAN_WORDS` words per row, and spans in all (a warp each).
+fn accumulation_spans(image: &DeviceImage<'_>) -> Result<(u32, u32, u32)> {
+    let layout = RootLayout::of(image);
+    let (_, words_per_row) = layout.words_u32()?;
+    let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);
+    let spans = u32::try_from(spans_per_row as usize * layout.height).map_err(|_| {
+        Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
+    })?;
+    Ok((words_per_row, spans_per_row, spans))
 }
 
 /// `Ok` when a forest (or label buffer) of `len` entries covers `image`'s

@@ -1,8 +1,8 @@
 //! The variant layer: a CUDA variant implements [`DeviceVariant`] (its
 //! device-resident stages), and [`CudaVariant`] gives it everything else —
 //! [`Labeler`], [`Analyzer`] and [`TimedRun`], the upload, the stage clock,
-//! the checks against its registry entry, the shared analysis and the
-//! read-back. [`register_variant!`](crate::register_variant) makes its
+//! the checks against its registry entry, the shared numbering of the
+//! labels and the shared analysis, and the read-back. [`register_variant!`](crate::register_variant) makes its
 //! registry entry.
 
 use std::sync::Arc;
@@ -14,9 +14,11 @@ use ccl_core::{
 };
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
-use super::features::{Analyzed, Features};
+use super::features::{Analyzed, Features, Numbered};
 use super::stats::DeviceStats;
-use crate::runtime::{DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image};
+use crate::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image,
+};
 
 /// What each device-resident call of a variant runs with.
 pub struct Run<'a> {
@@ -38,33 +40,47 @@ pub trait DeviceVariant {
         Ok(())
     }
 
-    /// Labels `image` into `labels` (width × height, packed): 0 for
-    /// background, one distinct nonzero label per component. A variant that
-    /// analyzes through the default [`analyze`](Self::analyze) must leave a
-    /// forest of the contract of `ccl_device.cuh`: flat labels 1 + the raster
-    /// index of the component's first pixel do.
+    /// Builds a forest of the contract of `ccl_device.cuh` over `image`'s
+    /// pixels in `forest` (width × height, packed): every foreground pixel
+    /// reaches its component's root, the component's first pixel in raster
+    /// order, by its parents. Flat labels (1 + the raster index of the
+    /// component's first pixel) are such a forest.
+    fn forest(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()>;
+
+    /// Writes the canonical labels of `image` into `labels` (width ×
+    /// height, packed): 0 for background, 1..=N in raster order of each
+    /// component's first pixel, with `forest` (as large, another buffer) as
+    /// scratch. The labeling ends through `numbering`, whose ranking of the
+    /// roots the last pass numbers the pixels with, so that the labels need
+    /// no second pass. By default: [`forest`](Self::forest), then the shared
+    /// finish ([`Features::number_forest`]: root flags, ranking, one pass);
+    /// a variant with a last pass of its own flags and ranks its roots from
+    /// [`Features::begin`] on ([`RootsFlagged::rank_labels`]) and writes
+    /// each pixel's rank + 1 in that pass.
+    ///
+    /// [`RootsFlagged::rank_labels`]: super::features::RootsFlagged::rank_labels
     fn label(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
         labels: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()>;
-
-    /// Whether [`label`](Self::label) writes flat labels, 1 + the raster
-    /// index of each component's first pixel (the forest contract of
-    /// `ccl_device.cuh`). Every variant of ccl does; a library peer whose
-    /// labels name some other pixel of the component says `false`, and
-    /// [`ArrayLabeler`](crate::interop::ArrayLabeler) then finds the first pixels
-    /// itself.
-    fn first_pixel_labels(&self) -> bool {
-        true
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        self.forest(run, image, forest)?;
+        numbering.number_forest(run.stream, image, forest, labels, run.clock)
     }
 
     /// Computes the features of `image` into `features`, with `forest`
     /// (width × height) as scratch, and returns the back end's proof that
-    /// the analysis ran to its end. By default: [`label`](Self::label) into
-    /// `forest`, then the shared back end ([`Features::analyze_forest`]); a
-    /// variant with its own root flags or accumulation takes the steps from
+    /// the analysis ran to its end. By default: [`forest`](Self::forest),
+    /// then the shared back end ([`Features::analyze_forest`]); a variant
+    /// with its own root flags or accumulation takes the steps from
     /// [`Features::begin`] on.
     fn analyze(
         &mut self,
@@ -73,7 +89,7 @@ pub trait DeviceVariant {
         forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
     ) -> Result<Analyzed> {
-        self.label(run, image, forest)?;
+        self.forest(run, image, forest)?;
         features.analyze_forest(run.stream, image, forest, run.clock)
     }
 }
@@ -109,8 +125,9 @@ pub struct CudaVariant<V> {
     gpu: Arc<Gpu>,
     stream: Arc<CudaStream>,
     variant: V,
-    /// The shared analysis back end; only for variants that analyze.
-    features: Option<Features>,
+    /// The shared back end: the ranking that numbers the labels, and the
+    /// features.
+    features: Features,
     /// The uploaded image and its `(width, height, pitch)`.
     image: DeviceBuffer<u8>,
     geometry: Option<(usize, usize, usize)>,
@@ -139,7 +156,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
         make: impl FnOnce(&Arc<Gpu>, &Arc<CudaStream>) -> Result<V>,
     ) -> Result<Self> {
         let variant = make(&gpu, &stream)?;
-        let features = info.analyzes.then(|| Features::new(&gpu)).transpose()?;
+        let features = Features::new(&gpu)?;
         Ok(Self {
             info,
             gpu,
@@ -171,9 +188,10 @@ impl<V: DeviceVariant> CudaVariant<V> {
 
     /// Device-resident labeling: `image` and `labels` (at least width ×
     /// height) are in device memory, ready in [`stream`](Self::stream)'s
-    /// order; the labels are left there. Nothing is copied; scratch is
-    /// allocated only on the first call for a size. `clock` marks the
-    /// variant's stages.
+    /// order; the canonical labels are left there and their count in
+    /// [`component_count`](Self::component_count). Nothing is copied and
+    /// nothing waits for the device; scratch is allocated only on the first
+    /// call for a size. `clock` marks the variant's stages.
     pub fn label_device(
         &mut self,
         image: &DeviceImage<'_>,
@@ -183,14 +201,63 @@ impl<V: DeviceVariant> CudaVariant<V> {
     ) -> Result<()> {
         self.info.check(Task::Label, connectivity)?;
         self.variant.check_size(image.width(), image.height())?;
-        label_on(
-            &mut self.variant,
-            &self.stream,
-            image,
-            labels,
-            connectivity,
-            clock,
-        )
+        self.features.set_label_stats(false);
+        let mut parts = self.parts();
+        parts.label(image, labels, connectivity, clock)
+    }
+
+    /// [`label_device`](Self::label_device), and the features of the labels
+    /// from one pass over them, for every variant (an analyzing one or
+    /// not): they stay on the device for [`device_stats`](Self::device_stats)
+    /// and [`read_stats`](Self::read_stats). With `background` (one entry,
+    /// zeroed before), the same pass adds the background's features there
+    /// (x and y minima as complements). Reads back the component count
+    /// (labels again in the rare case that the stats array had to grow).
+    pub fn label_device_with_stats(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        background: Option<DevPtr<DeviceStats>>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.info.check(Task::Label, connectivity)?;
+        self.variant.check_size(image.width(), image.height())?;
+        if image.is_empty() {
+            return Err(Error::InvalidDimensions(
+                "an image without pixels has no features to gather".into(),
+            ));
+        }
+        self.features.set_label_stats(true);
+        let result = self.label_with_stats(image, labels, connectivity, background, clock);
+        self.features.set_label_stats(false);
+        result
+    }
+
+    fn label_with_stats(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        background: Option<DevPtr<DeviceStats>>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        for _ in 0..2 {
+            let mut parts = self.parts();
+            parts.label(image, labels, connectivity, clock)?;
+            if self.features.complete(&self.stream)? {
+                self.features
+                    .accumulate_labels(&self.stream, image, labels, background, clock)?;
+                return Ok(());
+            }
+        }
+        Err(count_grew())
+    }
+
+    /// The number of components of the last labeling or analysis (a
+    /// read-back: waits for the stream).
+    pub fn component_count(&self) -> Result<usize> {
+        self.features.component_count(&self.stream)
     }
 
     /// Device-resident analysis of `image`; the features stay on the device
@@ -205,49 +272,36 @@ impl<V: DeviceVariant> CudaVariant<V> {
     ) -> Result<()> {
         self.info.check(Task::Analyze, connectivity)?;
         self.variant.check_size(image.width(), image.height())?;
-        let (variant, stream) = (&mut self.variant, &self.stream);
-        let (forest, features) = (
-            &mut self.forest,
-            self.features.as_mut().ok_or_else(not_run)?,
-        );
         for _ in 0..2 {
-            analyze_on(
-                variant,
-                stream,
-                image,
-                forest,
-                features,
-                connectivity,
-                clock,
-            )?;
-            if features.complete(stream)? {
+            let mut parts = self.parts();
+            parts.analyze(image, connectivity, clock)?;
+            if self.features.complete(&self.stream)? {
                 return Ok(());
             }
         }
         Err(count_grew())
     }
 
-    /// The features of the last analysis, in raster order of the
-    /// components' first pixels.
+    /// The features of the last analysis (or labeling with stats), in
+    /// raster order of the components' first pixels.
     pub fn read_stats(&self) -> Result<Vec<ComponentStats>> {
-        match &self.features {
-            Some(features) => features.read(&self.stream),
-            None => Err(Error::UnsupportedTask {
-                algorithm: self.info.name.into(),
-                task: Task::Analyze,
-            }),
-        }
+        self.features.read(&self.stream)
     }
 
-    /// The features of the last [`analyze_device`](Self::analyze_device)
-    /// where they lie on the device; `None` when it found no component.
+    /// The features of the last [`analyze_device`](Self::analyze_device) or
+    /// [`label_device_with_stats`](Self::label_device_with_stats) where they
+    /// lie on the device; `None` when it found no component.
     pub fn device_stats(&self) -> Result<Option<CudaView<'_, DeviceStats>>> {
-        match &self.features {
-            Some(features) => features.device_stats(&self.stream),
-            None => Err(Error::UnsupportedTask {
-                algorithm: self.info.name.into(),
-                task: Task::Analyze,
-            }),
+        self.features.device_stats(&self.stream)
+    }
+
+    /// The variant, its stream, scratch and back end, borrowed apart.
+    fn parts(&mut self) -> Parts<'_, V> {
+        Parts {
+            variant: &mut self.variant,
+            stream: &self.stream,
+            forest: &mut self.forest,
+            features: &mut self.features,
         }
     }
 
@@ -269,31 +323,28 @@ impl<V: DeviceVariant> CudaVariant<V> {
     ) -> Result<()> {
         let (width, height, pitch) = self.geometry.ok_or_else(not_loaded)?;
         let image = DeviceImage::new(self.image.get()?.as_view(), width, height, pitch)?;
-        let pixels = width * height;
         match task {
             Task::Label => {
                 self.labeled = false;
+                let pixels = width * height;
                 let labels = self.labels.reserve(&self.stream, pixels)?;
-                label_on(
-                    &mut self.variant,
-                    &self.stream,
-                    &image,
-                    &mut labels.slice_mut(..pixels),
-                    connectivity,
-                    clock,
-                )?;
+                let mut parts = Parts {
+                    variant: &mut self.variant,
+                    stream: &self.stream,
+                    forest: &mut self.forest,
+                    features: &mut self.features,
+                };
+                parts.label(&image, &mut labels.slice_mut(..pixels), connectivity, clock)?;
                 self.labeled = true;
             }
             Task::Analyze => {
-                analyze_on(
-                    &mut self.variant,
-                    &self.stream,
-                    &image,
-                    &mut self.forest,
-                    self.features.as_mut().ok_or_else(not_run)?,
-                    connectivity,
-                    clock,
-                )?;
+                let mut parts = Parts {
+                    variant: &mut self.variant,
+                    stream: &self.stream,
+                    forest: &mut self.forest,
+                    features: &mut self.features,
+                };
+                parts.analyze(&image, connectivity, clock)?;
             }
         }
         Ok(())
@@ -316,9 +367,9 @@ impl<V: DeviceVariant> CudaVariant<V> {
             };
             self.run_loaded(task, connectivity, &mut clock)?;
             let stages = clock.finish()?;
-            let complete = match (task, self.features.as_mut()) {
-                (Task::Analyze, Some(features)) => features.complete(&self.stream)?,
-                _ => true,
+            let complete = match task {
+                Task::Analyze => self.features.complete(&self.stream)?,
+                Task::Label => true,
             };
             if complete {
                 return Ok(stages);
@@ -344,48 +395,71 @@ impl<V: DeviceVariant> CudaVariant<V> {
     }
 }
 
-/// Labels a device image, or writes nothing for one without pixels.
-fn label_on<V: DeviceVariant>(
-    variant: &mut V,
-    stream: &Arc<CudaStream>,
-    image: &DeviceImage<'_>,
-    labels: &mut CudaViewMut<'_, u32>,
-    connectivity: Connectivity,
-    clock: &mut StageClock,
-) -> Result<()> {
-    crate::backend::check_forest(labels.len(), image)?;
-    if image.is_empty() {
-        return Ok(());
-    }
-    let mut run = Run {
-        stream,
-        connectivity,
-        clock,
-    };
-    variant.label(&mut run, image, labels)
+/// A [`CudaVariant`]'s variant, stream, scratch forest and back end,
+/// borrowed apart from its other buffers.
+struct Parts<'a, V> {
+    variant: &'a mut V,
+    stream: &'a Arc<CudaStream>,
+    forest: &'a mut DeviceBuffer<u32>,
+    features: &'a mut Features,
 }
 
-/// Analyzes a device image once, with `forest` grown to its size.
-fn analyze_on<V: DeviceVariant>(
-    variant: &mut V,
-    stream: &Arc<CudaStream>,
-    image: &DeviceImage<'_>,
-    forest: &mut DeviceBuffer<u32>,
-    features: &mut Features,
-    connectivity: Connectivity,
-    clock: &mut StageClock,
-) -> Result<Analyzed> {
-    if image.is_empty() {
-        return Ok(features.begin_empty());
+impl<V: DeviceVariant> Parts<'_, V> {
+    /// Labels a device image canonically; for one without pixels, writes
+    /// nothing and records no components.
+    fn label(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        crate::backend::check_forest(labels.len(), image)?;
+        if image.is_empty() {
+            self.features.begin_empty();
+            return Ok(());
+        }
+        let pixels = image.pixel_count();
+        let forest = self.forest.reserve(self.stream, pixels)?;
+        let mut run = Run {
+            stream: self.stream,
+            connectivity,
+            clock,
+        };
+        let _numbered: Numbered = self.variant.label(
+            &mut run,
+            image,
+            &mut forest.slice_mut(..pixels),
+            labels,
+            self.features,
+        )?;
+        Ok(())
     }
-    let pixels = image.pixel_count();
-    let forest = forest.reserve(stream, pixels)?;
-    let mut run = Run {
-        stream,
-        connectivity,
-        clock,
-    };
-    variant.analyze(&mut run, image, &mut forest.slice_mut(..pixels), features)
+
+    /// Analyzes a device image once.
+    fn analyze(
+        &mut self,
+        image: &DeviceImage<'_>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<Analyzed> {
+        if image.is_empty() {
+            return Ok(self.features.begin_empty());
+        }
+        let pixels = image.pixel_count();
+        let forest = self.forest.reserve(self.stream, pixels)?;
+        let mut run = Run {
+            stream: self.stream,
+            connectivity,
+            clock,
+        };
+        self.variant.analyze(
+            &mut run,
+            image,
+            &mut forest.slice_mut(..pixels),
+            self.features,
+        )
+    }
 }
 
 /// The error of an analysis that outgrew its stats array twice: its
@@ -453,9 +527,6 @@ pub trait DynVariant: Send {
     /// The stream all its work is queued on.
     fn stream(&self) -> &Arc<CudaStream>;
 
-    /// [`DeviceVariant::first_pixel_labels`].
-    fn first_pixel_labels(&self) -> bool;
-
     /// [`CudaVariant::label_device`].
     fn label_device(
         &mut self,
@@ -464,6 +535,19 @@ pub trait DynVariant: Send {
         connectivity: Connectivity,
         clock: &mut StageClock,
     ) -> Result<()>;
+
+    /// [`CudaVariant::label_device_with_stats`].
+    fn label_device_with_stats(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        background: Option<DevPtr<DeviceStats>>,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
+    /// [`CudaVariant::component_count`].
+    fn component_count(&self) -> Result<usize>;
 
     /// [`CudaVariant::analyze_device`].
     fn analyze_device(
@@ -490,10 +574,6 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         &self.stream
     }
 
-    fn first_pixel_labels(&self) -> bool {
-        self.variant.first_pixel_labels()
-    }
-
     fn label_device(
         &mut self,
         image: &DeviceImage<'_>,
@@ -502,6 +582,21 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<()> {
         CudaVariant::label_device(self, image, labels, connectivity, clock)
+    }
+
+    fn label_device_with_stats(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        background: Option<DevPtr<DeviceStats>>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::label_device_with_stats(self, image, labels, connectivity, background, clock)
+    }
+
+    fn component_count(&self) -> Result<usize> {
+        CudaVariant::component_count(self)
     }
 
     fn analyze_device(

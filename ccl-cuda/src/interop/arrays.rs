@@ -1,8 +1,8 @@
 //! Labeling a caller's device arrays (`arrays.cu`): a CuPy array or a
-//! PyTorch tensor of any element type and strides is labeled where it lies,
-//! its labels numbered canonically and its features written in OpenCV's
-//! layout into the caller's device memory. Nothing goes through the host but
-//! the component count.
+//! PyTorch tensor of any element type and strides is labeled where it lies
+//! (the variant writes canonical labels into the caller's memory), and the
+//! features are written in OpenCV's layout there too. Nothing goes through
+//! the host but the component count.
 //!
 //! An [`ArrayLabeler`] owns a variant made for its own stream
 //! ([`variant_on`](crate::backend::variant_on)) and the scratch buffers of the
@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use ccl_core::opencv::NO_BACKGROUND_STATS;
 use ccl_core::{ComponentStats, Connectivity, Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
+use cudarc::driver::{CudaSlice, CudaStream};
 
-use crate::backend::{DeviceStats, DynVariant, Features, RootIndexArgs, RootLayout};
+use crate::backend::{DeviceStats, DynVariant};
 use crate::runtime::{
-    DevPtr, DeviceBuffer, DeviceImage, ImageArgs, Kernel, KernelSource, StageClock, blocks,
-    cuda_error, linear_grid, tile_grid, warp_grid,
+    DevPtr, DeviceBuffer, DeviceImage, Kernel, KernelSource, StageClock, cuda_error, linear_grid,
+    tile_grid,
 };
 
 const KERNELS: KernelSource = KernelSource {
@@ -37,13 +37,6 @@ const KERNELS: KernelSource = KernelSource {
 };
 
 inventory::submit! { KERNELS }
-
-/// Warps per block of the per-word kernels.
-const WARPS_PER_BLOCK: u32 = 8;
-
-/// The most blocks of the background reduction: enough to fill any GPU,
-/// few enough that its atomics stay cheap.
-const BACKGROUND_BLOCKS: usize = 1024;
 
 /// How an element of a caller's array is read: its size, and whether it is
 /// a float (whose sign bit alone does not make it foreground: `-0.0 == 0`).
@@ -129,10 +122,6 @@ impl<T> Drop for Borrowed<T> {
 
 struct Kernels {
     binarize: Kernel<(DevPtr<u8>, i64, i64, i32, i32, u32, u64, DevPtr<u8>)>,
-    first_pixels: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32)>,
-    label_first_pixels: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32)>,
-    canonical_labels: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, u32)>,
-    background: Kernel<(ImageArgs, u32, u32, DevPtr<DeviceStats>)>,
     opencv_stats: Kernel<(
         DevPtr<DeviceStats>,
         u32,
@@ -153,8 +142,8 @@ struct Kernels {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Last {
     None,
-    /// Labels with features (shared back end) and the background: for
-    /// [`ArrayLabeler::write_opencv_stats`].
+    /// Labels with their features (shared back end) and the background's:
+    /// for [`ArrayLabeler::write_opencv_stats`].
     LabeledWithStats,
     /// The variant's own analysis: for [`ArrayLabeler::write_features`].
     Analyzed,
@@ -169,13 +158,8 @@ enum Last {
 pub struct ArrayLabeler {
     variant: Box<dyn DynVariant>,
     kernels: Kernels,
-    /// Ranks the components' first pixels, and gathers the features of
-    /// [`label`](Self::label) with stats.
-    features: Features,
     /// The input as bytes, where it is not bytes already.
     packed: DeviceBuffer<u8>,
-    /// First pixels, for variants without first-pixel labels.
-    first: DeviceBuffer<u32>,
     /// The background's features.
     background: DeviceBuffer<DeviceStats>,
     last: Last,
@@ -189,17 +173,11 @@ impl ArrayLabeler {
         Ok(Self {
             kernels: Kernels {
                 binarize: Kernel::load(&gpu, &KERNELS, "ccl_binarize")?,
-                first_pixels: Kernel::load(&gpu, &KERNELS, "ccl_first_pixels")?,
-                label_first_pixels: Kernel::load(&gpu, &KERNELS, "ccl_label_first_pixels")?,
-                canonical_labels: Kernel::load(&gpu, &KERNELS, "ccl_canonical_labels")?,
-                background: Kernel::load(&gpu, &KERNELS, "ccl_background")?,
                 opencv_stats: Kernel::load(&gpu, &KERNELS, "ccl_opencv_stats")?,
                 feature_columns: Kernel::load(&gpu, &KERNELS, "ccl_feature_columns")?,
             },
-            features: Features::new(&gpu)?,
             variant,
             packed: DeviceBuffer::new(),
-            first: DeviceBuffer::new(),
             background: DeviceBuffer::new(),
             last: Last::None,
         })
@@ -248,86 +226,25 @@ impl ArrayLabeler {
         let mut labels = unsafe { Borrowed::<u32>::new(&stream, labels, pixels) };
         let mut labels = labels.0.slice_mut(..pixels);
         let mut clock = StageClock::disabled();
-        self.variant
-            .label_device(&image, &mut labels, connectivity, &mut clock)?;
-        let layout = RootLayout::of(&image);
-        let (words, words_per_row) = (
-            u32::try_from(layout.words()).map_err(|_| too_large())?,
-            u32::try_from(layout.words_per_row).map_err(|_| too_large())?,
-        );
-        let grid = warp_grid(layout.words(), WARPS_PER_BLOCK)?;
-        if !self.variant.first_pixel_labels() {
-            let first = self.first.reserve(&stream, pixels)?;
-            stream
-                .memset_zeros(&mut first.slice_mut(..pixels))
-                .map_err(cuda_error)?;
-            let first = DevPtr::of_mut(first, &stream);
-            let labels = DevPtr::of_mut(&mut labels, &stream);
-            // SAFETY: `labels` and `first` hold a word per pixel; the
-            // variant's labels lie in 1..=pixels (1 + a raster index).
-            unsafe {
-                let args = (image.args(&stream), labels, first, words_per_row, words);
-                self.kernels.first_pixels.launch(&stream, grid, args)?;
-                self.kernels
-                    .label_first_pixels
-                    .launch(&stream, grid, args)?;
-            }
-        }
-        let roots = if with_stats {
-            let ranked = self
-                .features
-                .rank_forest_stored(&stream, &image, &labels, &mut clock)?;
-            let roots = ranked.index()?;
-            ranked.accumulate(&image, DevPtr::of(&labels, &stream))?;
+        if with_stats {
             let background = self.background.reserve(&stream, 1)?;
             stream
                 .memset_zeros(&mut background.slice_mut(..1))
                 .map_err(cuda_error)?;
-            let background_blocks =
-                blocks(layout.words(), WARPS_PER_BLOCK as usize)?.min(BACKGROUND_BLOCKS as u32);
-            // SAFETY: the image covers `words`; one stats entry.
-            unsafe {
-                self.kernels.background.launch(
-                    &stream,
-                    LaunchConfig {
-                        grid_dim: (background_blocks, 1, 1),
-                        block_dim: (32, WARPS_PER_BLOCK, 1),
-                        shared_mem_bytes: 0,
-                    },
-                    (
-                        image.args(&stream),
-                        words_per_row,
-                        words,
-                        DevPtr::of_mut(background, &stream),
-                    ),
-                )?;
-            }
-            roots
-        } else {
-            // The ranks alone number the labels: no stats to initialise.
-            self.features
-                .rank_forest_only(&stream, &image, &labels, &mut clock)?
-                .index()
-        };
-        // SAFETY: `labels` holds first-pixel labels of every pixel, ranked
-        // in `roots`, which covers the image.
-        unsafe {
-            self.kernels.canonical_labels.launch(
-                &stream,
-                grid,
-                (
-                    image.args(&stream),
-                    DevPtr::of_mut(&mut labels, &stream),
-                    roots,
-                    words,
-                ),
+            let background = DevPtr::of_mut(background, &stream);
+            self.variant.label_device_with_stats(
+                &image,
+                &mut labels,
+                connectivity,
+                Some(background),
+                &mut clock,
             )?;
-        }
-        let count = self.features.component_count(&stream)?;
-        if with_stats {
             self.last = Last::LabeledWithStats;
+        } else {
+            self.variant
+                .label_device(&image, &mut labels, connectivity, &mut clock)?;
         }
-        Ok(count)
+        self.variant.component_count()
     }
 
     /// After [`label`](Self::label) with stats that found N components:
@@ -345,7 +262,7 @@ impl ArrayLabeler {
             ));
         }
         let stream = self.variant.stream().clone();
-        let components = self.features.device_stats(&stream)?;
+        let components = self.variant.device_stats()?;
         let count = components.as_ref().map_or(0, |c| c.len());
         let count_u32 = u32::try_from(count).map_err(|_| too_large())?;
         let components = components.map_or(DevPtr::null(), |c| DevPtr::of(&c, &stream));
@@ -434,8 +351,7 @@ impl ArrayLabeler {
     pub fn read_features(&self) -> Result<Vec<ComponentStats>> {
         let stream = self.variant.stream();
         match self.last {
-            Last::LabeledWithStats => self.features.read(stream),
-            Last::Analyzed => {
+            Last::LabeledWithStats | Last::Analyzed => {
                 let Some(components) = self.variant.device_stats()? else {
                     return Ok(Vec::new());
                 };
