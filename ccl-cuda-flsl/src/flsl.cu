@@ -4,23 +4,21 @@
 // that paper's.
 //
 // The nodes of the union-find forest are runs (segments of foreground of one
-// row), not pixels. One warp walks a whole row (Algorithm 1): a word of 32
-// pixels is a __ballot_sync mask, its edges come from __funnelshift_l with
-// the previous word, and the rank of an edge among the row's runs is the
-// runs before the word plus __popc(edges & lanemask). A run's slot is
-// y * capacity + its rank in the row (capacity = the most runs a row can
-// hold), so slots are in raster order of the runs' first pixels and the
-// smallest slot of a component is its first run: the forest keeps the
-// contract of ccl_device.cuh over slots.
+// row), not pixels. The image is first packed into bits (the shared bit
+// front end, ccl_cuda::backend::BitImage). One warp walks a whole row
+// (Algorithm 1), a lane per word of 32 pixels: its edges come from
+// __funnelshift_l with the previous word, and the rank of an edge among the
+// row's runs is the runs before the word (a warp scan of popcounts) plus
+// __popc(edges below it). A run's slot is y * capacity + its rank in the
+// row (capacity = the most runs a row can hold), so slots are in raster
+// order of the runs' first pixels and the smallest slot of a component is
+// its first run: the forest keeps the contract of ccl_device.cuh over slots.
 //
 // The same walk ranks the runs of the row above, which gives, for each run,
 // the range of runs above it that it touches (the run table's job of the
 // paper's ER array, without storing a rank per pixel): the run links to the
 // first, and the union kernel merges it with the others. Features are then
 // per run: area, bounding box, and Σx in closed form.
-//
-// FLSL_BATCH (words whose pixels a lane loads before using the first) is
-// defined by the launcher (flsl.rs).
 
 #define NO_RANK 0xffffffffu
 // `extra` of a run linked to no run above: a root when the unions begin.
@@ -37,91 +35,134 @@ struct FlslRuns {
     u32 row_words;   // words per row: width / 32 + 1 (the last one closes a run at the edge)
 };
 
-// Algorithm 1: the runs of one row (one warp per row, blockDim 32 x 4). For a
-// run from column s to e, the runs of the row above it touches are a range
-// of ranks [first, last] (empty when first > last): runs of the row above
-// begun up to column e (e + 1 with 8-connectivity) and not ended before
-// column s (s - 1). Each run's record is written by the lane just past its
-// end, which knows both ends: its start comes from the lane that began it,
-// or from the previous word if the run crossed into this one. With `nodes`,
-// each run that is a root (not linked to a run above) gets its own features
-// as its OTF record.
+// `first` of a run that begins at bit q of a word (column s = 32 w + q):
+// the runs of the row above begun at or before column s (s - 1 with
+// 8-connectivity), less the one holding column s (s - 1) if there is one.
+// `up` is the word above, `up_left` its pixels shifted by one (bit q is
+// column s - 1, from the previous word for q = 0), `up_starts` the starts
+// of the runs above in this word and `above_before` those begun before it.
 template <bool Eight>
-__device__ void find_runs(CclImage image, FlslRuns t, CclNode* nodes) {
+__device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left, u32 up_starts, int q) {
+    const u32 below = (1u << q) - 1u, at_or_below = below | (1u << q);
+    const u32 begun = above_before + __popc(up_starts & (Eight ? below : at_or_below));
+    const bool touching = ((Eight ? up_left : up) >> q) & 1u;
+    return (int)begun - (touching ? 1 : 0);
+}
+
+// Algorithm 1: the runs of one row (one warp per row, blockDim 32 x 4), on
+// the bit image. For a run from column s to e, the runs of the row above it
+// touches are a range of ranks [first, last] (empty when first > last):
+// runs of the row above begun up to column e (e + 1 with 8-connectivity)
+// and not ended before column s (s - 1).
+//
+// A lane owns a word of 32 pixels per iteration (word w = 32 i + lane, 1024
+// pixels per iteration): the previous word comes from the lane below
+// (__shfl_up_sync; lane 0 takes lane 31's of the previous iteration), run
+// starts and ends are shifts of the word against it (bit p of `left` is
+// pixel p - 1), and the runs (and runs above) begun before each word are
+// the carry of the previous iterations plus a warp exclusive scan of the
+// lanes' popcounts. Each lane then writes the record of every run that ends
+// in its word (an end at bit p: pixel p is the first background after the
+// run): the start is the last start below p in the word, or, when the run
+// entered the word, the last start before the word: that of the highest
+// lower lane whose word has a start (a ballot), else the carry of the last
+// start of the previous iterations. With `nodes`, each run that is a root
+// (not linked to a run above) gets its own features as its OTF record.
+//
+// The row_words = width / 32 + 1 words cover column `width`, the first past
+// the edge (background: 0 bits of the last word, or the word past the bit
+// image's row, which ccl_bits_word gives as 0), so a run touching the right
+// edge ends in them; lanes past row_words see empty words and no edges.
+template <bool Eight>
+__device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes) {
     const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
-    if (y >= (u32)image.height) return;
-    const u32 lane = threadIdx.x, lt = ccl_lanemask_lt(), le = lt | (1u << lane);
-    const int width = image.width;
-    const u8* row = ccl_row(image, y);
-    const u8* above = y ? ccl_row(image, y - 1) : nullptr;
+    if (y >= bits.height) return;
+    const u32 lane = threadIdx.x, lt = ccl_lanemask_lt();
     const u32 slot0 = y * t.capacity, above_slot0 = slot0 - t.capacity;
-    u32 runs_before = 0, above_before = 0, previous = 0, previous_above = 0;
-    int open_first = 0;  // `first` of the run open at the end of the previous word
-    u32 open_start = 0;  // and its first column
-    for (u32 batch = 0; batch < t.row_words; batch += FLSL_BATCH) {
-        u32 here_bits = 0, above_bits = 0;
-#pragma unroll
-        for (int k = 0; k < FLSL_BATCH; ++k) {
-            const int x = (int)((batch + k) * 32 + lane);
-            if (x < width) {
-                here_bits |= (u32)(row[x] != 0) << k;
-                if (above) above_bits |= (u32)(above[x] != 0) << k;
-            }
+    // Carried from one iteration to the next: the runs of the row and of
+    // the row above begun before it, lane 31's words, and the last start
+    // before it with its `first`.
+    u32 runs_carry = 0, above_carry = 0, previous = 0, previous_above = 0, open_start = 0;
+    int open_first = 0;
+    u32 here = ccl_bits_word(bits, (int)y, (int)lane), up = ccl_bits_word(bits, (int)y - 1, (int)lane);
+    for (u32 w0 = 0; w0 < t.row_words; w0 += 32) {
+        const u32 w = w0 + lane, base = w * 32;
+        // The next iteration's words, loaded before this one's work.
+        const u32 next_here = ccl_bits_word(bits, (int)y, (int)(w + 32));
+        const u32 next_up = ccl_bits_word(bits, (int)y - 1, (int)(w + 32));
+        u32 prev = __shfl_up_sync(CCL_FULL_MASK, here, 1);
+        u32 prev_up = __shfl_up_sync(CCL_FULL_MASK, up, 1);
+        if (lane == 0) {
+            prev = previous;
+            prev_up = previous_above;
         }
+        const u32 left = __funnelshift_l(prev, here, 1), up_left = __funnelshift_l(prev_up, up, 1);
+        const u32 starts = here & ~left, ends = ~here & left, up_starts = up & ~up_left;
+        // Both counts in one scan: a word holds at most 16 starts, so each
+        // half sums to at most 32 * 16 = 512 and never carries into the other.
+        const u32 counts = (u32)__popc(starts) | ((u32)__popc(up_starts) << 16);
+        u32 inclusive = counts;
 #pragma unroll
-        for (int k = 0; k < FLSL_BATCH; ++k) {
-            const u32 w = batch + k;
-            if (w >= t.row_words) break;
-            const u32 base = w * 32;
-            const u32 here = __ballot_sync(CCL_FULL_MASK, (here_bits >> k) & 1u);
-            const u32 up = __ballot_sync(CCL_FULL_MASK, (above_bits >> k) & 1u);
-            // Bit p of `left` is pixel p - 1, the previous word's last for p = 0.
-            const u32 left = __funnelshift_l(previous, here, 1);
-            const u32 up_left = __funnelshift_l(previous_above, up, 1);
-            const u32 starts = here & ~left, ends = ~here & left, up_starts = up & ~up_left;
-            if (lane == 0) t.word_runs[y * t.row_words + w] = runs_before;
-            int first = 0;
-            if ((starts >> lane) & 1u) {
-                // Runs above begun at or before s (s - 1), less the one holding
-                // s (s - 1) if there is one.
-                const u32 begun = above_before + __popc(up_starts & (Eight ? lt : le));
-                const bool touching = ((Eight ? up_left : up) >> lane) & 1u;
-                first = (int)begun - (touching ? 1 : 0);
-            }
-            // The first of the last run begun in this word before this lane,
-            // for the lane past its end.
-            const u32 earlier = starts & lt;
-            const int begun_at = earlier ? 31 - __clz(earlier) : 0;
-            const int first_of_run = __shfl_sync(CCL_FULL_MASK, first, begun_at);
-            if ((ends >> lane) & 1u) {
-                const u32 start = earlier ? base + begun_at : open_start;
-                const int run_first = earlier ? first_of_run : open_first;
-                const u32 slot = slot0 + runs_before + __popc(earlier) - 1;
-                // Runs above begun at or before e (e + 1), e = this column - 1.
-                const int last = (int)(above_before + __popc(up_starts & (Eight ? le : lt))) - 1;
-                const u32 end = base + lane - 1;
-                t.runs[slot] = make_uint2(start, end);
-                const bool linked = run_first <= last;
-                t.parent[slot] = linked ? above_slot0 + run_first + 1 : slot + 1;
-                t.extra[slot] = linked ? (u32)(last - run_first) : UNLINKED;
-                // A linked run's features go to its root in the union kernel;
-                // its own record stays empty, so that nothing is counted twice.
-                if (nodes) nodes[slot] = linked ? ccl_node_empty() : ccl_node_of_run(start, end, y);
-            }
-            // The run open at the word's end began at its last start, if any.
-            const int last_start = starts ? 31 - __clz(starts) : 0;
-            const int first_of_last = __shfl_sync(CCL_FULL_MASK, first, last_start);
-            if ((here >> 31) && starts) {
-                open_first = first_of_last;
-                open_start = base + last_start;
-            }
-            runs_before += __popc(starts);
-            above_before += __popc(up_starts);
-            previous = here;
-            previous_above = up;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const u32 other = __shfl_up_sync(CCL_FULL_MASK, inclusive, offset);
+            if (lane >= (u32)offset) inclusive += other;
         }
+        const u32 exclusive = inclusive - counts;
+        const u32 runs_before = runs_carry + (exclusive & 0xffffu);
+        const u32 above_before = above_carry + (exclusive >> 16);
+        if (w < t.row_words) t.word_runs[y * t.row_words + w] = runs_before;
+        // This word's last start and its `first` (meaningless without a start).
+        const int last_start = 31 - __clz(starts);
+        const u32 last_column = base + (u32)last_start;
+        const int last_first = starts ? first_above<Eight>(above_before, up, up_left, up_starts, last_start) : 0;
+        // The last start before this word: the highest lower lane's with a
+        // start, else the previous iterations'.
+        const u32 with_starts = __ballot_sync(CCL_FULL_MASK, starts != 0);
+        const u32 earlier = with_starts & lt;
+        const int from = earlier ? 31 - __clz(earlier) : 0;
+        const u32 lane_column = __shfl_sync(CCL_FULL_MASK, last_column, from);
+        const int lane_first = __shfl_sync(CCL_FULL_MASK, last_first, from);
+        const u32 open_column = earlier ? lane_column : open_start;
+        const int open_run_first = earlier ? lane_first : open_first;
+        for (u32 pending = ends; pending; pending &= pending - 1) {
+            const int p = __ffs(pending) - 1;
+            const u32 below = (1u << p) - 1u;
+            const u32 begun_here = starts & below;
+            u32 start = open_column;
+            int run_first = open_run_first;
+            if (begun_here) {
+                const int q = 31 - __clz(begun_here);
+                start = base + (u32)q;
+                run_first = first_above<Eight>(above_before, up, up_left, up_starts, q);
+            }
+            const u32 slot = slot0 + runs_before + __popc(begun_here) - 1;
+            // Runs above begun at or before e (e + 1), e = column base + p - 1.
+            const int last = (int)(above_before + __popc(up_starts & (Eight ? below | (1u << p) : below))) - 1;
+            const u32 end = base + (u32)p - 1;
+            t.runs[slot] = make_uint2(start, end);
+            const bool linked = run_first <= last;
+            t.parent[slot] = linked ? above_slot0 + run_first + 1 : slot + 1;
+            t.extra[slot] = linked ? (u32)(last - run_first) : UNLINKED;
+            // A linked run's features go to its root in the union kernel;
+            // its own record stays empty, so that nothing is counted twice.
+            if (nodes) nodes[slot] = linked ? ccl_node_empty() : ccl_node_of_run(start, end, y);
+        }
+        const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
+        runs_carry += total & 0xffffu;
+        above_carry += total >> 16;
+        const int last_lane = with_starts ? 31 - __clz(with_starts) : 0;
+        const u32 carried_column = __shfl_sync(CCL_FULL_MASK, last_column, last_lane);
+        const int carried_first = __shfl_sync(CCL_FULL_MASK, last_first, last_lane);
+        if (with_starts) {
+            open_start = carried_column;
+            open_first = carried_first;
+        }
+        previous = __shfl_sync(CCL_FULL_MASK, here, 31);
+        previous_above = __shfl_sync(CCL_FULL_MASK, up, 31);
+        here = next_here;
+        up = next_up;
     }
-    if (lane == 0) t.count[y] = runs_before;
+    if (lane == 0) t.count[y] = runs_carry;
 }
 
 // Unions (one block per row, a thread per run): a run linked to the first
@@ -274,29 +315,31 @@ __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
     }
 }
 
-// Labeling, step 2 (one warp per word of 32 pixels): each pixel's run is
-// the runs begun before its word plus those begun in it up to the pixel.
-__device__ void label_pixels(CclImage image, FlslRuns t, u32* labels) {
-    const u32 words_per_row = (image.width + 31) / 32;
+// Labeling, step 2 (one warp per word of 32 pixels, so that the label
+// stores are coalesced): each pixel's run is the runs begun before its word
+// plus those begun in it up to the pixel. The word's pixels are one
+// broadcast load of the bit image, its left neighbour bit 31 of the word
+// before.
+__device__ void label_pixels(CclBits bits, FlslRuns t, u32* labels) {
     u32 y, base;
-    if (!ccl_warp_word((u64)image.height * words_per_row, words_per_row, &y, &base)) return;
+    if (!ccl_warp_word((u64)bits.height * bits.words_per_row, bits.words_per_row, &y, &base)) return;
+    const int w = (int)(base / 32);
     const u32 x = base + threadIdx.x;
-    const u8* row = ccl_row(image, y);
-    const bool here = x < (u32)image.width && row[x];
-    const u32 mask = __ballot_sync(CCL_FULL_MASK, here);
-    const bool left_of_word = base > 0 && row[base - 1];
-    const u32 starts = mask & ~((mask << 1) | (u32)left_of_word);
-    if (x >= (u32)image.width) return;
-    const u32 rank = t.word_runs[y * t.row_words + base / 32] +
+    const u32 mask = ccl_bits_word(bits, (int)y, w);
+    const u32 left_of_word = ccl_bits_word(bits, (int)y, w - 1) >> 31;
+    const u32 starts = mask & ~((mask << 1) | left_of_word);
+    if (x >= bits.width) return;
+    const bool here = (mask >> threadIdx.x) & 1u;
+    const u32 rank = t.word_runs[y * t.row_words + (u32)w] +
                      __popc(starts & (ccl_lanemask_lt() | (1u << threadIdx.x)));
-    labels[y * (u32)image.width + x] = here ? t.extra[y * t.capacity + rank - 1] : 0;
+    labels[y * bits.width + x] = here ? t.extra[y * t.capacity + rank - 1] : 0;
 }
 
 // ------------------------------------------------------------ entry points
 
-#define FLSL_RUN_KERNELS(NAME, EIGHT)                                                                    \
-    extern "C" __global__ void __launch_bounds__(128) NAME(CclImage image, FlslRuns t, CclNode* nodes) { \
-        find_runs<EIGHT>(image, t, nodes);                                                               \
+#define FLSL_RUN_KERNELS(NAME, EIGHT)                                                                  \
+    extern "C" __global__ void __launch_bounds__(128) NAME(CclBits bits, FlslRuns t, CclNode* nodes) { \
+        find_runs<EIGHT>(bits, t, nodes);                                                              \
     }
 FLSL_RUN_KERNELS(flsl_runs_c4, false)
 FLSL_RUN_KERNELS(flsl_runs_c8, true)
@@ -336,6 +379,6 @@ extern "C" __global__ void __launch_bounds__(256) flsl_number_runs(FlslRuns t, C
     label_runs<true>(t, 0, roots);
 }
 
-extern "C" __global__ void __launch_bounds__(256) flsl_label_pixels(CclImage image, FlslRuns t, u32* labels) {
-    label_pixels(image, t, labels);
+extern "C" __global__ void __launch_bounds__(256) flsl_label_pixels(CclBits bits, FlslRuns t, u32* labels) {
+    label_pixels(bits, t, labels);
 }

@@ -5,20 +5,17 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
-    Analyzed, DeviceNode, DeviceVariant, Features, Numbered, RootIndexArgs, RootLayout,
-    RootsFlagged, Run, StatsOutArgs, VariantInfo,
+    Analyzed, BitImage, BitImageArgs, DeviceNode, DeviceVariant, Features, Numbered, RootIndexArgs,
+    RootLayout, RootsFlagged, Run, StatsOutArgs, VariantInfo,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
-    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, blocks, warp_grid,
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, blocks, warp_grid,
 };
 
 use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
 
-/// Words of a row whose pixels a lane of the run kernel loads before it
-/// uses the first: byte loads are small, so many must be in flight.
-const BATCH_WORDS: u32 = 16;
 /// Threads per block of the kernels that give a block one row's runs.
 const ROW_BLOCK: u32 = 256;
 /// Warps (rows) per block of the run kernel.
@@ -32,13 +29,13 @@ const SOURCE: &str = include_str!("flsl.cu");
 const KERNELS: KernelSource = KernelSource {
     name: "flsl",
     source: SOURCE,
-    constants: &[("FLSL_BATCH", BATCH_WORDS)],
+    constants: &[],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
 const COUNTED_KERNELS: KernelSource = KernelSource {
     name: "flsl_counted",
     source: SOURCE,
-    constants: &[("FLSL_BATCH", BATCH_WORDS), ("CCL_COUNT_UPDATES", 1)],
+    constants: &[("CCL_COUNT_UPDATES", 1)],
 };
 inventory::submit! { KERNELS }
 inventory::submit! { COUNTED_KERNELS }
@@ -178,8 +175,8 @@ impl RunTable {
 
 /// The kernels; each field declares a kernel's arguments.
 struct Kernels {
-    runs_c4: Kernel<(ImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
-    runs_c8: Kernel<(ImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
+    runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
+    runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
     unions: Kernel<(RunTableArgs,)>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
@@ -193,7 +190,7 @@ struct Kernels {
     )>,
     label_runs: Kernel<(RunTableArgs, u32)>,
     number_runs: Kernel<(RunTableArgs, RootIndexArgs)>,
-    label_pixels: Kernel<(ImageArgs, RunTableArgs, DevPtr<u32>)>,
+    label_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u32>)>,
 }
 
 impl Kernels {
@@ -214,11 +211,14 @@ impl Kernels {
     }
 }
 
-/// The device-resident stages of one FLSL variant: `runs` (Algorithm 1),
-/// `unions`, then `labels`, or `roots` and `features`.
+/// The device-resident stages of one FLSL variant: `runs` (the image packed
+/// into bits, then Algorithm 1), `unions`, then `labels`, or `roots` and
+/// `features`.
 pub struct Flsl {
     voting: Voting,
     kernels: Kernels,
+    /// The image as bits, which the run and pixel kernels read.
+    bits: BitImage,
     table: RunTable,
     counter: UpdateCounter,
 }
@@ -252,6 +252,7 @@ impl Flsl {
         Ok(Self {
             voting,
             kernels: Kernels::load(gpu, module)?,
+            bits: BitImage::new(gpu)?,
             table: RunTable::default(),
             counter,
         })
@@ -262,16 +263,20 @@ impl Flsl {
         self.voting
     }
 
-    /// Runs and unions: the forest over the runs of `image`. With `nodes`,
-    /// features move on the fly (OTF) and `counts` counts their updates.
+    /// Bits, runs and unions: the forest over the runs of `image`, and its
+    /// bit image. With `nodes`, features move on the fly (OTF) and `counts`
+    /// counts their updates.
     fn build_forest(
         &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         geometry: Geometry,
         otf: Option<(DevPtr<DeviceNode>, DevPtr<u32>)>,
-    ) -> Result<RunTableArgs> {
+    ) -> Result<(RunTableArgs, BitImageArgs)> {
         let stream = run.stream;
+        // Packing is part of the `runs` stage, so that stage times stay
+        // comparable with the byte-reading run kernel's.
+        let bits = self.bits.pack(stream, image)?;
         let table = self.table.args(stream, geometry)?;
         let nodes = otf.map_or(DevPtr::null(), |(nodes, _)| nodes);
         let runs = match run.connectivity {
@@ -286,8 +291,8 @@ impl Flsl {
         // SAFETY: the run table holds `capacity` slots per row (a row has
         // at most that many runs), a count per row and `row_words` words per
         // row; `nodes` is null or holds a record per slot; the kernel reads
-        // the image's rows only.
-        unsafe { runs.launch(stream, grid, (image.args(stream), table, nodes)) }?;
+        // the bit image's words only (0 outside it).
+        unsafe { runs.launch(stream, grid, (bits, table, nodes)) }?;
         run.clock.mark("runs")?;
         let grid = row_grid(geometry.height)?;
         // SAFETY: each block walks the runs its row's count gives; parents
@@ -303,7 +308,7 @@ impl Flsl {
             }
         }?;
         run.clock.mark("unions")?;
-        Ok(table)
+        Ok((table, bits))
     }
 }
 
@@ -344,9 +349,9 @@ impl Flsl {
     fn label_pixels(
         &self,
         run: &mut Run<'_>,
-        image: &DeviceImage<'_>,
         geometry: Geometry,
         table: RunTableArgs,
+        bits: BitImageArgs,
         labels: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let stream = run.stream;
@@ -358,7 +363,7 @@ impl Flsl {
             self.kernels.label_pixels.launch(
                 stream,
                 warp_grid(words, WORD_WARPS)?,
-                (image.args(stream), table, DevPtr::of_mut(labels, stream)),
+                (bits, table, DevPtr::of_mut(labels, stream)),
             )
         }?;
         run.clock.mark("labels")
@@ -379,7 +384,7 @@ impl DeviceVariant for Flsl {
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let geometry = Geometry::of(image.width(), image.height())?;
-        let table = self.build_forest(run, image, geometry, None)?;
+        let (table, bits) = self.build_forest(run, image, geometry, None)?;
         // SAFETY: one block per row, walking the runs its count gives.
         unsafe {
             self.kernels.label_runs.launch(
@@ -388,7 +393,7 @@ impl DeviceVariant for Flsl {
                 (table, geometry.width as u32),
             )
         }?;
-        self.label_pixels(run, image, geometry, table, forest)
+        self.label_pixels(run, geometry, table, bits, forest)
     }
 
     /// Runs, unions, the root runs flagged and ranked (stage `roots`), then
@@ -403,7 +408,7 @@ impl DeviceVariant for Flsl {
         numbering: &mut Features,
     ) -> Result<Numbered> {
         let geometry = Geometry::of(image.width(), image.height())?;
-        let table = self.build_forest(run, image, geometry, None)?;
+        let (table, bits) = self.build_forest(run, image, geometry, None)?;
         let ranks = self
             .flag_roots(run.stream, geometry, table, numbering)?
             .rank_labels()?;
@@ -417,7 +422,7 @@ impl DeviceVariant for Flsl {
                 (table, ranks.index()),
             )
         }?;
-        self.label_pixels(run, image, geometry, table, labels)?;
+        self.label_pixels(run, geometry, table, bits, labels)?;
         Ok(ranks.numbered())
     }
 
@@ -437,7 +442,7 @@ impl DeviceVariant for Flsl {
             Voting::OnTheFly => Some((self.table.nodes(stream, geometry)?, counts)),
             _ => None,
         };
-        let table = self.build_forest(run, image, geometry, otf)?;
+        let (table, _) = self.build_forest(run, image, geometry, otf)?;
         let ranked = self.flag_roots(stream, geometry, table, features)?.rank()?;
         run.clock.mark("roots")?;
         let grid = row_grid(geometry.height)?;
@@ -477,7 +482,7 @@ impl CountsUpdates for Flsl {
 register!(
     Flsl,
     Voting::PerRun,
-    "FLSL: runs found with warp ballots, unions per run, one atomic update per run (Lemaitre et al., ICASSP 2021)",
+    "FLSL: runs found with word operations on a bit image, unions per run, one atomic update per run (Lemaitre et al., ICASSP 2021)",
     35
 );
 register!(

@@ -26,9 +26,11 @@
 //! Registered variants, each in 4- and 8-connectivity, labeling and
 //! analysis:
 //!
-//! - `flsl` ([`Flsl`], `flsl.cu`): full-line segment labeling. One warp
-//!   walks each row, finding its runs with `__ballot_sync` masks,
-//!   `__funnelshift_l` edges and `__popc` ranks (the paper's Algorithm 1);
+//! - `flsl` ([`Flsl`], `flsl.cu`): full-line segment labeling. The image
+//!   is packed into bits (`ccl_cuda::backend::BitImage`); one warp walks
+//!   each row, a lane per word of 32 pixels, finding its runs with
+//!   `__funnelshift_l` edges, `__popc` ranks and warp scans (the paper's
+//!   Algorithm 1);
 //!   the forest's nodes are runs; one thread per run unites it with the
 //!   runs above it touches, then adds its features (area, Σx in closed form,
 //!   Σy, bounding box) with one atomic update.

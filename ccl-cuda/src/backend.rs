@@ -1,17 +1,20 @@
 //! The shared CCL / CCA back end that every CUDA variant builds on, over
-//! the [`runtime`](crate::runtime): the variant layer ([`DeviceVariant`],
+//! the [`runtime`](crate::runtime): the bit front end ([`BitImage`]: a byte
+//! image packed into words of 32 pixels), the variant layer ([`DeviceVariant`],
 //! [`CudaVariant`], [`register_variant!`](crate::register_variant)), the
 //! numbering and analysis of any forest of the contract in `ccl_device.cuh`
 //! ([`Features`]: root flags, ranking in raster order, canonical labels,
 //! features), the forest compression ([`Flatten`]), rounds until a fixed point ([`ChangeFlag`]), and
 //! variants made by name on a caller's stream ([`variant_on`]).
 
+mod bits;
 mod by_name;
 mod features;
 mod rounds;
 mod stats;
 mod variant;
 
+pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
 pub use features::{
     Analyzed, DeviceNode, Features, FlagRoots, Flatten, LabelRanks, Numbered, ROOT_GROUP_WORDS,

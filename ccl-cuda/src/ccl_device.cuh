@@ -40,6 +40,29 @@ __device__ __forceinline__ bool ccl_pixel(CclImage image, int x, int y) {
     return x >= 0 && y >= 0 && x < image.width && y < image.height && ccl_row(image, y)[x] != 0;
 }
 
+// A packed bit image (ccl_cuda::backend::BitImageArgs, made by the bit
+// front end, bits.cu): bit p of word w of row y is pixel (32 w + p, y), 1 =
+// foreground; `words_per_row` = ceil(width / 32) words per row, no padding;
+// the bits of the last word at or past `width` are 0.
+struct CclBits {
+    const u32* bits;
+    u32 words_per_row;
+    u32 width;
+    u32 height;
+};
+
+__device__ __forceinline__ const u32* ccl_bits_row(CclBits bits, u32 y) {
+    return bits.bits + (size_t)y * bits.words_per_row;
+}
+
+// Word w of row y (pixels 32 w .. 32 w + 31); 0 outside the image (y or w
+// past the end, or negative as int: the row above the first, the word
+// before the first), so that edge words need no special case.
+__device__ __forceinline__ u32 ccl_bits_word(CclBits bits, int y, int w) {
+    if (y < 0 || w < 0 || (u32)y >= bits.height || (u32)w >= bits.words_per_row) return 0;
+    return ccl_bits_row(bits, (u32)y)[w];
+}
+
 // The rows of a 2-D launch (ccl_cuda::tile_grid) this thread handles: its
 // grid has at most 65535 rows of blocks, so taller images take several.
 #define CCL_FOR_EACH_ROW(ROW, ROWS)                                      \

@@ -13,6 +13,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
     let names: Vec<&str> = modules.iter().map(|m| m.name).collect();
     for expected in [
         "ccl_features",
+        "ccl_bits",
         "ccl_arrays",
         "ha4",
         "npp",
