@@ -194,21 +194,29 @@ __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
     }
 }
 
-// Analysis, step 1 (one warp per word of the root layout, words_per_row
-// words of 32 slots per row): flags the root runs and counts them per group
-// (the shared back end then ranks them).
+// Analysis, step 1 (one warp per row): flags the root runs of each word of
+// 32 slots of the row's root layout (words_per_row words) and counts them
+// per group (the shared back end then ranks them). The words past the
+// row's runs are zeroed with plain stores, so that a row of few runs costs
+// a few words, not its slot capacity.
 __device__ void count_root_runs(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row,
                                 u32* group_count) {
-    u32 y, first_slot;
-    if (!ccl_warp_word((u64)height * words_per_row, words_per_row, &y, &first_slot)) return;
-    const u32 j = first_slot + threadIdx.x, slot = y * t.capacity + j;
-    const bool root = j < t.count[y] && t.parent[slot] == slot + 1;
-    const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
-    const u32 word = y * words_per_row + first_slot / 32;
-    if (threadIdx.x == 0) {
-        root_bits[word] = roots;
-        if (roots) atomicAdd(group_count + word / CCL_ROOT_GROUP_WORDS, (u32)__popc(roots));
+    const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
+    if (y >= height) return;
+    const u32 lane = threadIdx.x, runs = t.count[y];
+    const u32 used_words = (runs + 31) / 32;
+    u32* row_bits = root_bits + (size_t)y * words_per_row;
+    for (u32 w = 0; w < used_words; ++w) {
+        const u32 j = w * 32 + lane, slot = y * t.capacity + j;
+        const bool root = j < runs && t.parent[slot] == slot + 1;
+        const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
+        if (lane == 0) {
+            row_bits[w] = roots;
+            if (roots)
+                atomicAdd(group_count + ((size_t)y * words_per_row + w) / CCL_ROOT_GROUP_WORDS, (u32)__popc(roots));
+        }
     }
+    for (u32 w = used_words + lane; w < words_per_row; w += 32) row_bits[w] = 0;
 }
 
 __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 slot) {
@@ -315,24 +323,41 @@ __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
     }
 }
 
-// Labeling, step 2 (one warp per word of 32 pixels, so that the label
-// stores are coalesced): each pixel's run is the runs begun before its word
-// plus those begun in it up to the pixel. The word's pixels are one
-// broadcast load of the bit image, its left neighbour bit 31 of the word
-// before.
+// Labeling, step 2 (one warp per span of LABEL_SPAN_WORDS words of a row):
+// each pixel's run is the runs begun before its word plus those begun in it
+// up to the pixel. Each lane loads one word of the span (its bits, the word
+// before's bit 31 by a shuffle, and the runs begun before it), then the
+// warp walks the span's words, a lane per pixel, so that every store of
+// the warp is 32 consecutive labels and every load but the run's label is
+// a shuffle.
 __device__ void label_pixels(CclBits bits, FlslRuns t, u32* labels) {
-    u32 y, base;
-    if (!ccl_warp_word((u64)bits.height * bits.words_per_row, bits.words_per_row, &y, &base)) return;
-    const int w = (int)(base / 32);
-    const u32 x = base + threadIdx.x;
-    const u32 mask = ccl_bits_word(bits, (int)y, w);
-    const u32 left_of_word = ccl_bits_word(bits, (int)y, w - 1) >> 31;
-    const u32 starts = mask & ~((mask << 1) | left_of_word);
-    if (x >= bits.width) return;
-    const bool here = (mask >> threadIdx.x) & 1u;
-    const u32 rank = t.word_runs[y * t.row_words + (u32)w] +
-                     __popc(starts & (ccl_lanemask_lt() | (1u << threadIdx.x)));
-    labels[y * bits.width + x] = here ? t.extra[y * t.capacity + rank - 1] : 0;
+    const u32 spans_per_row = (bits.words_per_row + LABEL_SPAN_WORDS - 1) / LABEL_SPAN_WORDS;
+    const u64 span = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    if (span >= (u64)bits.height * spans_per_row) return;
+    const u32 y = (u32)(span / spans_per_row), lane = threadIdx.x;
+    const int first_word = (int)(span % spans_per_row) * LABEL_SPAN_WORDS;
+    const u32 le = ccl_lanemask_lt() | (1u << lane);
+    const u32* extra = t.extra + (size_t)y * t.capacity - 1;  // by rank from 1
+    u32* row = labels + (size_t)y * bits.width;
+    for (int chunk = 0; chunk < LABEL_SPAN_WORDS; chunk += 32) {
+        const int w = first_word + chunk + (int)lane;
+        const u32 mask = ccl_bits_word(bits, (int)y, w);
+        // Bit 31 of the word before: the previous lane's, lane 0's loaded.
+        u32 before = __shfl_up_sync(CCL_FULL_MASK, mask, 1);
+        if (lane == 0) before = ccl_bits_word(bits, (int)y, w - 1);
+        const u32 starts = mask & ~((mask << 1) | (before >> 31));
+        const u32 runs_before = (u32)w < bits.words_per_row ? t.word_runs[y * t.row_words + (u32)w] : 0;
+        const int words = min(32, (int)bits.words_per_row - (first_word + chunk));
+        for (int k = 0; k < words; ++k) {
+            const u32 word_mask = __shfl_sync(CCL_FULL_MASK, mask, k);
+            const u32 word_starts = __shfl_sync(CCL_FULL_MASK, starts, k);
+            const u32 word_runs = __shfl_sync(CCL_FULL_MASK, runs_before, k);
+            const u32 x = (u32)(first_word + chunk + k) * 32u + lane;
+            if (x >= bits.width) continue;
+            const bool here = (word_mask >> lane) & 1u;
+            row[x] = here ? extra[word_runs + __popc(word_starts & le)] : 0;
+        }
+    }
 }
 
 // ------------------------------------------------------------ entry points

@@ -20,8 +20,11 @@ use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
 const ROW_BLOCK: u32 = 256;
 /// Warps (rows) per block of the run kernel.
 const RUN_WARPS: u32 = 4;
-/// Warps per block of the per-word kernels.
+/// Warps per block of the per-word and per-row kernels.
 const WORD_WARPS: u32 = 8;
+/// Words of a row per warp of the pixel labeling (a multiple of 32): the
+/// warp loads them a lane each, then writes their labels.
+const LABEL_SPAN_WORDS: u32 = 32;
 
 const SOURCE: &str = include_str!("flsl.cu");
 
@@ -29,13 +32,16 @@ const SOURCE: &str = include_str!("flsl.cu");
 const KERNELS: KernelSource = KernelSource {
     name: "flsl",
     source: SOURCE,
-    constants: &[],
+    constants: &[("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS)],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
 const COUNTED_KERNELS: KernelSource = KernelSource {
     name: "flsl_counted",
     source: SOURCE,
-    constants: &[("CCL_COUNT_UPDATES", 1)],
+    constants: &[
+        ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
+        ("CCL_COUNT_UPDATES", 1),
+    ],
 };
 inventory::submit! { KERNELS }
 inventory::submit! { COUNTED_KERNELS }
@@ -325,13 +331,14 @@ impl Flsl {
         let layout = geometry.root_layout();
         let flagging = features.begin(stream, layout)?;
         let roots = flagging.targets();
-        let (words, words_per_row) = (layout.words(), layout.words_per_row as u32);
+        let words_per_row = layout.words_per_row as u32;
         // SAFETY: `begin` reserved a root word per 32 slots of each row and
-        // a count per group; the kernel reads the runs each row has.
+        // a count per group; the kernel (a warp per row) reads the runs
+        // each row has and writes its row's words.
         unsafe {
             self.kernels.count_roots.launch(
                 stream,
-                warp_grid(words, WORD_WARPS)?,
+                warp_grid(geometry.height, WORD_WARPS)?,
                 (
                     table,
                     geometry.height as u32,
@@ -355,14 +362,18 @@ impl Flsl {
         labels: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
         let stream = run.stream;
-        let words = geometry.height * geometry.width.div_ceil(32);
-        // SAFETY: the pixel kernel writes the width * height labels
-        // (checked by the variant layer) and reads the labels of runs its
-        // row has.
+        let spans = geometry.height
+            * geometry
+                .width
+                .div_ceil(32)
+                .div_ceil(LABEL_SPAN_WORDS as usize);
+        // SAFETY: the pixel kernel (a warp per span of a row) writes the
+        // width * height labels (checked by the variant layer) and reads
+        // the labels of runs its row has.
         unsafe {
             self.kernels.label_pixels.launch(
                 stream,
-                warp_grid(words, WORD_WARPS)?,
+                warp_grid(spans, WORD_WARPS)?,
                 (bits, table, DevPtr::of_mut(labels, stream)),
             )
         }?;
@@ -503,6 +514,8 @@ register!(
     "FLSL with conflict detection, one atomic per root and warp, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
     65,
     &[
+        (Task::Label, Connectivity::Four),
+        (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
         (Task::Analyze, Connectivity::Eight)
     ]

@@ -1,6 +1,6 @@
 //! The registered HA variants.
 
-use ccl_core::{Connectivity, Task};
+use ccl_core::Connectivity;
 use ccl_cuda::backend::VariantInfo;
 
 use crate::Ha;
@@ -89,8 +89,7 @@ register!(
     HaVariant::Ha4W32,
     &[],
     "HA4, strips of 4 rows, one warp per row, 32-pixel words (Hennequin et al., DASIP 2018)",
-    60,
-    &[(Task::Label, Connectivity::Four)]
+    60
 );
 register!(
     HaVariant::Ha4W64,

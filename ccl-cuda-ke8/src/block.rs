@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use ccl_core::{Connectivity, Result, Task};
+use ccl_core::{Connectivity, Result};
 use ccl_cuda::backend::{DeviceVariant, Features, Numbered, RootIndexArgs, Run};
 use ccl_cuda::cudarc::driver::CudaViewMut;
 use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
@@ -146,9 +146,5 @@ ccl_cuda::register_variant! {
     analyzes: true,
     summary: "block-based union-find on 2x2 blocks (Allegretti, Bolelli & Grana, IEEE TPDS 2020)",
     priority: 45,
-    // The fastest 8-connectivity labeler of bench/2026-11-23-h200-structure
-    // (55.3 / 84.9 / 105.8 Gpx/s at g = 1 / 4 / 16; flsl-cd 50.6 / 82.2 /
-    // 97.9, ha8-32 43.5 / 72.6 / 97.1 in bench/2026-11-22-h200-direct).
-    preferred_for: &[(Task::Label, Connectivity::Eight)],
     new: |gpu, _| BlockBased::new(gpu, BlockAlgorithm::Buf),
 }
