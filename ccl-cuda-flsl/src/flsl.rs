@@ -502,12 +502,12 @@ register!(
     "FLSL with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
     35
 );
-// `flsl-cd` is the default analysis where a GPU runs: in the H200 sweep of
-// bench/2026-11-23-h200-structure it analyzes 1.6 to 4.5 times faster than
-// `ha4-32` and `buf` (48.1 / 97.1 / 128.2 Gpx/s at g = 1 / 4 / 16 in
-// 4-connectivity, 48.9 / 101.8 / 132.5 in 8), while `ha4-32` and `buf`
-// label faster (their crates claim labeling). Its priority (above HA's 60)
-// still makes it the first choice for whatever no variant claims.
+// `flsl-cd` is the default labeler and analyzer where a GPU runs: in the
+// H200 sweep of bench/2026-11-23-h200-canonical (canonical labels timed) it
+// labels at 97.7 / 222.9 / 308.9 Gpx/s at g = 1 / 4 / 16 in 4-connectivity
+// (`ha4-32` 41.2 / 61.1 / 77.4) and 90.4 / 209.0 / 295.7 in 8 (`buf` 34.1 /
+// 57.9 / 68.4), and analyzes at 94.8 / 209.5 / 335.4 and 95.5 / 219.6 /
+// 352.8 (`ha4-32` 30.5 / 49.0 / 63.5, `buf` 26.8 / 42.1 / 51.2).
 register!(
     Flsl,
     Voting::ConflictDetection,

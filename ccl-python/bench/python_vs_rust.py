@@ -10,11 +10,10 @@ warm-up), is written as CSV rows beside the Rust `TimedRun` figures of
     ccl sweep -a ha8-32 --size 8192x8192 --densities 10,50,90 --granularities 1,4,16 --out S
     python ccl-python/bench/python_vs_rust.py --ccl .gpu/ccl --sweep S/sweep.csv -a ha8-32
 
-`label` from Python does more than the Rust run it is compared with: it
-numbers the labels canonically on the device (a ranking of the first pixels
-and a pass over the labels), where `TimedRun` leaves the variant's raw
-labels. `analyze` does the same work as its `TimedRun` plus the copy of the
-features into the caller's arrays.
+`label` from Python does the same work as the Rust run it is compared with
+(both write the canonical labels in the variant's last pass) plus the read
+of the count; `analyze` the same work as its `TimedRun` plus the copy of
+the features into the caller's arrays.
 """
 
 from __future__ import annotations
