@@ -10,7 +10,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use ccl_core::{Algorithm, Connectivity, Task};
-use ccl_testkit::cases::{Case, all_cases, worst_cases};
+use ccl_testkit::cases::{Case, all_cases, random_cases, worst_cases};
 use ccl_testkit::policy::{self, Decision};
 use ccl_testkit::verify::{Expected, Failure, Variant};
 
@@ -33,6 +33,11 @@ pub(crate) struct Args {
     /// up to SIDE, and 2^k - 1 below it; 0 for none.
     #[arg(long, value_name = "SIDE", default_value_t = 1024)]
     worst_side: usize,
+    /// Only the --cases random images: no patterns, real images or worst
+    /// cases (a short run, for slow checkers such as compute-sanitizer's
+    /// racecheck).
+    #[arg(long, conflicts_with = "worst_side")]
+    random_only: bool,
 }
 
 /// A variant being verified and its tally.
@@ -90,7 +95,12 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     // Each image is made, checked and dropped in turn: memory does not
     // grow with --cases.
     let mut images = 0;
-    for case in all_cases(args.cases).chain(worst_cases(args.worst_side)) {
+    let cases: Box<dyn Iterator<Item = _>> = if args.random_only {
+        Box::new(random_cases(args.cases))
+    } else {
+        Box::new(all_cases(args.cases).chain(worst_cases(args.worst_side)))
+    };
+    for case in cases {
         let case = case?;
         progress.set_message(case.source.to_string());
         check_case(&case, &wanted, &mut candidates)?;

@@ -404,6 +404,17 @@ fn verify_adds_the_worst_cases_up_to_a_side() {
 }
 
 #[test]
+fn verify_of_random_images_only_checks_just_those() {
+    let dir = scratch("verify-random-only");
+    let out = succeeds(
+        &dir,
+        &["verify", "-a", "cpu-uf", "--cases", "3", "--random-only"],
+    );
+    assert!(out.starts_with("cpu-uf  ok"), "{out}");
+    assert!(out.contains(" on 3 images"), "{out}");
+}
+
+#[test]
 fn pattern_sweep_tabulates_ms_per_image_by_pattern_and_size() {
     let dir = scratch("sweep-patterns");
     let out = succeeds(
