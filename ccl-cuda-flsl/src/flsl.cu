@@ -348,8 +348,6 @@ __device__ void label_pixels(CclBits bits, FlslRuns t, u32* labels) {
         const u32 starts = mask & ~((mask << 1) | (before >> 31));
         const u32 runs_before = (u32)w < bits.words_per_row ? t.word_runs[y * t.row_words + (u32)w] : 0;
         const int words = min(32, (int)bits.words_per_row - (first_word + chunk));
-        // Unrolled so that several words' label loads are in flight at once.
-#pragma unroll 4
         for (int k = 0; k < words; ++k) {
             const u32 word_mask = __shfl_sync(CCL_FULL_MASK, mask, k);
             const u32 word_starts = __shfl_sync(CCL_FULL_MASK, starts, k);
