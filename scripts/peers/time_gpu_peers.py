@@ -49,9 +49,7 @@ peers image by image. On the GPU machine (README.md beside this file):
 
 import argparse
 import gc
-import importlib.metadata
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -65,13 +63,9 @@ try:
 except ImportError as e:  # CuPy needs it too
     sys.exit(f"time_gpu_peers: needs numpy and CuPy: {e}")
 
-# The columns of `ccl sweep`'s CSV (ccl-bench/src/sweep/csv.rs, HEADER):
-# `ccl plot` rejects a file whose first line differs.
-HEADER = ("variant,backend,connectivity,task,width,height,granularity,density,"
-          "reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages,pattern")
+from peers_common import (DEFAULT_DENSITIES, DEFAULT_GRANULARITIES, HEADER, csv_row,
+                          generate, int_list, resolve_ccl, size, version)
 
-DEFAULT_DENSITIES = list(range(0, 101, 5))
-DEFAULT_GRANULARITIES = [1, 4, 16]
 # The densities with structure: the summary's second mean leaves out the
 # near-empty and near-full images, where every call only streams memory.
 STRUCTURED = range(10, 91)
@@ -82,9 +76,6 @@ RATIOS = [
     ("py-ccl-stats", "cvcuda-stats", (4,)),
     ("py-ccl-label", "cupyx-label", (4, 8)),
 ]
-
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-
 
 class Call(NamedTuple):
     """One CSV variant: `make(image, connectivity)` does the untimed set-up
@@ -120,22 +111,6 @@ class Timing(NamedTuple):
 
 CALL_NAMES = ["py-ccl-label", "py-ccl-stats", "cupyx-label", "cvcuda-label",
               "cvcuda-label-nocount", "cvcuda-stats", "torch-ccl-label"]
-
-
-def int_list(text):
-    """'1,4,16' -> [1, 4, 16] (argparse type)."""
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a comma-separated list of integers: {text!r}")
-
-
-def size(text):
-    """'8192x8192' -> (8192, 8192), as `ccl gen --size` reads it."""
-    m = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not m or int(m[1]) == 0 or int(m[2]) == 0:
-        raise argparse.ArgumentTypeError(f"not a size WxH: {text!r}")
-    return int(m[1]), int(m[2])
 
 
 def parse_args(argv):
@@ -178,38 +153,6 @@ def parse_args(argv):
     return args
 
 
-def resolve_ccl(path_text):
-    """The ccl binary: as given if it exists, else (for a relative path) under
-    the repository root, so that the script also runs from another folder."""
-    path = Path(path_text)
-    if not path.exists() and not path.is_absolute() and (REPO_ROOT / path).exists():
-        path = REPO_ROOT / path
-    if not path.exists():
-        sys.exit(f"time_gpu_peers: no ccl binary at {path_text} (build it, or pass --ccl PATH)")
-    return path.resolve()
-
-
-def generate(ccl, tmp, width, height, density, granularity, seed):
-    """The benchmark image from `ccl gen`, as a C-contiguous numpy uint8 0/1
-    array. Written as binary PGM, which numpy reads without an image library:
-    `ccl gen` writes the header `P5\\n<W> <H>\\n255\\n`, then one byte a pixel."""
-    path = Path(tmp) / f"d{density}-g{granularity}.pgm"
-    subprocess.run([str(ccl), "gen", "--size", f"{width}x{height}", "-d", str(density),
-                    "-g", str(granularity), "--seed", str(seed), "-o", str(path)],
-                   check=True, stdout=subprocess.DEVNULL)
-    data = path.read_bytes()
-    path.unlink()
-    magic, dims, maxval, pixels = data.split(b"\n", 3)
-    if (magic, dims.split(), maxval) != (b"P5", [b"%d" % width, b"%d" % height], b"255") \
-            or len(pixels) != width * height:
-        sys.exit(f"time_gpu_peers: `ccl gen` wrote no {width}x{height} binary PGM "
-                 f"({data[:32]!r}...)")
-    gray = np.frombuffer(pixels, dtype=np.uint8).reshape(height, width)
-    # ccl gen writes 0/255; every library takes nonzero as foreground, and
-    # CV-CUDA labels regions of equal value: 0/1 is a binary image for all.
-    return (gray != 0).astype(np.uint8)
-
-
 def time_call(fn, reps, sync):
     """(count, [ms per timed run], whether every run gave the same count):
     one warm-up run, then `reps` timed runs, each from just before the call
@@ -237,16 +180,6 @@ def time_call(fn, reps, sync):
     finally:
         gc.enable()
     return count, times, steady
-
-
-def csv_row(t):
-    """One CSV line as ccl-bench's to_csv writes it (six decimals): a call has
-    no stages of its own, so its one stage `total` is the median; the image
-    is already on the device, so transfer_ms is 0; `pattern` is empty for
-    the random images."""
-    return (f"{t.variant},cuda,{t.connectivity},{t.task},{t.width},{t.height},"
-            f"{t.granularity},{t.density},{len(t.times)},{t.median:.6f},{min(t.times):.6f},"
-            f"{t.gpx:.6f},0.000000,total={t.median:.6f},")
 
 
 def _mean(values):
@@ -305,13 +238,6 @@ def summary_markdown(timings, granularities, title):
                   "| :--- | ---: | ---: | ---: | ---: | ---: |"]
         lines += overall + ["", "## Speedup at each density"] + per_density
     return "\n".join(lines) + "\n"
-
-
-def version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def import_gpu_stack():
@@ -446,7 +372,7 @@ def versions_text(args, ccl_path, cupy, ccl, cvcuda, torch, calls):
 
 def main(argv):
     args = parse_args(argv)
-    ccl_path = resolve_ccl(args.ccl)
+    ccl_path = resolve_ccl(args.ccl, "time_gpu_peers")
     width, height = args.size
     cupy, ndimage, ccl = import_gpu_stack()
     cvcuda = optional_module("cvcuda", [n for n in args.calls if n.startswith("cvcuda-")],
@@ -489,7 +415,7 @@ def main(argv):
             tempfile.TemporaryDirectory(prefix="ccl-gpu-peers-") as tmp:
         csv.write(HEADER + "\n")
         for i, (g, d) in enumerate(images, 1):
-            image = cupy.asarray(generate(ccl_path, tmp, width, height, d, g, args.seed))
+            image = cupy.asarray(generate(ccl_path, tmp, width, height, d, g, args.seed, "time_gpu_peers"))
             progress = []
             for c in args.connectivity:
                 counts, medians = {}, []
@@ -515,7 +441,8 @@ def main(argv):
                         counts[call.name] = count
                     t = Timing(call.name, call.task, c, width, height, g, d, times)
                     timings.append(t)
-                    csv.write(csv_row(t) + "\n")
+                    csv.write(csv_row(t.variant, "cuda", t.connectivity, t.task, t.width, t.height,
+                                      t.granularity, t.density, t.times) + "\n")
                     medians.append(f"{call.name} {t.median:.2f} ms")
                 if len(set(counts.values())) > 1:
                     found = ", ".join(f"{name} {n}" for name, n in counts.items())

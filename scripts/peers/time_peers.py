@@ -18,7 +18,6 @@ Before a row is kept, every peer's component count on the image must agree
 
 import argparse
 import gc
-import importlib.metadata
 import os
 import platform
 import re
@@ -33,7 +32,7 @@ try:
     import numpy as np
     import cv2
 except ImportError as e:
-    # Both are needed whatever is timed: numpy for the image, OpenCV to read it.
+    # Both are needed whatever is timed: numpy for the image, OpenCV as a peer.
     sys.exit(f"time_peers: {e}: install scripts/peers/requirements.txt "
              "(scripts/peers/time-peers does, into a venv)")
 
@@ -42,33 +41,8 @@ try:
 except ImportError:  # optional: main() says it is skipped
     cc3d = None
 
-# The columns of `ccl sweep`'s CSV (ccl-bench/src/sweep/csv.rs, HEADER):
-# `ccl plot` rejects a file whose first line differs.
-HEADER = ("variant,backend,connectivity,task,width,height,granularity,density,"
-          "reps,median_ms,min_ms,gpx_per_s,transfer_ms,stages")
-
-# The sweep's default densities (0, 5, ..., 100) and granularities, so that a
-# peer's mean over densities averages over the same images as our variants'.
-DEFAULT_DENSITIES = list(range(0, 101, 5))
-DEFAULT_GRANULARITIES = [1, 4, 16]
-
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-
-
-def int_list(text):
-    """'1,4,16' -> [1, 4, 16] (argparse type)."""
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a comma-separated list of integers: {text!r}")
-
-
-def size(text):
-    """'4096x4096' -> (4096, 4096), as `ccl gen --size` reads it."""
-    m = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not m or int(m[1]) == 0 or int(m[2]) == 0:
-        raise argparse.ArgumentTypeError(f"not a size WxH: {text!r}")
-    return int(m[1]), int(m[2])
+from peers_common import (DEFAULT_DENSITIES, DEFAULT_GRANULARITIES, HEADER, csv_row,
+                          generate, int_list, resolve_ccl, size, version)
 
 
 def parse_args(argv):
@@ -119,17 +93,6 @@ def parse_args(argv):
         p.error(f"--peers takes opencv and/or cc3d, not {','.join(sorted(unknown)) or 'nothing'}")
     args.tasks = ["label", "analyze"] if args.task == "both" else [args.task]
     return args
-
-
-def resolve_ccl(path_text):
-    """The ccl binary: as given if it exists, else (for a relative path) under
-    the repository root, so that the script also runs from another folder."""
-    path = Path(path_text)
-    if not path.exists() and not path.is_absolute() and (REPO_ROOT / path).exists():
-        path = REPO_ROOT / path
-    if not path.exists():
-        sys.exit(f"time_peers: no ccl binary at {path_text} (build it, or pass --ccl PATH)")
-    return path.resolve()
 
 
 class Peer:
@@ -205,21 +168,6 @@ def time_call(who, fn, img, c, reps):
     return count, times
 
 
-def generate(ccl, tmp, width, height, density, granularity, seed):
-    """The benchmark image from `ccl gen`, as a C-contiguous uint8 0/1 array."""
-    path = Path(tmp) / f"d{density}-g{granularity}.pgm"
-    subprocess.run([str(ccl), "gen", "--size", f"{width}x{height}", "-d", str(density),
-                    "-g", str(granularity), "--seed", str(seed), "-o", str(path)],
-                   check=True, stdout=subprocess.DEVNULL)
-    # ccl gen writes 0/255; the peers take any nonzero as foreground, but
-    # 0/1 is the form both document for binary input.
-    gray = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    path.unlink()
-    if gray is None or gray.shape != (height, width):
-        sys.exit(f"time_peers: could not read {width}x{height} from `ccl gen`'s {path.name}")
-    return np.ascontiguousarray(gray != 0, dtype=np.uint8)
-
-
 def ccl_count(ccl, tmp, img, c):
     """`ccl label`'s component count of `img` (for --check-ccl)."""
     path = Path(tmp) / "check.pgm"
@@ -230,23 +178,6 @@ def ccl_count(ccl, tmp, img, c):
     if not m:
         sys.exit(f"time_peers: cannot read a count in `ccl label`'s output: {out!r}")
     return int(m[1])
-
-
-def row(peer, c, task, width, height, g, d, times):
-    """One CSV line, formatted as ccl-bench's to_csv writes it (six decimals).
-    A peer has no stages of its own: its one stage `total` is the median, and
-    it moves no data to a device, so transfer_ms is 0."""
-    median = statistics.median(times)
-    gpx = width * height / (median / 1e3) / 1e9 if median > 0 else 0.0
-    return (f"{peer},cpu,{c},{task},{width},{height},{g},{d},{len(times)},"
-            f"{median:.6f},{min(times):.6f},{gpx:.6f},0.000000,total={median:.6f}")
-
-
-def version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def cpu_model():
@@ -282,7 +213,7 @@ def versions_text(args, peers, opencv_threads_used):
 
 def main(argv):
     args = parse_args(argv)
-    ccl = resolve_ccl(args.ccl)
+    ccl = resolve_ccl(args.ccl, "time_peers")
     width, height = args.size
 
     peers = []
@@ -308,7 +239,7 @@ def main(argv):
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ccl-peers-") as tmp:
         for i, (g, d) in enumerate(images, 1):
-            img = generate(ccl, tmp, width, height, d, g, args.seed)
+            img = generate(ccl, tmp, width, height, d, g, args.seed, "time_peers")
             progress = []
             for c in args.connectivity:
                 # Every peer and task must find the same number of
@@ -325,7 +256,7 @@ def main(argv):
                         who = f"{peer.name} {task}"
                         count, times = time_call(who, fn, img, c, args.reps)
                         counts[who] = count
-                        rows.append(row(peer.name, c, task, width, height, g, d, times))
+                        rows.append(csv_row(peer.name, "cpu", c, task, width, height, g, d, times))
                         timings.append(f"{who} {statistics.median(times):.2f} ms")
                 if len(set(counts.values())) > 1:
                     found = ", ".join(f"{who}: {n}" for who, n in counts.items())
