@@ -352,16 +352,15 @@ impl Flsl {
     }
 
     /// Each pixel's label from its run's (in `extra`), into `labels`
-    /// (stage `labels`).
+    /// (width × height).
     fn label_pixels(
         &self,
-        run: &mut Run<'_>,
+        stream: &Arc<CudaStream>,
         geometry: Geometry,
         table: RunTableArgs,
         bits: BitImageArgs,
-        labels: &mut CudaViewMut<'_, u32>,
+        labels: DevPtr<u32>,
     ) -> Result<()> {
-        let stream = run.stream;
         let spans = geometry.height
             * geometry
                 .width
@@ -374,10 +373,9 @@ impl Flsl {
             self.kernels.label_pixels.launch(
                 stream,
                 warp_grid(spans, WORD_WARPS)?,
-                (bits, table, DevPtr::of_mut(labels, stream)),
+                (bits, table, labels),
             )
-        }?;
-        run.clock.mark("labels")
+        }
     }
 }
 
@@ -404,7 +402,9 @@ impl DeviceVariant for Flsl {
                 (table, geometry.width as u32),
             )
         }?;
-        self.label_pixels(run, geometry, table, bits, forest)
+        let forest = DevPtr::of_mut(forest, run.stream);
+        self.label_pixels(run.stream, geometry, table, bits, forest)?;
+        run.clock.mark("labels")
     }
 
     /// Runs, unions, the root runs flagged and ranked (stage `roots`), then
@@ -420,21 +420,19 @@ impl DeviceVariant for Flsl {
     ) -> Result<Numbered> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        let ranks = self
-            .flag_roots(run.stream, geometry, table, numbering)?
-            .rank_labels()?;
-        run.clock.mark("roots")?;
-        // SAFETY: one block per row, walking the runs its count gives; the
-        // root index covers every slot.
-        unsafe {
-            self.kernels.number_runs.launch(
-                run.stream,
-                row_grid(geometry.height)?,
-                (table, ranks.index()),
-            )
-        }?;
-        self.label_pixels(run, geometry, table, bits, labels)?;
-        Ok(ranks.numbered())
+        let rows = row_grid(geometry.height)?;
+        let labels = DevPtr::of_mut(labels, run.stream);
+        self.flag_roots(run.stream, geometry, table, numbering)?
+            .number_with(run.clock, |index, stream| {
+                // SAFETY: one block per row, walking the runs its count
+                // gives; the root index covers every slot.
+                unsafe {
+                    self.kernels
+                        .number_runs
+                        .launch(stream, rows, (table, index))
+                }?;
+                self.label_pixels(stream, geometry, table, bits, labels)
+            })
     }
 
     fn analyze(

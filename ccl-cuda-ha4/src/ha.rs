@@ -314,28 +314,19 @@ impl DeviceVariant for Ha {
     ) -> Result<Numbered> {
         check_forest(labels.len(), image)?;
         self.build_forest(run, image, forest)?;
-        let ranks = self
-            .flag_roots(run, image, forest, numbering)?
-            .rank_labels()?;
-        run.clock.mark("roots")?;
-        let stream = run.stream;
-        // SAFETY: reads the image and the forest, writes exactly width *
-        // height labels into another buffer; the root index covers the
-        // image in HA's layout.
-        unsafe {
-            self.kernels.number.launch(
-                stream,
-                self.span_grid(image)?,
-                (
-                    image.args(stream),
-                    DevPtr::of(forest, stream),
-                    ranks.index(),
-                    DevPtr::of_mut(labels, stream),
-                ),
-            )
-        }?;
-        run.clock.mark("labels")?;
-        Ok(ranks.numbered())
+        let grid = self.span_grid(image)?;
+        let (parents, labels) = (
+            DevPtr::of(forest, run.stream),
+            DevPtr::of_mut(labels, run.stream),
+        );
+        let number = &self.kernels.number;
+        self.flag_roots(run, image, forest, numbering)?
+            .number_with(run.clock, |index, stream| {
+                // SAFETY: reads the image and the forest, writes exactly
+                // width * height labels into another buffer; the root index
+                // covers the image in HA's layout.
+                unsafe { number.launch(stream, grid, (image.args(stream), parents, index, labels)) }
+            })
     }
 
     fn analyze(

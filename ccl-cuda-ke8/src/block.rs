@@ -105,29 +105,23 @@ impl DeviceVariant for BlockBased {
         numbering: &mut Features,
     ) -> Result<Numbered> {
         self.forest(run, image, forest)?;
-        let stream = run.stream;
-        let ranks = numbering
-            .flag_forest(stream, image, forest)?
-            .rank_labels()?;
-        run.clock.mark("roots")?;
-        // SAFETY: reads the forest's width * height entries at block keys
-        // and their ancestors, writes the width * height labels (another
-        // buffer, both checked by the variant layer); the root index covers
-        // the image.
-        unsafe {
-            self.number.launch(
-                stream,
-                Self::grid(image)?,
-                (
-                    image.args(stream),
-                    DevPtr::of(forest, stream),
-                    ranks.index(),
-                    DevPtr::of_mut(labels, stream),
-                ),
-            )
-        }?;
-        run.clock.mark("labels")?;
-        Ok(ranks.numbered())
+        let grid = Self::grid(image)?;
+        let (parents, labels) = (
+            DevPtr::of(forest, run.stream),
+            DevPtr::of_mut(labels, run.stream),
+        );
+        numbering
+            .flag_forest(run.stream, image, forest)?
+            .number_with(run.clock, |index, stream| {
+                // SAFETY: reads the forest's width * height entries at block
+                // keys and their ancestors, writes the width * height labels
+                // (another buffer, both checked by the variant layer); the
+                // root index covers the image.
+                unsafe {
+                    self.number
+                        .launch(stream, grid, (image.args(stream), parents, index, labels))
+                }
+            })
     }
 }
 

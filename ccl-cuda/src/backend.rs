@@ -17,9 +17,8 @@ mod variant;
 pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
 pub use features::{
-    Analyzed, DeviceNode, Features, FlagRoots, Flatten, LabelRanks, Numbered, ROOT_GROUP_WORDS,
-    Ranked, RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs,
-    check_forest,
+    Analyzed, DeviceNode, Features, FlagRoots, Flatten, Numbered, ROOT_GROUP_WORDS, Ranked,
+    RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs, check_forest,
 };
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;

@@ -5,9 +5,8 @@
 //! ([`Flatten`]).
 //!
 //! A labeling ends the same way as an analysis begins: its roots are
-//! flagged and ranked ([`RootsFlagged::rank_labels`]), and the variant's last
-//! pass writes each pixel's rank + 1 ([`LabelRanks::numbered`]), or the
-//! shared pass does ([`Features::number_forest`]). What a labeling returns is
+//! flagged and ranked, and the variant's last pass writes each pixel's
+//! rank + 1 ([`RootsFlagged::number_with`]), or the shared pass does ([`Features::number_forest`]). What a labeling returns is
 //! the proof [`Numbered`]; the labels then need no second pass.
 //!
 //! An analysis is a sequence the types enforce, each step returning the
@@ -217,7 +216,7 @@ pub struct Features {
     /// Whether the last ranking initialised the stats array (not after
     /// [`RootsFlagged::rank_only`]).
     stats_initialised: bool,
-    /// Whether a labeling's ranking ([`RootsFlagged::rank_labels`])
+    /// Whether a labeling's ranking ([`RootsFlagged::number_with`])
     /// initialises the stats array, for the features of its labels.
     label_stats: bool,
 }
@@ -308,12 +307,13 @@ impl Features {
         clock: &mut StageClock,
     ) -> Result<Numbered> {
         check_forest(labels.len(), image)?;
-        let ranks = self.flag_forest(stream, image, forest)?.rank_labels()?;
+        // The steps of `number_with`, whose closure could not borrow this
+        // back end's own kernel while the ranking borrows the back end.
+        let index = self.flag_forest(stream, image, forest)?.rank_labels()?;
         clock.mark("roots")?;
         let layout = RootLayout::of(image);
         let (words, _) = layout.words_u32()?;
-        let index = ranks.index();
-        let kernel = &ranks.features.kernels.number_forest;
+        let kernel = &self.kernels.number_forest;
         // SAFETY: the root index covers the image (flagged in its layout);
         // `forest` and `labels` hold width * height entries (checked), and
         // are different buffers (one is borrowed shared, the other mutably).
@@ -331,7 +331,7 @@ impl Features {
             )
         }?;
         clock.mark("labels")?;
-        Ok(ranks.numbered())
+        Ok(Numbered { _private: () })
     }
 
     /// The features of canonical labels (what a labeling whose ranking
@@ -651,11 +651,29 @@ impl<'f> RootsFlagged<'f> {
         })
     }
 
-    /// Ranks the roots of a labeling in raster order, initialising the
-    /// stats where the caller asked for the features of the labels
-    /// ([`Features::set_label_stats`]): the variant's last pass then writes
-    /// each pixel's rank + 1, and [`LabelRanks::numbered`] says so.
-    pub fn rank_labels(self) -> Result<LabelRanks<'f>> {
+    /// The end of a labeling, its one customization point (as
+    /// [`Ranked::accumulate_with`] is an analysis'): ranks the roots in
+    /// raster order (stage `roots`; the stats initialised too where the
+    /// caller asked for the features of the labels,
+    /// [`Features::set_label_stats`]), then `last_pass`, the variant's own,
+    /// queued on the stream it is given, writes each pixel's root's rank + 1
+    /// (`ccl_root_rank` of the index it is given) into the labels (stage
+    /// `labels`).
+    pub fn number_with(
+        self,
+        clock: &mut StageClock,
+        last_pass: impl FnOnce(RootIndexArgs, &Arc<CudaStream>) -> Result<()>,
+    ) -> Result<Numbered> {
+        let stream = self.stream.clone();
+        let index = self.rank_labels()?;
+        clock.mark("roots")?;
+        last_pass(index, &stream)?;
+        clock.mark("labels")?;
+        Ok(Numbered { _private: () })
+    }
+
+    /// Ranks a labeling's roots (with stats where asked); the root index.
+    fn rank_labels(self) -> Result<RootIndexArgs> {
         let output = if self.features.label_stats {
             self.features.output(&self.stream)?
         } else {
@@ -666,32 +684,7 @@ impl<'f> RootsFlagged<'f> {
         };
         self.features.rank_into(&self.stream, self.layout, output)?;
         self.features.stats_initialised = self.features.label_stats;
-        let index = self.features.index(&self.stream, self.layout)?;
-        Ok(LabelRanks {
-            index,
-            features: self.features,
-        })
-    }
-}
-
-/// The roots of a labeling are ranked: its last pass numbers each pixel
-/// with its root's rank + 1 (read with `ccl_root_rank` from
-/// [`index`](Self::index)), and then it is [`numbered`](Self::numbered).
-pub struct LabelRanks<'f> {
-    index: RootIndexArgs,
-    features: &'f mut Features,
-}
-
-impl LabelRanks<'_> {
-    /// Where each root's rank is found.
-    pub fn index(&self) -> RootIndexArgs {
-        self.index
-    }
-
-    /// The last pass that writes the ranks is queued: the labels are
-    /// canonical.
-    pub fn numbered(self) -> Numbered {
-        Numbered { _private: () }
+        self.features.index(&self.stream, self.layout)
     }
 }
 

@@ -59,11 +59,11 @@ pub trait DeviceVariant {
     /// roots the last pass numbers the pixels with, so that the labels need
     /// no second pass. By default: [`forest`](Self::forest), then the shared
     /// finish ([`Features::number_forest`]: root flags, ranking, one pass);
-    /// a variant with a last pass of its own flags and ranks its roots from
-    /// [`Features::begin`] on ([`RootsFlagged::rank_labels`]) and writes
-    /// each pixel's rank + 1 in that pass.
+    /// a variant with a last pass of its own flags its roots from
+    /// [`Features::begin`] (or [`Features::flag_forest`]) on and writes each
+    /// pixel's rank + 1 in that pass ([`RootsFlagged::number_with`]).
     ///
-    /// [`RootsFlagged::rank_labels`]: super::features::RootsFlagged::rank_labels
+    /// [`RootsFlagged::number_with`]: super::features::RootsFlagged::number_with
     fn label(
         &mut self,
         run: &mut Run<'_>,
@@ -323,27 +323,22 @@ impl<V: DeviceVariant> CudaVariant<V> {
     ) -> Result<()> {
         let (width, height, pitch) = self.geometry.ok_or_else(not_loaded)?;
         let image = DeviceImage::new(self.image.get()?.as_view(), width, height, pitch)?;
+        // `parts()` field by field: `image` borrows the uploaded bytes.
+        let mut parts = Parts {
+            variant: &mut self.variant,
+            stream: &self.stream,
+            forest: &mut self.forest,
+            features: &mut self.features,
+        };
         match task {
             Task::Label => {
                 self.labeled = false;
                 let pixels = width * height;
                 let labels = self.labels.reserve(&self.stream, pixels)?;
-                let mut parts = Parts {
-                    variant: &mut self.variant,
-                    stream: &self.stream,
-                    forest: &mut self.forest,
-                    features: &mut self.features,
-                };
                 parts.label(&image, &mut labels.slice_mut(..pixels), connectivity, clock)?;
                 self.labeled = true;
             }
             Task::Analyze => {
-                let mut parts = Parts {
-                    variant: &mut self.variant,
-                    stream: &self.stream,
-                    forest: &mut self.forest,
-                    features: &mut self.features,
-                };
                 parts.analyze(&image, connectivity, clock)?;
             }
         }
