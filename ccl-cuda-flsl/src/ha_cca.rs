@@ -214,8 +214,8 @@ impl DeviceVariant for HaAnalysis {
             }
             HaVoting::ConflictDetection => {
                 let ha = self.ha(run.connectivity);
-                ha.build_forest(run, image, forest)?;
-                let ranked = ha.rank_roots(run, image, forest, features)?;
+                let bits = ha.build_forest(run, image, forest)?;
+                let ranked = ha.rank_roots(run, image, &bits, forest, features)?;
                 let forest = DevPtr::of(forest, stream);
                 let kernels = &self.kernels;
                 ranked.accumulate_with(|index, output, stream| {
@@ -234,11 +234,11 @@ impl DeviceVariant for HaAnalysis {
                 let mut nodes = nodes.slice_mut(..image.pixel_count());
                 // The fields, not `ha`: `nodes` borrows `self.nodes`.
                 let ha = match run.connectivity {
-                    Connectivity::Four => &self.ha4,
-                    Connectivity::Eight => &self.ha8,
+                    Connectivity::Four => &mut self.ha4,
+                    Connectivity::Eight => &mut self.ha8,
                 };
-                ha.build_forest_on_the_fly(run, image, forest, &mut nodes, counts)?;
-                let ranked = ha.rank_roots(run, image, forest, features)?;
+                let bits = ha.build_forest_on_the_fly(run, image, forest, &mut nodes, counts)?;
+                let ranked = ha.rank_roots(run, image, &bits, forest, features)?;
                 let nodes = DevPtr::of(&nodes, stream);
                 let kernels = &self.kernels;
                 ranked.accumulate_with(|index, output, stream| {

@@ -5,14 +5,13 @@ use std::sync::Arc;
 
 use ccl_core::{Error, Result};
 use ccl_cuda::backend::{
-    Analyzed, CudaVariant, DeviceNode, DeviceVariant, Features, Numbered, Ranked, RootIndexArgs,
-    RootLayout, RootsFlagged, Run, StatsOutArgs, check_forest,
+    Analyzed, BitImage, BitImageArgs, CudaVariant, DeviceNode, DeviceVariant, Features, Numbered,
+    Ranked, RootIndexArgs, RootLayout, RootsFlagged, Run, StatsOutArgs, check_forest,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
-    DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelArgs, KernelSource, blocks, linear_grid,
-    warp_grid,
+    DevPtr, DeviceImage, Gpu, Kernel, KernelArgs, KernelSource, blocks, linear_grid, warp_grid,
 };
 
 use crate::HaVariant;
@@ -50,9 +49,9 @@ inventory::submit! { KERNELS }
 inventory::submit! { COUNTED_KERNELS }
 
 /// The arguments of the forest-building kernels that move features on the
-/// fly: the image, the forest, a record per pixel, the update counts (null
+/// fly: the bit image, the forest, a record per pixel, the update counts (null
 /// outside the instrumented build).
-type OtfArgs = (ImageArgs, DevPtr<u32>, DevPtr<DeviceNode>, DevPtr<u32>);
+type OtfArgs = (BitImageArgs, DevPtr<u32>, DevPtr<DeviceNode>, DevPtr<u32>);
 
 /// The kernels that build a forest (strip labeling, border merge, span
 /// stitching), all taking `Args`.
@@ -73,24 +72,28 @@ impl<Args: KernelArgs> ForestKernels<Args> {
 }
 
 /// The kernels of one variant; each field declares a kernel's arguments.
+/// Every kernel reads the image's bit image, never its bytes.
 struct Kernels {
-    forest: ForestKernels<(ImageArgs, DevPtr<u32>)>,
+    forest: ForestKernels<(BitImageArgs, DevPtr<u32>)>,
     /// The on-the-fly forest kernels (32-pixel words only).
     forest_otf: Option<ForestKernels<OtfArgs>>,
-    relabel: Kernel<(ImageArgs, DevPtr<u32>)>,
-    number: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>)>,
-    count_roots: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, DevPtr<u32>)>,
-    features: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, StatsOutArgs)>,
+    relabel: Kernel<(BitImageArgs, DevPtr<u32>)>,
+    number: Kernel<(BitImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>)>,
+    count_roots: Kernel<(BitImageArgs, DevPtr<u32>, DevPtr<u32>, DevPtr<u32>)>,
+    features: Kernel<(BitImageArgs, DevPtr<u32>, RootIndexArgs, StatsOutArgs)>,
 }
 
-/// The device-resident stages of one HA variant: strip labeling and border
-/// merge build the forest; its roots are flagged with HA's own kernel and
+/// The device-resident stages of one HA variant: the image is packed into
+/// bits (ccl-cuda's front end), strip labeling and border merge build the
+/// forest; its roots are flagged with HA's own kernel and
 /// ranked with the shared back end; then the labeling's last pass (the
 /// seed's relabeling) writes each pixel's rank + 1, or the analysis
 /// accumulates features per segment.
 pub struct Ha {
     variant: HaVariant,
     kernels: Kernels,
+    /// The bit image of the image being labeled.
+    bits: BitImage,
 }
 
 /// An HA variant on the default GPU, as the registry makes it: labels with
@@ -124,7 +127,11 @@ impl Ha {
             count_roots: Kernel::load(gpu, module, &format!("{word}_count_roots"))?,
             features: Kernel::load(gpu, module, &format!("{word}_features"))?,
         };
-        Ok(Self { variant, kernels })
+        Ok(Self {
+            variant,
+            kernels,
+            bits: BitImage::new(gpu)?,
+        })
     }
 
     /// The variant it runs.
@@ -137,28 +144,36 @@ impl Ha {
     }
 
     /// Spans per row: each warp of the row-walking kernels takes one.
-    fn spans_per_row(&self, image: &DeviceImage<'_>) -> usize {
-        image.width().div_ceil(SPAN_WORDS * self.bits())
+    fn spans_per_row(&self, image: &BitImageArgs) -> usize {
+        (image.width as usize).div_ceil(SPAN_WORDS * self.bits())
     }
 
     /// A grid with one warp per span of every row.
-    fn span_grid(&self, image: &DeviceImage<'_>) -> Result<LaunchConfig> {
-        warp_grid(image.height() * self.spans_per_row(image), WARPS_PER_BLOCK)
+    fn span_grid(&self, image: &BitImageArgs) -> Result<LaunchConfig> {
+        warp_grid(
+            image.height as usize * self.spans_per_row(image),
+            WARPS_PER_BLOCK,
+        )
     }
 
-    /// Strip labeling then border merge (stages `strip` and `border`): the
-    /// forest of `image` in `forest` (width × height), held at local starts
-    /// only (see `ha4.cu`); its roots are flagged and ranked by
+    /// Packing, strip labeling, then border merge (stages `strip` and
+    /// `border`): the forest of `image` in `forest` (width × height), held
+    /// at local starts only (see `ha4.cu`), and the image's bit image, which
+    /// the later stages read: its roots are flagged and ranked by
     /// [`rank_roots`](Self::rank_roots).
     pub fn build_forest(
-        &self,
+        &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()> {
+    ) -> Result<BitImageArgs> {
         check_forest(forest.len(), image)?;
-        let args = (image.args(run.stream), DevPtr::of_mut(forest, run.stream));
-        self.launch_forest(run, image, &self.kernels.forest, args)
+        // Packing is part of the `strip` stage, so that stage times stay
+        // comparable with the byte-reading strip kernel's.
+        let bits = self.bits.pack(run.stream, image)?;
+        let args = (bits, DevPtr::of_mut(forest, run.stream));
+        self.launch_forest(run, &bits, &self.kernels.forest, args)?;
+        Ok(bits)
     }
 
     /// [`build_forest`](Self::build_forest) moving features on the fly (OTF,
@@ -169,13 +184,13 @@ impl Ha {
     /// or, with the kernels of [`COUNTED_KERNELS`], a zeroed count per pixel.
     /// Variants with 32-pixel words only.
     pub fn build_forest_on_the_fly(
-        &self,
+        &mut self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
         nodes: &mut CudaViewMut<'_, DeviceNode>,
         counts: DevPtr<u32>,
-    ) -> Result<()> {
+    ) -> Result<BitImageArgs> {
         check_forest(forest.len(), image)?;
         check_forest(nodes.len(), image)?;
         let kernels = self.kernels.forest_otf.as_ref().ok_or_else(|| {
@@ -185,44 +200,47 @@ impl Ha {
             ))
         })?;
         let stream = run.stream;
+        let bits = self.bits.pack(stream, image)?;
         let args = (
-            image.args(stream),
+            bits,
             DevPtr::of_mut(forest, stream),
             DevPtr::of_mut(nodes, stream),
             counts,
         );
-        self.launch_forest(run, image, kernels, args)
+        self.launch_forest(run, &bits, kernels, args)?;
+        Ok(bits)
     }
 
     fn launch_forest<Args: KernelArgs + Copy>(
         &self,
         run: &mut Run<'_>,
-        image: &DeviceImage<'_>,
+        image: &BitImageArgs,
         kernels: &ForestKernels<Args>,
         args: Args,
     ) -> Result<()> {
         let stream: &CudaStream = run.stream;
-        let strips = image.height().div_ceil(STRIP_ROWS) * self.spans_per_row(image);
+        let (width, height) = (image.width as usize, image.height as usize);
+        let strips = height.div_ceil(STRIP_ROWS) * self.spans_per_row(image);
         let strip_grid = LaunchConfig {
             grid_dim: (blocks(strips, 1)?, 1, 1),
             block_dim: (32, STRIP_ROWS as u32, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: strip, border and stitch read `height` rows of `pitch`
-        // bytes (checked by DeviceImage) and write within the width * height
-        // labels (and records) of the buffers (checked by the callers).
+        // SAFETY: strip, border and stitch read the words of the bit image
+        // (0 outside it) and write within the width * height labels (and
+        // records) of the buffers (checked by the callers).
         unsafe { kernels.strip.launch(stream, strip_grid, args) }?;
         run.clock.mark("strip")?;
-        let borders = (image.height() - 1) / STRIP_ROWS;
+        let borders = (height - 1) / STRIP_ROWS;
         if borders > 0 {
-            let words = borders * image.width().div_ceil(self.bits());
+            let words = borders * width.div_ceil(self.bits());
             let grid = warp_grid(words, WARPS_PER_BLOCK)?;
             // SAFETY: as for the strip kernel.
             unsafe { kernels.border.launch(stream, grid, args) }?;
         }
-        let span_borders = (image.width() - 1) / (SPAN_WORDS * self.bits());
+        let span_borders = (width - 1) / (SPAN_WORDS * self.bits());
         if span_borders > 0 {
-            let grid = linear_grid(span_borders * image.height(), 128)?;
+            let grid = linear_grid(span_borders * height, 128)?;
             // SAFETY: as for the strip kernel.
             unsafe { kernels.stitch.launch(stream, grid, args) }?;
         }
@@ -230,12 +248,13 @@ impl Ha {
     }
 
     /// Flags the roots of a forest that [`build_forest`](Self::build_forest)
-    /// (or its on-the-fly form) left in `forest` with HA's own kernel: the
-    /// ranking follows.
+    /// (or its on-the-fly form) left in `forest` with HA's own kernel, which
+    /// reads the bit image `bits` it returned: the ranking follows.
     pub fn flag_roots<'f>(
         &self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
+        bits: &BitImageArgs,
         forest: &CudaViewMut<'_, u32>,
         features: &'f mut Features,
     ) -> Result<RootsFlagged<'f>> {
@@ -253,9 +272,9 @@ impl Ha {
         unsafe {
             self.kernels.count_roots.launch(
                 stream,
-                self.span_grid(image)?,
+                self.span_grid(bits)?,
                 (
-                    image.args(stream),
+                    *bits,
                     DevPtr::of(forest, stream),
                     roots.bits,
                     roots.group_count,
@@ -272,10 +291,13 @@ impl Ha {
         &self,
         run: &mut Run<'_>,
         image: &DeviceImage<'_>,
+        bits: &BitImageArgs,
         forest: &CudaViewMut<'_, u32>,
         features: &'f mut Features,
     ) -> Result<Ranked<'f>> {
-        let ranked = self.flag_roots(run, image, forest, features)?.rank()?;
+        let ranked = self
+            .flag_roots(run, image, bits, forest, features)?
+            .rank()?;
         run.clock.mark("roots")?;
         Ok(ranked)
     }
@@ -291,15 +313,14 @@ impl DeviceVariant for Ha {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        self.build_forest(run, image, forest)?;
+        let bits = self.build_forest(run, image, forest)?;
         let forest = DevPtr::of_mut(forest, run.stream);
-        // SAFETY: reads the image and rewrites exactly width * height labels.
+        // SAFETY: reads the bit image and rewrites exactly width * height
+        // labels.
         unsafe {
-            self.kernels.relabel.launch(
-                run.stream,
-                self.span_grid(image)?,
-                (image.args(run.stream), forest),
-            )
+            self.kernels
+                .relabel
+                .launch(run.stream, self.span_grid(&bits)?, (bits, forest))
         }?;
         run.clock.mark("relabel")
     }
@@ -313,19 +334,19 @@ impl DeviceVariant for Ha {
         numbering: &mut Features,
     ) -> Result<Numbered> {
         check_forest(labels.len(), image)?;
-        self.build_forest(run, image, forest)?;
-        let grid = self.span_grid(image)?;
+        let bits = self.build_forest(run, image, forest)?;
+        let grid = self.span_grid(&bits)?;
         let (parents, labels) = (
             DevPtr::of(forest, run.stream),
             DevPtr::of_mut(labels, run.stream),
         );
         let number = &self.kernels.number;
-        self.flag_roots(run, image, forest, numbering)?
+        self.flag_roots(run, image, &bits, forest, numbering)?
             .number_with(run.clock, |index, stream| {
-                // SAFETY: reads the image and the forest, writes exactly
+                // SAFETY: reads the bit image and the forest, writes exactly
                 // width * height labels into another buffer; the root index
                 // covers the image in HA's layout.
-                unsafe { number.launch(stream, grid, (image.args(stream), parents, index, labels)) }
+                unsafe { number.launch(stream, grid, (bits, parents, index, labels)) }
             })
     }
 
@@ -336,20 +357,18 @@ impl DeviceVariant for Ha {
         forest: &mut CudaViewMut<'_, u32>,
         features: &mut Features,
     ) -> Result<Analyzed> {
-        self.build_forest(run, image, forest)?;
-        let ranked = self.rank_roots(run, image, forest, features)?;
-        let grid = self.span_grid(image)?;
+        let bits = self.build_forest(run, image, forest)?;
+        let ranked = self.rank_roots(run, image, &bits, forest, features)?;
+        let grid = self.span_grid(&bits)?;
         let forest = DevPtr::of(forest, run.stream);
         // HA's own accumulation: one record per segment, not per pixel.
         let analyzed = ranked.accumulate_with(|index, output, stream| {
             // SAFETY: the root index covers the image; ranks past the stats
             // array's capacity are not stored.
             unsafe {
-                self.kernels.features.launch(
-                    stream,
-                    grid,
-                    (image.args(stream), forest, index, output),
-                )
+                self.kernels
+                    .features
+                    .launch(stream, grid, (bits, forest, index, output))
             }
         })?;
         run.clock.mark("features")?;

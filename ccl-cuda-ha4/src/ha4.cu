@@ -5,8 +5,10 @@
 //
 // The image is cut into strips of 4 rows; a block of 4 warps labels a strip,
 // one warp per row, walking along the row one word (32 or 64 pixels) at a
-// time. A word's foreground is a bit mask from __ballot_sync; segments (runs
-// of foreground) are found with __clz / __ffs on it (ccl_run_start/end).
+// time. Every kernel reads the bit image of ccl-cuda's front end (CclBits:
+// the bytes are read once, by its packing kernel), so a word's foreground is
+// one mask; segments (runs of foreground) are found with __clz / __ffs on it
+// (ccl_run_start/end).
 //
 // Only "local starts" hold labels until the final relabeling: the first pixel
 // of each segment, and bit 0 of each word that a segment enters from the
@@ -15,12 +17,11 @@
 // any word independently.
 //
 // Rows are further cut into spans of SPAN_WORDS words. The strip, relabel
-// and analysis kernels give a warp a whole span and issue all of the span's
-// loads before they use the first (one register holds the span's pixels of
-// a lane): byte loads are small, so only many of them in flight keep the
-// memory busy. A block labels one span of a strip as if it were an image of
-// its own, so that blocks stay short; the stitch kernel joins neighbouring
-// spans.
+// and analysis kernels give a warp a whole span: its lanes load the span's
+// 32-pixel words of the bit image at once (one coalesced load, a word per
+// lane), and each word reaches every lane by shuffles. A block labels one
+// span of a strip as if it were an image of its own, so that blocks stay
+// short; the stitch kernel joins neighbouring spans.
 //
 // Template parameters: Mask is u32 (HA4-32) or u64 (HA4-64, HA8: Algorithm 7,
 // two pixels per lane); Eight selects 8-connectivity (HA8, the seed's
@@ -35,23 +36,25 @@ template <typename Mask> struct Word {
     static constexpr int per_lane = bits / 32;
 };
 
-// This lane's pixels of the SPAN_WORDS words of row `row` (null: outside
-// the image) from column `first`: bit w * per_lane + k is pixel
-// first + w * bits + lane + 32 k. Every load is issued before any is used.
+static_assert(SPAN_WORDS * 2 <= 32, "a span of 64-pixel words is one 32-pixel bit word per lane");
+
+// This lane's 32-pixel word of the span of row y whose first column is
+// `first`: bit word first / 32 + lane (0 for the lanes past the span's
+// SPAN_WORDS * per_lane words and outside the image).
 template <typename Mask>
-__device__ __forceinline__ u32 span_pixels(const u8* row, int first, int width) {
-    u32 pixels = 0;
-#pragma unroll
-    for (int w = 0; w < SPAN_WORDS; ++w)
-        pixels |= ccl_lane_pixels<Mask>(row, first + w * Word<Mask>::bits, width) << (w * Word<Mask>::per_lane);
-    return pixels;
+__device__ __forceinline__ u32 span_bits(CclBits bits, int y, int first) {
+    const int lane = threadIdx.x & 31;
+    return lane < SPAN_WORDS * Word<Mask>::per_lane ? ccl_bits_word(bits, y, (first >> 5) + lane) : 0u;
 }
 
-// Word w of a span from every lane's span_pixels.
-template <typename Mask>
-__device__ __forceinline__ Mask span_word(u32 pixels, int w) {
-    constexpr int per_lane = Word<Mask>::per_lane;
-    return ccl_ballot_word<Mask>((pixels >> (w * per_lane)) & ((1u << per_lane) - 1));
+// Word w of a span, in every lane, from the lanes' span_bits.
+__device__ __forceinline__ u32 span_word(u32 span, int w, u32) { return __shfl_sync(CCL_FULL_MASK, span, w); }
+__device__ __forceinline__ u64 span_word(u32 span, int w, u64) {
+    const u32 low = __shfl_sync(CCL_FULL_MASK, span, 2 * w), high = __shfl_sync(CCL_FULL_MASK, span, 2 * w + 1);
+    return (u64)low | (u64)high << 32;
+}
+template <typename Mask> __device__ __forceinline__ Mask span_word(u32 span, int w) {
+    return span_word(span, w, Mask());
 }
 
 // Column of the local start of the segment piece holding column base + q of
@@ -131,17 +134,18 @@ __device__ __forceinline__ void merge_with_row_above(const Merge& merge, u32 row
 // is labeled as if it were the whole image: its first column starts fresh
 // segments, which the stitch kernel joins to the span on its left.
 template <typename Mask, bool Eight, typename Merge>
-__device__ void strip_labeling(const u8* image, int pitch, const Merge& merge, int width, int height) {
+__device__ void strip_labeling(CclBits image, const Merge& merge) {
     u32* L = merge.L;
     constexpr int bits = Word<Mask>::bits;
+    const int width = (int)image.width;
     __shared__ Mask words[3][STRIP_ROWS];
     const u32 spans = (width + SPAN_WORDS * bits - 1) / (SPAN_WORDS * bits);
     const int lane = threadIdx.x, warp = threadIdx.y;
     const int y = (blockIdx.x / spans) * STRIP_ROWS + warp;
     const int first = (blockIdx.x % spans) * SPAN_WORDS * bits;
-    const u8* row = y < height ? image + (size_t)y * pitch : nullptr;
     const u32 row_index = (u32)y * (u32)width;
-    const u32 pixels = span_pixels<Mask>(row, first, width);
+    // Rows past the image are all background (ccl_bits_word).
+    const u32 pixels = span_bits<Mask>(image, y, first);
     Mask previous = 0;
     int open_start = 0; // column where the segment reaching the previous word's end starts
     int slot = 0;
@@ -197,24 +201,20 @@ __device__ __forceinline__ bool warp_span(u32 rows, u32 spans, u32* row, u32* sp
 // flight hide. The previous word is read too: merges may reach into it, and
 // the strip kernel has written its local starts.
 template <typename Mask, bool Eight, typename Merge>
-__device__ void border_merge(const u8* image, int pitch, const Merge& merge, int width, int height) {
+__device__ void border_merge(CclBits image, const Merge& merge) {
     constexpr int bits = Word<Mask>::bits;
+    const u32 width = image.width;
     const u32 words_per_row = (width + bits - 1) / bits;
-    const u32 borders = (height - 1) / STRIP_ROWS;
+    const u32 borders = (image.height - 1) / STRIP_ROWS;
     u32 border, w;
     if (!warp_span(borders, words_per_row, &border, &w)) return;
     const int y = (border + 1) * STRIP_ROWS, base = w * bits;
-    const u8* row = image + (size_t)y * pitch;
-    const u8* above = row - pitch;
-    const u32 here_pixels = ccl_lane_pixels<Mask>(row, base, width);
-    const u32 up_pixels = ccl_lane_pixels<Mask>(above, base, width);
-    const u32 here_prev_pixels = base ? ccl_lane_pixels<Mask>(row, base - bits, width) : 0;
-    const u32 up_prev_pixels = base ? ccl_lane_pixels<Mask>(above, base - bits, width) : 0;
+    // The word before a row's first is 0 (ccl_bits_mask).
     merge_with_row_above<Mask, Eight>(merge, (u32)y * width, (u32)(y - 1) * width, base,
-                                      ccl_ballot_word<Mask>(here_pixels),
-                                      ccl_ballot_word<Mask>(here_prev_pixels),
-                                      ccl_ballot_word<Mask>(up_pixels),
-                                      ccl_ballot_word<Mask>(up_prev_pixels));
+                                      ccl_bits_mask<Mask>(image, y, base),
+                                      ccl_bits_mask<Mask>(image, y, base - bits),
+                                      ccl_bits_mask<Mask>(image, y - 1, base),
+                                      ccl_bits_mask<Mask>(image, y - 1, base - bits));
 }
 
 // The span of a row that a warp of the span-walking kernels (relabel,
@@ -225,18 +225,16 @@ template <typename Mask> struct RowSpan {
     u32 span;       // the span's index in the row
     int first;      // the span's first column
     u32 row_index;  // y * width
-    u32 pixels;     // span_pixels of the lane
+    u32 pixels;     // span_bits of the lane
 };
 
-template <typename Mask>
-__device__ __forceinline__ bool warp_row_span(const u8* image, int pitch, int width, int height,
-                                              RowSpan<Mask>* s) {
+template <typename Mask> __device__ __forceinline__ bool warp_row_span(CclBits image, RowSpan<Mask>* s) {
     constexpr int span_columns = SPAN_WORDS * Word<Mask>::bits;
-    const u32 spans = (width + span_columns - 1) / span_columns;
-    if (!warp_span(height, spans, &s->y, &s->span)) return false;
+    const u32 spans = (image.width + span_columns - 1) / span_columns;
+    if (!warp_span(image.height, spans, &s->y, &s->span)) return false;
     s->first = s->span * span_columns;
-    s->row_index = s->y * (u32)width;
-    s->pixels = span_pixels<Mask>(image + (size_t)s->y * pitch, s->first, width);
+    s->row_index = s->y * image.width;
+    s->pixels = span_bits<Mask>(image, (int)s->y, s->first);
     return true;
 }
 
@@ -246,37 +244,33 @@ template <typename Mask> __device__ __forceinline__ bool piece_starts(Mask word,
     return ccl_bit(word, p) && (p == 0 || !ccl_bit(word, p - 1));
 }
 
-// Local start of the segment piece holding column x of a row, read from the
-// pixels themselves (the stitch kernel has no masks).
-template <typename Mask>
-__device__ __forceinline__ int local_start_of_column(const u8* row, int x) {
-    const int word_first = x - x % Word<Mask>::bits;
-    while (x > word_first && row[x - 1]) --x;
-    return x;
-}
-
 // Joins each span to the span on its left, one thread per row and span
 // border at column c: pixels (y, c - 1) and (y, c), and for 8-connectivity
 // the diagonals to row y - 1 that cross the border. Column c starts a word,
-// so a foreground pixel there is a local start.
+// so a foreground pixel there is a local start; column c - 1 ends the word
+// before, whose mask gives the local start of its last segment piece.
 template <typename Mask, bool Eight, typename Merge>
-__device__ void stitch_spans(const u8* image, int pitch, const Merge& merge, int width, int height) {
-    constexpr int span_columns = SPAN_WORDS * Word<Mask>::bits;
+__device__ void stitch_spans(CclBits image, const Merge& merge) {
+    constexpr int bits = Word<Mask>::bits, span_columns = SPAN_WORDS * bits;
+    const u32 width = image.width;
     const u32 borders = (width - 1) / span_columns; // span borders per row
     const u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= (u64)borders * height) return;
-    const u32 y = id / borders;
+    if (id >= (u64)borders * image.height) return;
+    const int y = (int)(id / borders);
     const int c = (id % borders + 1) * span_columns;
-    const u8* row = image + (size_t)y * pitch;
-    const u32 row_index = y * (u32)width;
-    if (row[c] && row[c - 1]) merge(row_index + local_start_of_column<Mask>(row, c - 1), row_index + c);
+    const Mask row = ccl_bits_mask<Mask>(image, y, c), row_left = ccl_bits_mask<Mask>(image, y, c - bits);
+    const u32 row_index = (u32)y * width;
+    const bool here = ccl_bit(row, 0), left = ccl_bit(row_left, bits - 1);
+    // The local start of the piece that ends at c - 1 (when `left`).
+    const u32 left_start = row_index + c - bits + ccl_run_start(row_left, bits - 1);
+    if (here && left) merge(left_start, row_index + c);
     if (Eight && y > 0) {
-        const u8* above = row - pitch;
+        const Mask above = ccl_bits_mask<Mask>(image, y - 1, c);
+        const Mask above_left = ccl_bits_mask<Mask>(image, y - 1, c - bits);
         const u32 above_index = row_index - width;
-        if (row[c] && above[c - 1])
-            merge(row_index + c, above_index + local_start_of_column<Mask>(above, c - 1));
-        if (row[c - 1] && above[c])
-            merge(row_index + local_start_of_column<Mask>(row, c - 1), above_index + c);
+        if (here && ccl_bit(above_left, bits - 1))
+            merge(row_index + c, above_index + c - bits + ccl_run_start(above_left, bits - 1));
+        if (left && ccl_bit(above, 0)) merge(left_start, above_index + c);
     }
 }
 
@@ -289,11 +283,11 @@ __device__ void stitch_spans(const u8* image, int pitch, const Merge& merge, int
 // root's rank + 1 from `roots`, written to `out`, another buffer (a rank is
 // not a parent).
 template <typename Mask, bool Ranked>
-__device__ void relabel(const u8* image, int pitch, const u32* L, u32* out, CclRootIndex roots, int width,
-                        int height) {
+__device__ void relabel(CclBits image, const u32* L, u32* out, CclRootIndex roots) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
+    const int width = (int)image.width;
     RowSpan<Mask> s;
-    if (!warp_row_span(image, pitch, width, height, &s)) return;
+    if (!warp_row_span(image, &s)) return;
     const int lane = threadIdx.x;
     for (int w = 0; w < SPAN_WORDS && s.first + w * bits < width; ++w) {
         const int base = s.first + w * bits;
@@ -328,12 +322,12 @@ __device__ void relabel(const u8* image, int pitch, const u32* L, u32* out, CclR
 // 64-pixel word is two 32-bit words, low half first), and counts them per
 // group of CCL_ROOT_GROUP_WORDS 32-bit words (`group_count`, zeroed before).
 template <typename Mask>
-__device__ void count_roots(const u8* image, int pitch, const u32* L, int width, int height,
-                            Mask* root_bits, u32* group_count) {
+__device__ void count_roots(CclBits image, const u32* L, Mask* root_bits, u32* group_count) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
+    const int width = (int)image.width;
     const u32 words_per_row = (width + bits - 1) / bits;
     RowSpan<Mask> s;
-    if (!warp_row_span(image, pitch, width, height, &s)) return;
+    if (!warp_row_span(image, &s)) return;
     const int lane = threadIdx.x;
     for (int w = 0; w < SPAN_WORDS && s.first + w * bits < width; ++w) {
         const int base = s.first + w * bits;
@@ -363,11 +357,11 @@ __device__ void count_roots(const u8* image, int pitch, const u32* L, int width,
 // (__match_any_sync, __reduce_*_sync), and each warp walks a span of a
 // row keeping one component's sums in registers while it recurs.
 template <typename Mask>
-__device__ void features(const u8* image, int pitch, const u32* L, int width, int height,
-                         CclRootIndex roots, CclStatsOut out) {
+__device__ void features(CclBits image, const u32* L, CclRootIndex roots, CclStatsOut out) {
     constexpr int bits = Word<Mask>::bits, per_lane = Word<Mask>::per_lane;
+    const int width = (int)image.width;
     RowSpan<Mask> s;
-    if (!warp_row_span(image, pitch, width, height, &s)) return;
+    if (!warp_row_span(image, &s)) return;
     const int lane = threadIdx.x;
     const u32 y = s.y;
     u32 pending = NO_RANK, pending_area = 0, pending_x_min = 0, pending_x_max = 0;
@@ -440,16 +434,18 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
 }
 
 // ------------------------------------------------------------ entry points
+//
+// Every kernel takes the bit image of the variant's image (CclBits).
 
 #define HA_LABEL_KERNELS(NAME, MASK, EIGHT)                                                              \
-    extern "C" __global__ void __launch_bounds__(128) NAME##_strip(CclImage image, u32* L) {            \
-        strip_labeling<MASK, EIGHT>(image.pixels, image.pitch, Unite{L}, image.width, image.height);    \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_strip(CclBits image, u32* L) {             \
+        strip_labeling<MASK, EIGHT>(image, Unite{L});                                                    \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128) NAME##_border(CclImage image, u32* L) {           \
-        border_merge<MASK, EIGHT>(image.pixels, image.pitch, Unite{L}, image.width, image.height);      \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_border(CclBits image, u32* L) {            \
+        border_merge<MASK, EIGHT>(image, Unite{L});                                                      \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128) NAME##_stitch(CclImage image, u32* L) {           \
-        stitch_spans<MASK, EIGHT>(image.pixels, image.pitch, Unite{L}, image.width, image.height);      \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_stitch(CclBits image, u32* L) {            \
+        stitch_spans<MASK, EIGHT>(image, Unite{L});                                                      \
     }
 
 // The same kernels moving features on the fly (ha-otf of ccl-cuda-flsl):
@@ -457,38 +453,34 @@ __device__ void features(const u8* image, int pitch, const u32* L, int width, in
 // counts (null otherwise).
 #define HA_OTF_KERNELS(NAME, MASK, EIGHT)                                                                \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_otf_strip(CclImage image, u32* L, CclNode* nodes, u32* counts) {                         \
-        strip_labeling<MASK, EIGHT>(image.pixels, image.pitch, UniteOnTheFly{L, nodes, counts},         \
-                                    image.width, image.height);                                          \
+        NAME##_otf_strip(CclBits image, u32* L, CclNode* nodes, u32* counts) {                          \
+        strip_labeling<MASK, EIGHT>(image, UniteOnTheFly{L, nodes, counts});                             \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_otf_border(CclImage image, u32* L, CclNode* nodes, u32* counts) {                        \
-        border_merge<MASK, EIGHT>(image.pixels, image.pitch, UniteOnTheFly{L, nodes, counts},           \
-                                  image.width, image.height);                                            \
+        NAME##_otf_border(CclBits image, u32* L, CclNode* nodes, u32* counts) {                         \
+        border_merge<MASK, EIGHT>(image, UniteOnTheFly{L, nodes, counts});                               \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_otf_stitch(CclImage image, u32* L, CclNode* nodes, u32* counts) {                        \
-        stitch_spans<MASK, EIGHT>(image.pixels, image.pitch, UniteOnTheFly{L, nodes, counts},           \
-                                  image.width, image.height);                                            \
+        NAME##_otf_stitch(CclBits image, u32* L, CclNode* nodes, u32* counts) {                         \
+        stitch_spans<MASK, EIGHT>(image, UniteOnTheFly{L, nodes, counts});                               \
     }
 
 #define HA_WORD_KERNELS(NAME, MASK)                                                                      \
-    extern "C" __global__ void __launch_bounds__(128) NAME##_relabel(CclImage image, u32* L) {          \
+    extern "C" __global__ void __launch_bounds__(128) NAME##_relabel(CclBits image, u32* L) {           \
         const CclRootIndex none = {nullptr, nullptr, 0};                                                 \
-        relabel<MASK, false>(image.pixels, image.pitch, L, L, none, image.width, image.height);          \
+        relabel<MASK, false>(image, L, L, none);                                                         \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_number(CclImage image, const u32* L, CclRootIndex roots, u32* labels) {                  \
-        relabel<MASK, true>(image.pixels, image.pitch, L, labels, roots, image.width, image.height);     \
+        NAME##_number(CclBits image, const u32* L, CclRootIndex roots, u32* labels) {                   \
+        relabel<MASK, true>(image, L, labels, roots);                                                    \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_count_roots(CclImage image, const u32* L, u32* root_bits, u32* group_count) {            \
-        count_roots<MASK>(image.pixels, image.pitch, L, image.width, image.height, (MASK*)root_bits,    \
-                          group_count);                                                                  \
+        NAME##_count_roots(CclBits image, const u32* L, u32* root_bits, u32* group_count) {             \
+        count_roots<MASK>(image, L, (MASK*)root_bits, group_count);                                      \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128)                                                   \
-        NAME##_features(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out) {            \
-        features<MASK>(image.pixels, image.pitch, L, image.width, image.height, roots, out);            \
+        NAME##_features(CclBits image, const u32* L, CclRootIndex roots, CclStatsOut out) {             \
+        features<MASK>(image, L, roots, out);                                                            \
     }
 
 HA_LABEL_KERNELS(ha_w32_c4, u32, false)

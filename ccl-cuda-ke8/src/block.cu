@@ -18,6 +18,10 @@
 //     8 [9 10]11
 //
 // (bits 7 and 11 belong to the right block and are not read.)
+//
+// Every kernel reads the bit image of ccl-cuda's front end (CclBits), so a
+// row of the neighbourhood is a shift of one or two of its words, not four
+// byte loads.
 
 #define BIT(r, c) (1u << (4 * (r) + (c)))
 
@@ -29,20 +33,30 @@ struct Block {
 
 #define BLOCK_PIXELS (BIT(1, 1) | BIT(1, 2) | BIT(2, 1) | BIT(2, 2))
 
-__device__ __forceinline__ u32 block_index(CclImage image, int x, int y) {
+__device__ __forceinline__ u32 block_index(CclBits image, int x, int y) {
     return (u32)y * image.width + x;
 }
 
-__device__ __forceinline__ Block block_at(CclImage image, int bx, int by) {
+// Pixels x0 - 1 .. x0 + 2 of row y (x0 even), bit c for pixel x0 - 1 + c; 0
+// outside the image. They lie in the word of x0, plus the last bit of the
+// word before when x0 starts a word, or the first of the word after when
+// x0 + 2 does.
+__device__ __forceinline__ u32 window_row(CclBits image, int x0, int y) {
+    const int w = x0 >> 5, offset = x0 & 31;
+    const u32 here = ccl_bits_word(image, y, w);
+    const u32 before = offset == 0 ? ccl_bits_word(image, y, w - 1) >> 31 : 0u;
+    const u32 after = offset == 30 ? ccl_bits_word(image, y, w + 1) : 0u;
+    // Bit k is pixel 32 w - 1 + k.
+    const u64 wide = (u64)after << 33 | (u64)here << 1 | before;
+    return (u32)(wide >> offset) & 0xfu;
+}
+
+__device__ __forceinline__ Block block_at(CclBits image, int bx, int by) {
     Block b;
     b.x0 = 2 * bx;
     b.y0 = 2 * by;
-    b.window = 0;
-#pragma unroll
-    for (int r = 0; r < 3; ++r)
-#pragma unroll
-        for (int c = 0; c < 3 + (r == 0); ++c)
-            if (ccl_pixel(image, b.x0 - 1 + c, b.y0 - 1 + r)) b.window |= BIT(r, c);
+    b.window = window_row(image, b.x0, b.y0 - 1) | (window_row(image, b.x0, b.y0) & 0x7u) << 4 |
+               (window_row(image, b.x0, b.y0 + 1) & 0x7u) << 8;
     // Raster order within the block: (0, 0), (1, 0), (0, 1), (1, 1).
     const int first = (b.window & BIT(1, 1)) ? 0 : (b.window & BIT(1, 2)) ? 1 : (b.window & BIT(2, 1)) ? 2 : 3;
     b.key = block_index(image, b.x0 + (first & 1), b.y0 + (first >> 1));
@@ -66,7 +80,7 @@ struct Neighbours {
     u32 up, up_left, up_right, left;
 };
 
-__device__ __forceinline__ Neighbours block_neighbours(CclImage image, Block b) {
+__device__ __forceinline__ Neighbours block_neighbours(CclBits image, Block b) {
     const u32 w = b.window;
     const bool a = w & BIT(1, 1), top = w & (BIT(1, 1) | BIT(1, 2));
     const bool up = top && (w & (BIT(0, 1) | BIT(0, 2)));
@@ -86,30 +100,48 @@ __device__ __forceinline__ Neighbours block_neighbours(CclImage image, Block b) 
     return n;
 }
 
-// Writes `value` to the block's foreground pixels (and 0 to the others
-// when `all`).
-__device__ __forceinline__ void block_write(CclImage image, u32* L, Block b, u32 value, bool all) {
+// Writes `value` to the block's foreground pixels.
+__device__ __forceinline__ void block_write(CclBits image, u32* L, Block b, u32 value) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
         const int x = b.x0 + (k & 1), y = b.y0 + (k >> 1);
-        if (x >= image.width || y >= image.height) continue;
-        const bool foreground = b.window & BIT(1 + (k >> 1), 1 + (k & 1));
-        if (foreground) L[block_index(image, x, y)] = value;
-        else if (all) L[block_index(image, x, y)] = 0;
+        if (x >= (int)image.width || y >= (int)image.height) continue;
+        if (b.window & BIT(1 + (k >> 1), 1 + (k & 1))) L[block_index(image, x, y)] = value;
+    }
+}
+
+// Writes `value` to the block's foreground pixels and 0 to the others: a
+// row's two labels in one 8-byte store where they are 8-byte aligned (an
+// even width from an aligned buffer: every row), else one at a time.
+__device__ __forceinline__ void block_store(CclBits image, u32* out, Block b, u32 value) {
+    const bool pair = b.x0 + 1 < (int)image.width;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const int y = b.y0 + r;
+        if (y >= (int)image.height) break;
+        const u32 left = (b.window & BIT(1 + r, 1)) ? value : 0u;
+        const u32 right = (b.window & BIT(1 + r, 2)) ? value : 0u;
+        u32* p = out + block_index(image, b.x0, y);
+        if (pair && ((size_t)p & 7u) == 0) {
+            *(uint2*)p = make_uint2(left, right);
+        } else {
+            p[0] = left;
+            if (pair) p[1] = right;
+        }
     }
 }
 
 // The 2x2 blocks of this thread (ccl_cuda::tile_grid over blocks).
 #define FOR_EACH_BLOCK(BX, BY)                              \
     const int BX = blockIdx.x * blockDim.x + threadIdx.x;   \
-    if (2 * BX >= image.width) return;                      \
-    CCL_FOR_EACH_ROW(BY, (image.height + 1) / 2)
+    if (2 * BX >= (int)image.width) return;                 \
+    CCL_FOR_EACH_ROW(BY, ((int)image.height + 1) / 2)
 
 // BUF init: every block's pixels point at its key, a root.
-extern "C" __global__ void buf_init(CclImage image, u32* L) {
+extern "C" __global__ void buf_init(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
-        if (b.window & BLOCK_PIXELS) block_write(image, L, b, b.key + 1, false);
+        if (b.window & BLOCK_PIXELS) block_write(image, L, b, b.key + 1);
     }
 }
 
@@ -123,7 +155,7 @@ __device__ __forceinline__ void block_unions(u32* L, Block b, Neighbours n, u32 
 }
 
 // BUF merge: a union with every backward neighbour block that needs one.
-extern "C" __global__ void buf_merge(CclImage image, u32* L) {
+extern "C" __global__ void buf_merge(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
         if (b.window & BLOCK_PIXELS) block_unions(L, b, block_neighbours(image, b), NO_BLOCK);
@@ -143,18 +175,18 @@ __device__ __forceinline__ u32 bke_link(Block b, Neighbours n) {
 }
 
 // BKE init: the block's pixels point at its key, the key at its link.
-extern "C" __global__ void bke_init(CclImage image, u32* L) {
+extern "C" __global__ void bke_init(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
         if (!(b.window & BLOCK_PIXELS)) continue;
         const u32 link = bke_link(b, block_neighbours(image, b));
-        block_write(image, L, b, b.key + 1, false);
+        block_write(image, L, b, b.key + 1);
         if (link != NO_BLOCK) L[b.key] = link + 1;
     }
 }
 
 // BKE compression: each key points at its root.
-extern "C" __global__ void bke_compress(CclImage image, u32* L) {
+extern "C" __global__ void bke_compress(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
         if (b.window & BLOCK_PIXELS) L[b.key] = ccl_find_final(L, b.key) + 1;
@@ -162,7 +194,7 @@ extern "C" __global__ void bke_compress(CclImage image, u32* L) {
 }
 
 // BKE reduction: a union with every neighbour that needs one but the link.
-extern "C" __global__ void bke_reduce(CclImage image, u32* L) {
+extern "C" __global__ void bke_reduce(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
         if (!(b.window & BLOCK_PIXELS)) continue;
@@ -174,7 +206,7 @@ extern "C" __global__ void bke_reduce(CclImage image, u32* L) {
 // The finish of both: each block's root, ranked in `roots` (the shared
 // back end flagged the roots of the forest), expanded to its four pixels
 // (background 0) in `labels`, another buffer: the canonical labels.
-extern "C" __global__ void block_number(CclImage image, const u32* __restrict__ L, CclRootIndex roots,
+extern "C" __global__ void block_number(CclBits image, const u32* __restrict__ L, CclRootIndex roots,
                                         u32* labels) {
     const u32 width = (u32)image.width;
     FOR_EACH_BLOCK(bx, by) {
@@ -184,6 +216,6 @@ extern "C" __global__ void block_number(CclImage image, const u32* __restrict__ 
             const u32 root = ccl_find_final(L, b.key);
             label = ccl_root_rank(roots, root % width, root / width) + 1;
         }
-        block_write(image, labels, b, label, true);
+        block_store(image, labels, b, label);
     }
 }

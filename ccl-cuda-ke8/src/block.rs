@@ -3,9 +3,11 @@
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
-use ccl_cuda::backend::{DeviceVariant, Features, Numbered, RootIndexArgs, Run};
-use ccl_cuda::cudarc::driver::CudaViewMut;
-use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, tile_grid};
+use ccl_cuda::backend::{
+    BitImage, BitImageArgs, DeviceVariant, Features, Numbered, RootIndexArgs, Run,
+};
+use ccl_cuda::cudarc::driver::{CudaViewMut, LaunchConfig};
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, Kernel, KernelSource, tile_grid};
 
 const KERNELS: KernelSource = KernelSource {
     name: "block",
@@ -27,14 +29,17 @@ pub enum BlockAlgorithm {
     Buf,
 }
 
-type BlockKernel = Kernel<(ImageArgs, DevPtr<u32>)>;
+type BlockKernel = Kernel<(BitImageArgs, DevPtr<u32>)>;
 
 /// The kernels of one block-based algorithm and the expansion of block
-/// roots' ranks to pixel labels that both share.
+/// roots' ranks to pixel labels that both share. Every kernel reads the
+/// image's bit image (ccl-cuda's front end), never its bytes.
 pub struct BlockBased {
     /// Each stage's name and kernel, in order, up to a forest.
     stages: Vec<(&'static str, BlockKernel)>,
-    number: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>)>,
+    number: Kernel<(BitImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>)>,
+    /// The bit image of the image being labeled.
+    bits: BitImage,
 }
 
 impl BlockBased {
@@ -55,24 +60,33 @@ impl BlockBased {
         Ok(Self {
             stages,
             number: Kernel::load(gpu, &KERNELS, "block_number")?,
+            bits: BitImage::new(gpu)?,
         })
     }
 
-    fn launch(
-        kernel: &BlockKernel,
-        run: &Run<'_>,
+    /// Packs `image` into bits, then runs the stages up to the block
+    /// forest; returns the bit image, which the labels' pass reads too.
+    /// Packing is part of the first stage (`init`).
+    fn build_forest(
+        &mut self,
+        run: &mut Run<'_>,
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
-    ) -> Result<()> {
+    ) -> Result<BitImageArgs> {
+        let bits = self.bits.pack(run.stream, image)?;
         let grid = Self::grid(image)?;
-        let forest = DevPtr::of_mut(forest, run.stream);
-        // SAFETY: every block kernel writes only the width * height entries
-        // of the forest (the variant layer checked its length) and reads
-        // pixels inside the image.
-        unsafe { kernel.launch(run.stream, grid, (image.args(run.stream), forest)) }
+        let parents = DevPtr::of_mut(forest, run.stream);
+        for (stage, kernel) in &self.stages {
+            // SAFETY: every block kernel writes only the width * height
+            // entries of the forest (the variant layer checked its length)
+            // and reads the bit image's words (0 outside it).
+            unsafe { kernel.launch(run.stream, grid, (bits, parents)) }?;
+            run.clock.mark(stage)?;
+        }
+        Ok(bits)
     }
 
-    fn grid(image: &DeviceImage<'_>) -> Result<ccl_cuda::cudarc::driver::LaunchConfig> {
+    fn grid(image: &DeviceImage<'_>) -> Result<LaunchConfig> {
         tile_grid(image.width().div_ceil(2), image.height().div_ceil(2), BLOCK)
     }
 }
@@ -86,11 +100,7 @@ impl DeviceVariant for BlockBased {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        for (stage, kernel) in &self.stages {
-            Self::launch(kernel, run, image, forest)?;
-            run.clock.mark(stage)?;
-        }
-        Ok(())
+        self.build_forest(run, image, forest).map(drop)
     }
 
     /// The forest, its roots flagged and ranked by the shared back end
@@ -104,7 +114,7 @@ impl DeviceVariant for BlockBased {
         labels: &mut CudaViewMut<'_, u32>,
         numbering: &mut Features,
     ) -> Result<Numbered> {
-        self.forest(run, image, forest)?;
+        let bits = self.build_forest(run, image, forest)?;
         let grid = Self::grid(image)?;
         let (parents, labels) = (
             DevPtr::of(forest, run.stream),
@@ -119,7 +129,7 @@ impl DeviceVariant for BlockBased {
                 // root index covers the image.
                 unsafe {
                     self.number
-                        .launch(stream, grid, (image.args(stream), parents, index, labels))
+                        .launch(stream, grid, (bits, parents, index, labels))
                 }
             })
     }

@@ -172,28 +172,18 @@ __device__ __forceinline__ bool ccl_warp_word(u64 words, u32 words_per_row, u32*
 __device__ __forceinline__ int ccl_popc(u32 v) { return __popc(v); }
 __device__ __forceinline__ int ccl_popc(u64 v) { return __popcll(v); }
 
-// This lane's pixels of the word of row `row` (null: outside the image)
-// starting at column `base`: bit k is pixel base + lane + 32 k. Split from
-// the ballot so that a loop can load the next word while it works on this one.
-template <typename Mask>
-__device__ __forceinline__ u32 ccl_lane_pixels(const u8* row, int base, int width) {
-    u32 pixels = 0;
-#pragma unroll
-    for (int k = 0; k < (int)sizeof(Mask) / 4; ++k) {
-        int x = base + (int)(threadIdx.x & 31u) + 32 * k;
-        if (row != nullptr && x < width && row[x] != 0) pixels |= 1u << k;
-    }
-    return pixels;
+// The BITS-pixel word of row y of `bits` whose first column is `base` (a
+// multiple of BITS, negative for the word before the first): bit p is pixel
+// base + p; 0 outside the image. A 64-pixel word is two words of the bit
+// image, low half first.
+__device__ __forceinline__ u32 ccl_bits_mask(CclBits bits, int y, int base, u32) {
+    return ccl_bits_word(bits, y, base >> 5);
 }
-
-// The word's foreground mask from every lane's ccl_lane_pixels.
-template <typename Mask>
-__device__ __forceinline__ Mask ccl_ballot_word(u32 lane_pixels) {
-    Mask mask = 0;
-#pragma unroll
-    for (int k = 0; k < (int)sizeof(Mask) / 4; ++k)
-        mask |= (Mask)__ballot_sync(CCL_FULL_MASK, (lane_pixels >> k) & 1u) << (32 * k);
-    return mask;
+__device__ __forceinline__ u64 ccl_bits_mask(CclBits bits, int y, int base, u64) {
+    return (u64)ccl_bits_word(bits, y, base >> 5) | (u64)ccl_bits_word(bits, y, (base >> 5) + 1) << 32;
+}
+template <typename Mask> __device__ __forceinline__ Mask ccl_bits_mask(CclBits bits, int y, int base) {
+    return ccl_bits_mask(bits, y, base, Mask());
 }
 
 // ------------------------------------------------------- component features
