@@ -100,6 +100,16 @@ __device__ __forceinline__ Neighbours block_neighbours(CclBits image, Block b) {
     return n;
 }
 
+// Writes `value` to the block's foreground pixels.
+__device__ __forceinline__ void block_write(CclBits image, u32* L, Block b, u32 value) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const int x = b.x0 + (k & 1), y = b.y0 + (k >> 1);
+        if (x >= (int)image.width || y >= (int)image.height) continue;
+        if (b.window & BIT(1 + (k >> 1), 1 + (k & 1))) L[block_index(image, x, y)] = value;
+    }
+}
+
 // Writes `value` to the block's foreground pixels and 0 to the others: a
 // row's two labels in one 8-byte store where they are 8-byte aligned (an
 // even width from an aligned buffer: every row), else one at a time.
@@ -127,14 +137,11 @@ __device__ __forceinline__ void block_store(CclBits image, u32* out, Block b, u3
     if (2 * BX >= (int)image.width) return;                 \
     CCL_FOR_EACH_ROW(BY, ((int)image.height + 1) / 2)
 
-// BUF init: every block's pixels point at its key, a root. The init kernels
-// write background entries too (0; the forest contract never reads them):
-// whole 8-byte stores, where writing the foreground alone would leave
-// partly written sectors that the memory must read back to merge.
+// BUF init: every block's pixels point at its key, a root.
 extern "C" __global__ void buf_init(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
-        block_store(image, L, b, b.key + 1);
+        if (b.window & BLOCK_PIXELS) block_write(image, L, b, b.key + 1);
     }
 }
 
@@ -171,9 +178,9 @@ __device__ __forceinline__ u32 bke_link(Block b, Neighbours n) {
 extern "C" __global__ void bke_init(CclBits image, u32* L) {
     FOR_EACH_BLOCK(bx, by) {
         const Block b = block_at(image, bx, by);
-        block_store(image, L, b, b.key + 1);
         if (!(b.window & BLOCK_PIXELS)) continue;
         const u32 link = bke_link(b, block_neighbours(image, b));
+        block_write(image, L, b, b.key + 1);
         if (link != NO_BLOCK) L[b.key] = link + 1;
     }
 }
