@@ -11,6 +11,47 @@ pub trait Labeler {
     /// raster order of each component's first pixel (as
     /// [`LabelImage::canonical`] numbers any labeling).
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage>;
+
+    /// Labels `image` into `labels`, a caller's buffer of exactly `width *
+    /// height` labels (row-major, packed; whatever it held is overwritten),
+    /// and returns the number of components N: the labels of
+    /// [`label`](Self::label), without a new label image. A buffer reused
+    /// across images allocates nothing and faults in no new pages.
+    ///
+    /// The default labels into a new image and copies it; a variant that
+    /// can write in place overrides it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDimensions`] when `labels` does not hold one label
+    /// per pixel; otherwise those of [`label`](Self::label).
+    fn label_into(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+    ) -> Result<usize> {
+        check_label_buffer(image, labels)?;
+        let result = self.label(image, connectivity)?;
+        labels.copy_from_slice(result.labels());
+        result
+            .component_count_if_canonical()
+            .ok_or_else(|| Error::Unavailable("the labeler's labels were not canonical".into()))
+    }
+}
+
+/// Checks that `labels` holds exactly one label per pixel of `image`, as
+/// [`Labeler::label_into`] needs.
+pub fn check_label_buffer(image: &BinaryImage<'_>, labels: &[u32]) -> Result<()> {
+    if labels.len() != image.pixel_count() {
+        return Err(Error::InvalidDimensions(format!(
+            "a buffer of {} labels for a {}x{} image ({} pixels)",
+            labels.len(),
+            image.width(),
+            image.height(),
+            image.pixel_count()
+        )));
+    }
+    Ok(())
 }
 
 /// Connected component analysis: the features of every component.

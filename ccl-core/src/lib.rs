@@ -80,7 +80,8 @@ mod stats;
 
 pub use algorithm::{
     Algorithm, Analyzer, AnalyzerFactory, Backend, HostTimedRun, Labeler, LabelerFactory,
-    StageTime, Task, TimedFactory, TimedRun, check_connectivity, not_loaded, not_run,
+    StageTime, Task, TimedFactory, TimedRun, check_connectivity, check_label_buffer, not_loaded,
+    not_run,
 };
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};

@@ -60,6 +60,36 @@ fn label_host(
     .map_err(to_python)
 }
 
+/// Labels a host image into the caller's array at `labels_address`
+/// (`height × width` packed 32-bit labels, written in place): returns n.
+///
+/// The image's bytes must stay alive and unchanged during the call, and the
+/// labels' memory writable by this call alone, apart from the image (the
+/// Python caller checks both and holds the arrays).
+#[pyfunction]
+#[pyo3(signature = (image_args, labels_address, connectivity_value, algorithm=None))]
+fn label_host_into(
+    py: Python<'_>,
+    image_args: ImageArgs,
+    labels_address: usize,
+    connectivity_value: u32,
+    algorithm: Option<&str>,
+) -> PyResult<usize> {
+    let connectivity = connectivity(connectivity_value)?;
+    let variant = pick(algorithm, Task::Label, connectivity, None).map_err(to_python)?;
+    py.detach(|| {
+        // SAFETY: the Python caller's contract above.
+        let image = unsafe { image(image_args)? };
+        // SAFETY: the caller's array holds height * width aligned 32-bit
+        // labels that nothing else reads or writes during the call.
+        let labels = unsafe {
+            std::slice::from_raw_parts_mut(labels_address as *mut u32, image.pixel_count())
+        };
+        variant.label_into(&image, connectivity, labels)
+    })
+    .map_err(to_python)
+}
+
 /// OpenCV's `connectedComponentsWithStats` of a host image: `(n, labels,
 /// stats, centroids)` with n counting the background.
 #[pyfunction]
@@ -140,6 +170,7 @@ fn labels_array(labels: LabelImage, as_int32: bool) -> HostArray {
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(label_host, module)?)?;
+    module.add_function(wrap_pyfunction!(label_host_into, module)?)?;
     module.add_function(wrap_pyfunction!(
         connected_components_with_stats_host,
         module

@@ -528,3 +528,64 @@ def test_opencv_s_own_calls_give_opencv_s_own_output(connectivity):
             assert got[0] == expected[0]
             for ours, theirs in zip(got[1:], expected[1:]):
                 assert np.array_equal(ours, theirs, equal_nan=True), ccltype
+
+
+# --------------------------------------------------------------------------------------------
+# out=: the labels of a host image written into the caller's array
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32])
+@pytest.mark.parametrize("connectivity", CONNECTIVITIES)
+def test_out_reused_across_images_gives_scipy_labels(connectivity, dtype):
+    """One array per shape, reused over densities and granularities, dirty before each call."""
+    algorithms = [None] + algorithm_names("label", connectivity)
+    for shape in [(37, 71), (64, 64), (130, 33)]:
+        out = np.empty(shape, dtype)
+        for algorithm in algorithms:
+            for seed, (density, granularity) in enumerate(
+                [(0, 1), (10, 1), (50, 1), (60, 4), (90, 16), (100, 1)]
+            ):
+                image = random_image(shape, density, granularity, seed)
+                out.fill(-1 if dtype == np.int32 else 0xFFFFFFFF)
+                labels, n = ccl.label(image, connectivity, algorithm=algorithm, out=out)
+                assert labels is out
+                oracle = compute_oracle(image, connectivity)
+                expected, expected_n = oracle.labels, oracle.n
+                context = f"{algorithm} {shape} d={density} g={granularity}"
+                assert n == expected_n, context
+                assert_labels_equal(out.astype(np.uint32), expected, context)
+
+
+def test_out_of_an_empty_image():
+    out = np.empty((0, 5), np.uint32)
+    labels, n = ccl.label(np.zeros((0, 5), bool), out=out)
+    assert labels is out and n == 0
+
+
+@pytest.mark.parametrize(
+    "out, message",
+    [
+        (np.zeros((4, 6), np.uint32), "shape"),
+        (np.zeros((6, 4), np.uint16), "dtype"),
+        (np.zeros((6, 4), np.float32), "dtype"),
+        (np.zeros((4, 6), np.uint32).T, "C-contiguous"),
+        (np.zeros((6, 8), np.uint32)[:, ::2], "C-contiguous"),
+        ([[0] * 4] * 6, "numpy array"),
+    ],
+)
+def test_out_that_cannot_take_the_labels_is_refused(out, message):
+    with pytest.raises(ValueError, match=message):
+        ccl.label(np.ones((6, 4), bool), out=out)
+
+
+def test_out_that_is_read_only_or_the_image_is_refused():
+    out = np.zeros((6, 4), np.uint32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        ccl.label(np.ones((6, 4), bool), out=out)
+    out = np.ones((6, 4), np.uint32)
+    # Bytes read in place (unit column stride) that lie in `out`.
+    image = out.view(np.uint8)[:, :4]
+    with pytest.raises(ValueError, match="shares memory"):
+        ccl.label(image, out=out)

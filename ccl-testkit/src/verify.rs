@@ -59,6 +59,13 @@ pub enum Mismatch {
         /// The variant's label there.
         actual: u32,
     },
+    /// [`Labeler::label_into`] returned another number of components.
+    Count {
+        /// The reference's number of components.
+        expected: usize,
+        /// The number `label_into` returned.
+        actual: usize,
+    },
     /// The features differ; the first differing component (canonical label
     /// `component`), `None` where one side has fewer components.
     Stats {
@@ -87,6 +94,10 @@ impl fmt::Display for Mismatch {
             } => write!(
                 f,
                 "first differing pixel ({x}, {y}): label {actual}, expected the canonical {expected}"
+            ),
+            Mismatch::Count { expected, actual } => write!(
+                f,
+                "label_into returned {actual} components, the image has {expected}"
             ),
             Mismatch::Stats {
                 component,
@@ -197,6 +208,9 @@ pub struct Variant {
     algorithm: &'static Algorithm,
     labeler: Option<Box<dyn Labeler>>,
     analyzer: Option<Box<dyn Analyzer>>,
+    /// The caller's buffer of [`Labeler::label_into`], reused from image
+    /// to image whatever their sizes.
+    buffer: Vec<u32>,
 }
 
 impl Variant {
@@ -214,6 +228,7 @@ impl Variant {
             algorithm,
             labeler,
             analyzer,
+            buffer: Vec::new(),
         })
     }
 
@@ -230,7 +245,10 @@ impl Variant {
             .collect()
     }
 
-    /// Runs `task` on `image` and compares the result with `expected`.
+    /// Runs `task` on `image` and compares the result with `expected`;
+    /// labeling is checked twice, through [`Labeler::label`] and through
+    /// [`Labeler::label_into`] into the reused buffer, filled with
+    /// `u32::MAX` first so that a label left unwritten shows.
     pub fn check(
         &mut self,
         task: Task,
@@ -242,7 +260,22 @@ impl Variant {
         // that the variant does not perform it.
         match (task, &mut self.labeler, &mut self.analyzer) {
             (Task::Label, Some(labeler), _) => {
-                compare_labels(&expected.labels, &labeler.label(image, connectivity)?)?
+                compare_labels(&expected.labels, &labeler.label(image, connectivity)?)?;
+                let mut buffer = std::mem::take(&mut self.buffer);
+                buffer.clear();
+                buffer.resize(image.pixel_count(), u32::MAX);
+                let count = labeler.label_into(image, connectivity, &mut buffer)?;
+                let into = LabelImage::new(image.width(), image.height(), buffer)?;
+                let labels_match = compare_labels(&expected.labels, &into);
+                self.buffer = into.into_labels();
+                labels_match?;
+                if count != expected.components() {
+                    return Err(Mismatch::Count {
+                        expected: expected.components(),
+                        actual: count,
+                    }
+                    .into());
+                }
             }
             (Task::Analyze, _, Some(analyzer)) => {
                 compare_stats(&expected.stats, &analyzer.analyze(image, connectivity)?)?

@@ -86,13 +86,49 @@ impl Variant {
             Backend::Cuda => pool::label_host_image(algorithm, image, connectivity),
             Backend::Cpu => {
                 let labels = algorithm.labeler()?.label(image, connectivity)?;
-                // CPU variants label canonically: then one pass counts.
-                let labels = labels.into_canonical();
+                // CPU variants label canonically: one pass counts.
                 let count = labels.component_count_if_canonical().ok_or_else(|| {
-                    Error::Unavailable("canonical labels were not canonical".into())
+                    Error::Unavailable(format!("{}'s labels were not canonical", algorithm.name))
                 })?;
                 Ok((labels, count))
             }
+        }
+    }
+
+    /// [`label`](Self::label) into `labels`, the caller's buffer of one
+    /// label per pixel (row-major, packed; overwritten whatever it held);
+    /// returns N. A CPU variant writes the buffer in place
+    /// ([`ccl_core::Labeler::label_into`]): reused across images, it costs
+    /// no allocation and no page faults. A CUDA variant's labels are
+    /// copied into it.
+    ///
+    /// ```
+    /// use ccl::{BinaryImage, Connectivity, Task, Variant};
+    ///
+    /// let variant = Variant::named("cpu-rle", Task::Label, Connectivity::Eight)?;
+    /// let mut labels = vec![u32::MAX; 6];
+    /// let image = BinaryImage::new(&[1, 0, 1, 0, 1, 0], 3, 2)?;
+    /// assert_eq!(variant.label_into(&image, Connectivity::Eight, &mut labels)?, 1);
+    /// assert_eq!(labels, [1, 0, 1, 0, 1, 0]);
+    /// // A buffer of another size is refused.
+    /// assert!(variant.label_into(&image, Connectivity::Eight, &mut labels[..5]).is_err());
+    /// # Ok::<(), ccl::Error>(())
+    /// ```
+    pub fn label_into(
+        &self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+    ) -> Result<usize> {
+        let algorithm = self.algorithm;
+        ccl_core::check_label_buffer(image, labels)?;
+        match algorithm.backend {
+            Backend::Cuda => {
+                let (result, count) = pool::label_host_image(algorithm, image, connectivity)?;
+                labels.copy_from_slice(result.labels());
+                Ok(count)
+            }
+            Backend::Cpu => algorithm.labeler()?.label_into(image, connectivity, labels),
         }
     }
 

@@ -20,6 +20,8 @@ pub(super) struct Joined {
     pub rank: Vec<u32>,
     /// With analysis: the features of component `i + 1` at index `i`.
     pub stats: Vec<ComponentStats>,
+    /// The number of components.
+    pub count: usize,
 }
 
 impl Joined {
@@ -146,6 +148,7 @@ pub(super) fn join<const MEASURE: bool>(
         root,
         rank,
         stats,
+        count: count as usize,
     }
 }
 

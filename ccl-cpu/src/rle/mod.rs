@@ -29,7 +29,7 @@ use std::ops::Range;
 
 use ccl_core::{
     Algorithm, Analyzer, Backend, BinaryImage, ComponentStats, Connectivity, HostTimedRun,
-    LabelImage, Labeler, Result, check_connectivity,
+    LabelImage, Labeler, Result, check_connectivity, check_label_buffer,
 };
 use rayon::prelude::*;
 
@@ -167,14 +167,37 @@ ccl_core::inventory::submit! {
 impl Labeler for RunLabeler {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
         check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
-        let labels = label_in_bands(
+        let mut labels = write::zeroed_labels(image.pixel_count());
+        label_in_bands::<true>(
             image,
             connectivity,
             &self.bands(image),
             self.parallel_for(image),
             &mut self.scratch,
+            &mut labels,
         );
         LabelImage::new(image.width(), image.height(), labels)
+    }
+
+    /// Writes every pixel of `labels` (background too), in the same pass as
+    /// the labels: nothing is allocated, and N comes from the border merge,
+    /// not from a pass over the labels.
+    fn label_into(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+    ) -> Result<usize> {
+        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        check_label_buffer(image, labels)?;
+        Ok(label_in_bands::<false>(
+            image,
+            connectivity,
+            &self.bands(image),
+            self.parallel_for(image),
+            &mut self.scratch,
+            labels,
+        ))
     }
 }
 
@@ -195,25 +218,28 @@ impl Analyzer for RunLabeler {
     }
 }
 
-/// The canonical labels of `image`, labeled in bands of `rows`, with
-/// `scratch`'s buffers.
-fn label_in_bands(
+/// Writes the canonical labels of `image` into `labels` (one per pixel),
+/// labeled in bands of `rows` with `scratch`'s buffers, and returns the
+/// number of components. With `ZEROED` the caller's `labels` are all 0 and
+/// background is skipped (a fresh allocation's pages are then never
+/// touched where the image is empty); else every label is written.
+fn label_in_bands<const ZEROED: bool>(
     image: &BinaryImage<'_>,
     connectivity: Connectivity,
     rows: &[Range<usize>],
     parallel: bool,
     scratch: &mut Vec<Band>,
-) -> Vec<u32> {
+    labels: &mut [u32],
+) -> usize {
     let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
     let joined = merge::join::<false>(bands, connectivity, parallel);
     let width = image.width();
-    let mut labels = write::zeroed_labels(image.pixel_count());
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(rows.iter().map(|rows| rows.end * width))
         .collect();
     map_bands(
         parallel,
-        merge::split(&mut labels, &bounds)
+        merge::split(labels, &bounds)
             .into_iter()
             .zip(bands)
             .enumerate()
@@ -222,8 +248,11 @@ fn label_in_bands(
             let mut words = vec![0u64; width.div_ceil(64)];
             let mut finals = Vec::new();
             for (row, y) in out.chunks_exact_mut(width.max(1)).zip(band.rows.clone()) {
-                // A row without runs stays zero: no need to read it again.
+                // A row without runs is all background: no need to read it again.
                 if band.labels_of_row(y).is_empty() {
+                    if !ZEROED {
+                        row.fill(0);
+                    }
                     continue;
                 }
                 finals.clear();
@@ -233,12 +262,13 @@ fn label_in_bands(
                         .iter()
                         .map(|&label| joined.final_label(b, label)),
                 );
+                finals.extend([0; write::FINALS_PADDING]);
                 bits::row_to_bits(image.row(y), &mut words);
-                write::write_row(&words, &finals, row);
+                write::write_row::<ZEROED>(&words, &finals, row);
             }
         },
     );
-    labels
+    joined.count
 }
 
 /// The features of every component of `image`, in raster order, analyzed in
@@ -327,11 +357,28 @@ mod tests {
                             let context = format!(
                                 "{width}x{height} d={density} {connectivity} {count} bands"
                             );
-                            assert_eq!(
-                                label_in_bands(&view, connectivity, &bands, parallel, &mut scratch),
-                                expected.labels(),
-                                "{context}"
+                            let mut labels = vec![0; width * height];
+                            let count = label_in_bands::<true>(
+                                &view,
+                                connectivity,
+                                &bands,
+                                parallel,
+                                &mut scratch,
+                                &mut labels,
                             );
+                            assert_eq!(labels, expected.labels(), "{context}");
+                            assert_eq!(count, expected.component_count(), "{context}");
+                            // Over a dirty buffer, every label is written.
+                            labels.fill(u32::MAX);
+                            label_in_bands::<false>(
+                                &view,
+                                connectivity,
+                                &bands,
+                                parallel,
+                                &mut scratch,
+                                &mut labels,
+                            );
+                            assert_eq!(labels, expected.labels(), "{context}");
                             assert_eq!(
                                 analyze_in_bands(
                                     &view,

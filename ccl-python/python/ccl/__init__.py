@@ -117,7 +117,11 @@ def algorithms() -> List[AlgorithmInfo]:
 
 
 def label(
-    image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None
+    image: Any,
+    connectivity: int = 8,
+    *,
+    algorithm: Optional[str] = None,
+    out: Optional[np.ndarray] = None,
 ) -> Tuple[Any, int]:
     """Label the connected components of ``image``: ``(labels, n)``, as ``scipy.ndimage.label``.
 
@@ -139,6 +143,12 @@ def label(
     algorithm:
         A variant's name (see :func:`algorithms`), or ``None`` for the
         fastest available one.
+    out:
+        For a host image: a C-contiguous, writable numpy array of the
+        image's shape and dtype uint32 or int32, apart from the image, into
+        which the labels are written (every element is overwritten); it is
+        returned as ``labels``. Reused across calls, it spares each call a
+        new array and, on the CPU, the page faults of its first writes.
 
     An image with no pixels (a 0 × N array) has no components: an empty
     ``labels`` and 0, as scipy returns.
@@ -149,13 +159,24 @@ def label(
         For ``None`` (what ``cv2.imread`` returns for a file it cannot read)
         or an image that is not 2-D, an unsupported dtype, a connectivity
         other than 4 or 8, or an unknown algorithm or one that lacks the
-        connectivity.
+        connectivity; for an ``out`` that is not such an array, or with a
+        GPU image.
     RuntimeError
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
     connectivity = _connectivity(connectivity)
     algorithm = _algorithm(algorithm)
     device = _DeviceInput.of(image)
+    if out is not None:
+        if device is not None:
+            raise ValueError("out= takes the labels of a host (numpy) image, not of a GPU array")
+        host = _HostInput.of(image)
+        _check_out(out, host.data)
+        if host.empty:
+            return out, 0
+        return out, _ccl.label_host_into(
+            host.args, out.__array_interface__["data"][0], connectivity, algorithm
+        )
     if device is not None:
         labels = device.empty((device.height, device.width), device.label_dtype)
         if device.height * device.width == 0:
@@ -411,6 +432,20 @@ def _check_kind(kind: str, dtype: Any) -> None:
 
 
 # -------------------------------------------------------------- host arrays
+
+
+def _check_out(out: Any, image: np.ndarray) -> None:
+    """Raises ValueError unless ``out`` can take the labels of ``image`` in place."""
+    if not isinstance(out, np.ndarray):
+        raise ValueError(f"out must be a numpy array, not {type(out).__name__}")
+    if out.shape != image.shape:
+        raise ValueError(f"out has shape {out.shape}, the image {image.shape}")
+    if out.dtype not in (np.dtype(np.uint32), np.dtype(np.int32)):
+        raise ValueError(f"out must have dtype uint32 or int32, not {out.dtype}")
+    if not out.flags.c_contiguous or not out.flags.writeable or not out.flags.aligned:
+        raise ValueError("out must be C-contiguous, aligned and writable")
+    if np.shares_memory(out, image):
+        raise ValueError("out shares memory with the image")
 
 
 class _HostInput:

@@ -44,11 +44,27 @@ class Features(NamedTuple):
 def algorithms() -> List[AlgorithmInfo]: ...
 @overload
 def label(
-    image: npt.ArrayLike, connectivity: int = 8, *, algorithm: Optional[str] = None
+    image: npt.ArrayLike,
+    connectivity: int = 8,
+    *,
+    algorithm: Optional[str] = None,
+    out: None = None,
 ) -> Tuple[npt.NDArray[np.uint32], int]: ...
 @overload
 def label(
-    image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None
+    image: npt.ArrayLike,
+    connectivity: int = 8,
+    *,
+    algorithm: Optional[str] = None,
+    out: npt.NDArray[Any],
+) -> Tuple[npt.NDArray[Any], int]: ...
+@overload
+def label(
+    image: Any,
+    connectivity: int = 8,
+    *,
+    algorithm: Optional[str] = None,
+    out: Optional[npt.NDArray[Any]] = None,
 ) -> Tuple[Any, int]: ...
 def connected_components(
     image: Any, connectivity: int = 8, ltype: int = 4, *, algorithm: Optional[str] = None

@@ -19,6 +19,12 @@ def algorithms() -> List[
 def label_host(
     image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
 ) -> Tuple[HostArray, int]: ...
+def label_host_into(
+    image_args: _ImageArgs,
+    labels_address: int,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> int: ...
 def connected_components_with_stats_host(
     image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
 ) -> Tuple[int, HostArray, HostArray, HostArray]: ...
