@@ -273,12 +273,17 @@ pub fn check_connectivity(
 }
 
 /// The timed form of a host-side algorithm: keeps a copy of the image and
-/// times [`Labeler::label`] / [`Analyzer::analyze`] by wall clock, as one
-/// stage named `"total"`.
+/// times [`Labeler::label_into`] / [`Analyzer::analyze`] by wall clock, as
+/// one stage named `"total"`. Labels go into a buffer kept from run to run,
+/// as a caller who reuses its label buffer (`ccl::Variant::label_into`,
+/// Python's `out=`) gets them: the time is the labeling's, not the page
+/// faults of a new label image's first writes.
 pub struct HostTimedRun<T> {
     algorithm: T,
     image: Option<BinaryImageBuf>,
-    labels: Option<LabelImage>,
+    /// The labels of the last labeling run (valid when `labeled`).
+    labels: Vec<u32>,
+    labeled: bool,
     stats: Option<Vec<ComponentStats>>,
 }
 
@@ -288,7 +293,8 @@ impl<T: Labeler + Analyzer> HostTimedRun<T> {
         Self {
             algorithm,
             image: None,
-            labels: None,
+            labels: Vec::new(),
+            labeled: false,
             stats: None,
         }
     }
@@ -297,16 +303,23 @@ impl<T: Labeler + Analyzer> HostTimedRun<T> {
 impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
     fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
         self.image = Some(image.to_buf());
+        (self.labeled, self.stats) = (false, None);
         Ok(0.0)
     }
 
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
         let image = self.image.as_ref().ok_or_else(not_loaded)?.view();
-        // The last run's results are freed before the clock starts.
-        (self.labels, self.stats) = (None, None);
+        // The last run's results are freed (or, for labels, sized) before
+        // the clock starts.
+        (self.labeled, self.stats) = (false, None);
+        self.labels.resize(image.pixel_count(), 0);
         let start = Instant::now();
         match task {
-            Task::Label => self.labels = Some(self.algorithm.label(&image, connectivity)?),
+            Task::Label => {
+                self.algorithm
+                    .label_into(&image, connectivity, &mut self.labels)?;
+                self.labeled = true;
+            }
             Task::Analyze => self.stats = Some(self.algorithm.analyze(&image, connectivity)?),
         }
         Ok(vec![StageTime {
@@ -317,7 +330,11 @@ impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
     }
 
     fn labels(&mut self) -> Result<LabelImage> {
-        self.labels.clone().ok_or_else(not_run)
+        let image = self.image.as_ref().ok_or_else(not_loaded)?;
+        if !self.labeled {
+            return Err(not_run());
+        }
+        LabelImage::new(image.width(), image.height(), self.labels.clone())
     }
 
     fn stats(&mut self) -> Result<Vec<ComponentStats>> {
