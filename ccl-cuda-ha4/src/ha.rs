@@ -93,7 +93,7 @@ pub struct Ha {
     variant: HaVariant,
     kernels: Kernels,
     /// The bit image of the image being labeled.
-    bits: BitImage,
+    bit_image: BitImage,
 }
 
 /// An HA variant on the default GPU, as the registry makes it: labels with
@@ -130,7 +130,7 @@ impl Ha {
         Ok(Self {
             variant,
             kernels,
-            bits: BitImage::new(gpu)?,
+            bit_image: BitImage::new(gpu)?,
         })
     }
 
@@ -139,13 +139,13 @@ impl Ha {
         self.variant
     }
 
-    fn bits(&self) -> usize {
+    fn word_bits(&self) -> usize {
         self.variant.word_bits() as usize
     }
 
     /// Spans per row: each warp of the row-walking kernels takes one.
     fn spans_per_row(&self, image: &BitImageArgs) -> usize {
-        (image.width as usize).div_ceil(SPAN_WORDS * self.bits())
+        (image.width as usize).div_ceil(SPAN_WORDS * self.word_bits())
     }
 
     /// A grid with one warp per span of every row.
@@ -170,7 +170,7 @@ impl Ha {
         check_forest(forest.len(), image)?;
         // Packing is part of the `strip` stage, so that stage times stay
         // comparable with the byte-reading strip kernel's.
-        let bits = self.bits.pack(run.stream, image)?;
+        let bits = self.bit_image.pack(run.stream, image)?;
         let args = (bits, DevPtr::of_mut(forest, run.stream));
         self.launch_forest(run, &bits, &self.kernels.forest, args)?;
         Ok(bits)
@@ -200,7 +200,7 @@ impl Ha {
             ))
         })?;
         let stream = run.stream;
-        let bits = self.bits.pack(stream, image)?;
+        let bits = self.bit_image.pack(stream, image)?;
         let args = (
             bits,
             DevPtr::of_mut(forest, stream),
@@ -233,12 +233,12 @@ impl Ha {
         run.clock.mark("strip")?;
         let borders = (height - 1) / STRIP_ROWS;
         if borders > 0 {
-            let words = borders * width.div_ceil(self.bits());
+            let words = borders * width.div_ceil(self.word_bits());
             let grid = warp_grid(words, WARPS_PER_BLOCK)?;
             // SAFETY: as for the strip kernel.
             unsafe { kernels.border.launch(stream, grid, args) }?;
         }
-        let span_borders = (width - 1) / (SPAN_WORDS * self.bits());
+        let span_borders = (width - 1) / (SPAN_WORDS * self.word_bits());
         if span_borders > 0 {
             let grid = linear_grid(span_borders * height, 128)?;
             // SAFETY: as for the strip kernel.
@@ -262,7 +262,7 @@ impl Ha {
         let stream = run.stream;
         // A word of 64 pixels is two root words: the rows keep whole words.
         let layout = RootLayout {
-            words_per_row: image.width().div_ceil(self.bits()) * (self.bits() / 32),
+            words_per_row: image.width().div_ceil(self.word_bits()) * (self.word_bits() / 32),
             height: image.height(),
         };
         let flagging = features.begin(stream, layout)?;
