@@ -121,9 +121,9 @@ impl Variant {
         labels: &mut [u32],
     ) -> Result<usize> {
         let algorithm = self.algorithm;
-        ccl_core::check_label_buffer(image, labels)?;
         match algorithm.backend {
             Backend::Cuda => {
+                ccl_core::check_label_buffer(image, labels)?;
                 let (result, count) = pool::label_host_image(algorithm, image, connectivity)?;
                 labels.copy_from_slice(result.labels());
                 Ok(count)

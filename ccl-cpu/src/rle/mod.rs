@@ -357,28 +357,20 @@ mod tests {
                             let context = format!(
                                 "{width}x{height} d={density} {connectivity} {count} bands"
                             );
-                            let mut labels = vec![0; width * height];
-                            let count = label_in_bands::<true>(
-                                &view,
-                                connectivity,
-                                &bands,
-                                parallel,
-                                &mut scratch,
-                                &mut labels,
-                            );
-                            assert_eq!(labels, expected.labels(), "{context}");
-                            assert_eq!(count, expected.component_count(), "{context}");
-                            // Over a dirty buffer, every label is written.
-                            labels.fill(u32::MAX);
-                            label_in_bands::<false>(
-                                &view,
-                                connectivity,
-                                &bands,
-                                parallel,
-                                &mut scratch,
-                                &mut labels,
-                            );
-                            assert_eq!(labels, expected.labels(), "{context}");
+                            // Into a zeroed buffer (background skipped) and
+                            // into a dirty one (every label written).
+                            for zeroed in [true, false] {
+                                let (labels, count) = labels_via(
+                                    zeroed,
+                                    &view,
+                                    connectivity,
+                                    &bands,
+                                    parallel,
+                                    &mut scratch,
+                                );
+                                assert_eq!(labels, expected.labels(), "{context} {zeroed}");
+                                assert_eq!(count, expected.component_count(), "{context} {zeroed}");
+                            }
                             assert_eq!(
                                 analyze_in_bands(
                                     &view,
@@ -395,6 +387,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// [`label_in_bands`] into a new buffer: all 0 with `zeroed` (and
+    /// background skipped), else all `u32::MAX` (and every label written).
+    fn labels_via(
+        zeroed: bool,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        bands: &[Range<usize>],
+        parallel: bool,
+        scratch: &mut Vec<Band>,
+    ) -> (Vec<u32>, usize) {
+        let fill = if zeroed { 0 } else { u32::MAX };
+        let mut labels = vec![fill; image.pixel_count()];
+        let count = if zeroed {
+            label_in_bands::<true>(image, connectivity, bands, parallel, scratch, &mut labels)
+        } else {
+            label_in_bands::<false>(image, connectivity, bands, parallel, scratch, &mut labels)
+        };
+        (labels, count)
     }
 
     #[test]
