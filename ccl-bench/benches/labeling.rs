@@ -73,7 +73,7 @@ fn labeling(c: &mut Criterion) {
                     .load(&image.view())
                     .unwrap_or_else(|e| panic!("{} cannot load the image: {e}", algorithm.name));
                 for task in [Task::Label, Task::Analyze] {
-                    for connectivity in Connectivity::ALL {
+                    for connectivity in Connectivity::PLANE {
                         if !algorithm.performs(task) || !algorithm.supports(connectivity) {
                             continue;
                         }

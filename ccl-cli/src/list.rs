@@ -13,7 +13,7 @@ pub(crate) fn run() -> Result<ExitCode, crate::Error> {
     // What `label` and `analyze` run here without `-a`.
     let defaults: Vec<(Task, Connectivity, &str)> = [Task::Label, Task::Analyze]
         .into_iter()
-        .flat_map(|task| Connectivity::ALL.map(move |c| (task, c)))
+        .flat_map(|task| Connectivity::PLANE.map(move |c| (task, c)))
         .filter_map(|(task, c)| {
             let algorithm = ccl::default_algorithm(task, c).ok()?;
             Some((task, c, algorithm.name))

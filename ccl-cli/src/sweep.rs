@@ -79,7 +79,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     };
     let connectivities = args
         .connectivity
-        .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
+        .map_or(Connectivity::PLANE.to_vec(), |c| vec![c]);
     let default_size = if args.quick { 512 } else { 2048 };
     let size = args.size.unwrap_or(Size {
         width: default_size,

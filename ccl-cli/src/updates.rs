@@ -58,7 +58,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     }
     let connectivities = args
         .connectivity
-        .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
+        .map_or(Connectivity::PLANE.to_vec(), |c| vec![c]);
     let densities = if args.densities.is_empty() {
         ccl_bench::sweep::DENSITIES.to_vec()
     } else {

@@ -68,7 +68,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     };
     let wanted = args
         .connectivity
-        .map_or(Connectivity::ALL.to_vec(), |c| vec![c]);
+        .map_or(Connectivity::PLANE.to_vec(), |c| vec![c]);
     // A variant the user named must be verified: one that cannot run here
     // is a failure, not a skip.
     let named = !args.algorithms.is_empty();

@@ -3,7 +3,10 @@
 
 use std::time::Instant;
 
-use crate::{BinaryImage, BinaryImageBuf, ComponentStats, Connectivity, Error, LabelImage, Result};
+use crate::{
+    BinaryImage, BinaryImageBuf, BinaryVolume, BinaryVolumeBuf, ComponentStats, Connectivity,
+    Error, LabelImage, LabelVolume, Result, VolumeStats,
+};
 
 /// Connected component labeling: a label per pixel.
 pub trait Labeler {
@@ -37,6 +40,67 @@ pub trait Labeler {
             .component_count_if_canonical()
             .ok_or_else(|| Error::Unavailable("the labeler's labels were not canonical".into()))
     }
+
+    /// Labels every foreground voxel of a volume canonically: 0 for
+    /// background, 1..=N in raster order (z, then y, then x) of each
+    /// component's first voxel, with a 3-D connectivity (6, 18 or 26).
+    ///
+    /// A variant that labels volumes overrides it and lists the volumes'
+    /// connectivities it implements among its registered ones; the default
+    /// says that it does not.
+    fn label_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<LabelVolume> {
+        let _ = volume;
+        Err(no_volumes(connectivity))
+    }
+
+    /// Labels `volume` into `labels`, a caller's buffer of exactly one label
+    /// per voxel (x fastest, packed), and returns N: the labels of
+    /// [`label_volume`](Self::label_volume) without a new label volume. The
+    /// default labels into a new volume and copies it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDimensions`] when `labels` does not hold one label
+    /// per voxel; otherwise those of [`label_volume`](Self::label_volume).
+    fn label_volume_into(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+    ) -> Result<usize> {
+        check_volume_label_buffer(volume, labels)?;
+        let result = self.label_volume(volume, connectivity)?;
+        labels.copy_from_slice(result.labels());
+        result
+            .component_count_if_canonical()
+            .ok_or_else(|| Error::Unavailable("the labeler's labels were not canonical".into()))
+    }
+}
+
+/// The error of asking a variant that labels only images for a volume.
+fn no_volumes(connectivity: Connectivity) -> Error {
+    Error::Unavailable(format!(
+        "this variant does not label volumes ({connectivity}-connectivity asked); `ccl list` shows those that do"
+    ))
+}
+
+/// Checks that `labels` holds exactly one label per voxel of `volume`, as
+/// [`Labeler::label_volume_into`] needs.
+pub fn check_volume_label_buffer(volume: &BinaryVolume<'_>, labels: &[u32]) -> Result<()> {
+    if labels.len() != volume.voxel_count() {
+        return Err(Error::InvalidDimensions(format!(
+            "a buffer of {} labels for a {}x{}x{} volume ({} voxels)",
+            labels.len(),
+            volume.width(),
+            volume.height(),
+            volume.depth(),
+            volume.voxel_count()
+        )));
+    }
+    Ok(())
 }
 
 /// Checks that `labels` holds exactly one label per pixel of `image`, as
@@ -63,6 +127,18 @@ pub trait Analyzer {
         image: &BinaryImage<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>>;
+
+    /// One [`VolumeStats`] per component of a volume, in raster order of
+    /// the components' first voxels. The default says that the variant does
+    /// not analyze volumes.
+    fn analyze_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<VolumeStats>> {
+        let _ = volume;
+        Err(no_volumes(connectivity))
+    }
 }
 
 /// What a run computes: labeling (CCL, a label per pixel) or analysis
@@ -118,8 +194,9 @@ pub struct StageTime {
     pub rounds: Option<u32>,
 }
 
-/// The benchmarkable form of a variant: the input is loaded once (for CUDA:
-/// copied to device memory), then runs repeat on it with nothing copied or
+/// The benchmarkable form of a variant: the input (an image or, for a
+/// variant that labels volumes, a volume) is loaded once (for CUDA: copied
+/// to device memory), then runs repeat on it with nothing copied or
 /// allocated inside the timed region, and the results of the last run can be
 /// fetched for checking.
 pub trait TimedRun {
@@ -136,6 +213,24 @@ pub trait TimedRun {
 
     /// Features of the last [`Task::Analyze`] run.
     fn stats(&mut self) -> Result<Vec<ComponentStats>>;
+
+    /// Loads a volume for the following runs, in place of any image;
+    /// returns the transfer time in ms. The default says that the variant
+    /// does not label volumes.
+    fn load_volume(&mut self, volume: &BinaryVolume<'_>) -> Result<f64> {
+        let _ = volume;
+        Err(no_volumes(Connectivity::Six))
+    }
+
+    /// Labels of the last [`Task::Label`] run on a loaded volume.
+    fn volume_labels(&mut self) -> Result<LabelVolume> {
+        Err(not_run())
+    }
+
+    /// Features of the last [`Task::Analyze`] run on a loaded volume.
+    fn volume_stats(&mut self) -> Result<Vec<VolumeStats>> {
+        Err(not_run())
+    }
 }
 
 /// Makes a labeler (a registry entry's constructor).
@@ -272,19 +367,27 @@ pub fn check_connectivity(
     })
 }
 
-/// The timed form of a host-side algorithm: keeps a copy of the image and
-/// times [`Labeler::label_into`] / [`Analyzer::analyze`] by wall clock, as
-/// one stage named `"total"`. Labels go into a buffer kept from run to run,
-/// as a caller who reuses its label buffer (`ccl::Variant::label_into`,
-/// Python's `out=`) gets them: the time is the labeling's, not the page
-/// faults of a new label image's first writes.
+/// The timed form of a host-side algorithm: keeps a copy of the image (or
+/// volume) and times [`Labeler::label_into`] / [`Analyzer::analyze`] (or
+/// their volume forms) by wall clock, as one stage named `"total"`. Labels
+/// go into a buffer kept from run to run, as a caller who reuses its label
+/// buffer (`ccl::Variant::label_into`, Python's `out=`) gets them: the time
+/// is the labeling's, not the page faults of a new label image's first
+/// writes.
 pub struct HostTimedRun<T> {
     algorithm: T,
-    image: Option<BinaryImageBuf>,
+    input: Option<HostInput>,
     /// The labels of the last labeling run (valid when `labeled`).
     labels: Vec<u32>,
     labeled: bool,
     stats: Option<Vec<ComponentStats>>,
+    volume_stats: Option<Vec<VolumeStats>>,
+}
+
+/// What a [`HostTimedRun`] runs on.
+enum HostInput {
+    Image(BinaryImageBuf),
+    Volume(BinaryVolumeBuf),
 }
 
 impl<T: Labeler + Analyzer> HostTimedRun<T> {
@@ -292,35 +395,57 @@ impl<T: Labeler + Analyzer> HostTimedRun<T> {
     pub fn new(algorithm: T) -> Self {
         Self {
             algorithm,
-            image: None,
+            input: None,
             labels: Vec::new(),
             labeled: false,
             stats: None,
+            volume_stats: None,
         }
+    }
+
+    fn forget_results(&mut self) {
+        (self.labeled, self.stats, self.volume_stats) = (false, None, None);
     }
 }
 
 impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
     fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
-        self.image = Some(image.to_buf());
-        (self.labeled, self.stats) = (false, None);
+        self.input = Some(HostInput::Image(image.to_buf()));
+        self.forget_results();
         Ok(0.0)
     }
 
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
-        let image = self.image.as_ref().ok_or_else(not_loaded)?.view();
         // The last run's results are freed (or, for labels, sized) before
         // the clock starts.
-        (self.labeled, self.stats) = (false, None);
-        self.labels.resize(image.pixel_count(), 0);
+        self.forget_results();
+        let input = self.input.as_ref().ok_or_else(not_loaded)?;
+        let voxels = match input {
+            HostInput::Image(image) => image.width() * image.height(),
+            HostInput::Volume(volume) => volume.voxels().len(),
+        };
+        self.labels.resize(voxels, 0);
         let start = Instant::now();
-        match task {
-            Task::Label => {
+        match (input, task) {
+            (HostInput::Image(image), Task::Label) => {
                 self.algorithm
-                    .label_into(&image, connectivity, &mut self.labels)?;
+                    .label_into(&image.view(), connectivity, &mut self.labels)?;
                 self.labeled = true;
             }
-            Task::Analyze => self.stats = Some(self.algorithm.analyze(&image, connectivity)?),
+            (HostInput::Image(image), Task::Analyze) => {
+                self.stats = Some(self.algorithm.analyze(&image.view(), connectivity)?)
+            }
+            (HostInput::Volume(volume), Task::Label) => {
+                self.algorithm
+                    .label_volume_into(&volume.view(), connectivity, &mut self.labels)?;
+                self.labeled = true;
+            }
+            (HostInput::Volume(volume), Task::Analyze) => {
+                self.volume_stats = Some(
+                    self.algorithm
+                        .analyze_volume(&volume.view(), connectivity)?,
+                )
+            }
         }
         Ok(vec![StageTime {
             stage: "total",
@@ -330,15 +455,40 @@ impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
     }
 
     fn labels(&mut self) -> Result<LabelImage> {
-        let image = self.image.as_ref().ok_or_else(not_loaded)?;
-        if !self.labeled {
-            return Err(not_run());
+        match &self.input {
+            Some(HostInput::Image(image)) if self.labeled => {
+                LabelImage::new(image.width(), image.height(), self.labels.clone())
+            }
+            Some(_) => Err(not_run()),
+            None => Err(not_loaded()),
         }
-        LabelImage::new(image.width(), image.height(), self.labels.clone())
     }
 
     fn stats(&mut self) -> Result<Vec<ComponentStats>> {
         self.stats.clone().ok_or_else(not_run)
+    }
+
+    fn load_volume(&mut self, volume: &BinaryVolume<'_>) -> Result<f64> {
+        self.input = Some(HostInput::Volume(volume.to_buf()));
+        self.forget_results();
+        Ok(0.0)
+    }
+
+    fn volume_labels(&mut self) -> Result<LabelVolume> {
+        match &self.input {
+            Some(HostInput::Volume(volume)) if self.labeled => LabelVolume::new(
+                volume.width(),
+                volume.height(),
+                volume.depth(),
+                self.labels.clone(),
+            ),
+            Some(_) => Err(not_run()),
+            None => Err(not_loaded()),
+        }
+    }
+
+    fn volume_stats(&mut self) -> Result<Vec<VolumeStats>> {
+        self.volume_stats.clone().ok_or_else(not_run)
     }
 }
 

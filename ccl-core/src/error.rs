@@ -34,6 +34,22 @@ pub enum Error {
         pixels: u128,
     },
 
+    /// The volume has too many voxels for 32-bit labels.
+    #[error(
+        "volume too large: {width}x{height}x{depth} has {voxels} voxels; labels are 32-bit, so at most {max} voxels are supported",
+        max = MAX_PIXELS
+    )]
+    VolumeTooLarge {
+        /// Requested width.
+        width: usize,
+        /// Requested height.
+        height: usize,
+        /// Requested depth.
+        depth: usize,
+        /// `width * height * depth`, saturated at `u128::MAX`.
+        voxels: u128,
+    },
+
     /// The algorithm does not implement the requested connectivity.
     #[error("{algorithm} does not support {requested}-connectivity; it supports: {supported}")]
     UnsupportedConnectivity {

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::{Error, Result, check_size};
+use crate::{Error, Result, check_size, check_volume_size};
 
 /// One `u32` label per pixel, row-major and packed: 0 is background, and all
 /// pixels of a component share one nonzero label that no other component has.
@@ -76,28 +76,16 @@ impl LabelImage {
 
     /// The number of components (distinct nonzero labels).
     pub fn component_count(&self) -> usize {
-        let mut renumber = Renumbering::new(self.labels.len());
-        for &label in &self.labels {
-            if label != 0 {
-                renumber.get(label);
-            }
-        }
-        renumber.count as usize
+        component_count(&self.labels)
     }
 
     /// Renumbers the components 1..=N in raster order of their first pixel,
     /// the form used for comparisons and snapshots.
     pub fn canonical(&self) -> LabelImage {
-        let mut renumber = Renumbering::new(self.labels.len());
-        let labels = self
-            .labels
-            .iter()
-            .map(|&label| if label == 0 { 0 } else { renumber.get(label) })
-            .collect();
         LabelImage {
             width: self.width,
             height: self.height,
-            labels,
+            labels: canonical(&self.labels),
         }
     }
 
@@ -122,16 +110,7 @@ impl LabelImage {
     /// N when the labels are canonical (1..=N in raster order of each
     /// component's first pixel), else `None`.
     pub fn component_count_if_canonical(&self) -> Option<usize> {
-        let mut largest = 0u32;
-        for &label in &self.labels {
-            if label > largest {
-                if label != largest + 1 {
-                    return None;
-                }
-                largest = label;
-            }
-        }
-        Some(largest as usize)
+        component_count_if_canonical(&self.labels)
     }
 
     /// True when both images have the same size and group the same pixels
@@ -153,6 +132,161 @@ impl LabelImage {
         let index = a.labels.iter().zip(&b.labels).position(|(x, y)| x != y)?;
         Some((index % self.width, index / self.width))
     }
+}
+
+/// One `u32` label per voxel, x fastest, then y, then z, packed: the 3-D
+/// [`LabelImage`]. 0 is background; [`canonical`](Self::canonical)
+/// renumbers the components 1..=N in raster order of each one's first voxel
+/// (z, then y, then x), as `scipy.ndimage.label` and cc3d number them.
+///
+/// ```
+/// use ccl_core::LabelVolume;
+/// let raw = LabelVolume::new(2, 1, 2, vec![0, 7, 3, 7])?;
+/// assert_eq!(raw.canonical().labels(), &[0, 1, 2, 1]);
+/// assert_eq!(raw.get(0, 0, 1), 3);
+/// # Ok::<(), ccl_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LabelVolume {
+    width: usize,
+    height: usize,
+    depth: usize,
+    labels: Vec<u32>,
+}
+
+impl LabelVolume {
+    /// Wraps `width * height * depth` labels.
+    pub fn new(width: usize, height: usize, depth: usize, labels: Vec<u32>) -> Result<Self> {
+        check_volume_size(width, height, depth)?;
+        if labels.len() != width * height * depth {
+            return Err(Error::InvalidDimensions(format!(
+                "{} labels for a {width}x{height}x{depth} volume",
+                labels.len()
+            )));
+        }
+        Ok(Self {
+            width,
+            height,
+            depth,
+            labels,
+        })
+    }
+
+    /// Width (x) in voxels.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Height (y) in voxels.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Depth (z) in voxels.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The labels, x fastest, then y, then z.
+    pub fn labels(&self) -> &[u32] {
+        &self.labels
+    }
+
+    /// Takes the labels out.
+    pub fn into_labels(self) -> Vec<u32> {
+        self.labels
+    }
+
+    /// The label of voxel `(x, y, z)`.
+    ///
+    /// # Panics
+    /// If the voxel lies outside the volume.
+    pub fn get(&self, x: usize, y: usize, z: usize) -> u32 {
+        assert!(
+            x < self.width && y < self.height && z < self.depth,
+            "voxel ({x}, {y}, {z}) outside the volume"
+        );
+        self.labels[(z * self.height + y) * self.width + x]
+    }
+
+    /// The number of components (distinct nonzero labels).
+    pub fn component_count(&self) -> usize {
+        component_count(&self.labels)
+    }
+
+    /// Renumbers the components 1..=N in raster order of their first voxel.
+    pub fn canonical(&self) -> LabelVolume {
+        LabelVolume {
+            labels: canonical(&self.labels),
+            ..*self
+        }
+    }
+
+    /// The canonical form, without renumbering labels that already are.
+    pub fn into_canonical(self) -> LabelVolume {
+        if self.component_count_if_canonical().is_some() {
+            self
+        } else {
+            self.canonical()
+        }
+    }
+
+    /// N when the labels are canonical, else `None`.
+    pub fn component_count_if_canonical(&self) -> Option<usize> {
+        component_count_if_canonical(&self.labels)
+    }
+
+    /// True when both volumes have the same size and group the same voxels
+    /// into components, whatever the raw label values.
+    pub fn same_partition(&self, other: &LabelVolume) -> bool {
+        self.first_difference(other).is_none()
+    }
+
+    /// The first voxel `(x, y, z)` in raster order where `self` and `other`
+    /// disagree as partitions (`(0, 0, 0)` when the sizes differ), or `None`.
+    pub fn first_difference(&self, other: &LabelVolume) -> Option<(usize, usize, usize)> {
+        if (self.width, self.height, self.depth) != (other.width, other.height, other.depth) {
+            return Some((0, 0, 0));
+        }
+        let (a, b) = (canonical(&self.labels), canonical(&other.labels));
+        let index = a.iter().zip(&b).position(|(x, y)| x != y)?;
+        let (row, x) = (index / self.width, index % self.width);
+        Some((x, row % self.height, row / self.height))
+    }
+}
+
+/// The number of distinct nonzero labels.
+fn component_count(labels: &[u32]) -> usize {
+    let mut renumber = Renumbering::new(labels.len());
+    for &label in labels {
+        if label != 0 {
+            renumber.get(label);
+        }
+    }
+    renumber.count as usize
+}
+
+/// The labels renumbered 1..=N in order of first appearance (0 stays 0).
+fn canonical(labels: &[u32]) -> Vec<u32> {
+    let mut renumber = Renumbering::new(labels.len());
+    labels
+        .iter()
+        .map(|&label| if label == 0 { 0 } else { renumber.get(label) })
+        .collect()
+}
+
+/// N when each new label met in order is one more than the largest before.
+fn component_count_if_canonical(labels: &[u32]) -> Option<usize> {
+    let mut largest = 0u32;
+    for &label in labels {
+        if label > largest {
+            if label != largest + 1 {
+                return None;
+            }
+            largest = label;
+        }
+    }
+    Some(largest as usize)
 }
 
 /// Maps raw labels to 1, 2, … in order of first appearance; dense for labels
@@ -217,5 +351,16 @@ mod tests {
     #[test]
     fn wrong_length_is_an_error() {
         assert!(LabelImage::new(2, 2, vec![0; 3]).is_err());
+        assert!(LabelVolume::new(2, 2, 2, vec![0; 7]).is_err());
+    }
+
+    #[test]
+    fn volume_differences_are_located_in_three_dimensions() {
+        let a = LabelVolume::new(2, 2, 2, vec![1, 1, 0, 0, 0, 0, 1, 5]).unwrap();
+        let b = LabelVolume::new(2, 2, 2, vec![4, 4, 0, 0, 0, 0, 4, 4]).unwrap();
+        assert_eq!(a.first_difference(&b), Some((1, 1, 1)));
+        assert!(a.same_partition(&a.canonical()));
+        assert_eq!(a.component_count(), 2);
+        assert_eq!(a.canonical().component_count_if_canonical(), Some(2));
     }
 }

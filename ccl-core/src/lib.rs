@@ -1,5 +1,5 @@
-//! The shared contracts of `ccl`: binary images, label images, component
-//! features, the [`Labeler`] / [`Analyzer`] traits, the registry through
+//! The shared contracts of `ccl`: binary images and volumes, label images
+//! and volumes, component features, the [`Labeler`] / [`Analyzer`] traits, the registry through
 //! which every algorithm crate makes itself known, and OpenCV's
 //! `connectedComponentsWithStats` layout of the features ([`opencv`]).
 //!
@@ -77,18 +77,20 @@ mod labels;
 pub mod opencv;
 mod registry;
 mod stats;
+mod volume;
 
 pub use algorithm::{
     Algorithm, Analyzer, AnalyzerFactory, Backend, HostTimedRun, Labeler, LabelerFactory,
-    StageTime, Task, TimedFactory, TimedRun, check_connectivity, check_label_buffer, not_loaded,
-    not_run,
+    StageTime, Task, TimedFactory, TimedRun, check_connectivity, check_label_buffer,
+    check_volume_label_buffer, not_loaded, not_run,
 };
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};
 pub use image::{BinaryImage, BinaryImageBuf, MAX_PIXELS, check_size};
-pub use labels::LabelImage;
+pub use labels::{LabelImage, LabelVolume};
 pub use registry::{default_algorithm, default_algorithm_on, find, registry};
-pub use stats::ComponentStats;
+pub use stats::{ComponentStats, VolumeStats};
+pub use volume::{BinaryVolume, BinaryVolumeBuf, check_volume_size};
 
 /// Re-exported so that algorithm crates register without naming `inventory`.
 pub use inventory;

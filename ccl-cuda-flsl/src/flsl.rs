@@ -285,9 +285,10 @@ impl Flsl {
         let bits = self.bits.pack(stream, image)?;
         let table = self.table.args(stream, geometry)?;
         let nodes = otf.map_or(DevPtr::null(), |(nodes, _)| nodes);
-        let runs = match run.connectivity {
-            Connectivity::Four => &self.kernels.runs_c4,
-            Connectivity::Eight => &self.kernels.runs_c8,
+        let runs = if run.connectivity.image_diagonals()? {
+            &self.kernels.runs_c8
+        } else {
+            &self.kernels.runs_c4
         };
         let grid = LaunchConfig {
             grid_dim: (blocks(geometry.height, RUN_WARPS as usize)?, 1, 1),

@@ -149,11 +149,12 @@ impl HaAnalysis {
         self.voting
     }
 
-    fn ha(&mut self, connectivity: Connectivity) -> &mut Ha {
-        match connectivity {
-            Connectivity::Four => &mut self.ha4,
-            Connectivity::Eight => &mut self.ha8,
-        }
+    fn ha(&mut self, connectivity: Connectivity) -> Result<&mut Ha> {
+        Ok(if connectivity.image_diagonals()? {
+            &mut self.ha8
+        } else {
+            &mut self.ha4
+        })
     }
 }
 
@@ -164,7 +165,7 @@ impl DeviceVariant for HaAnalysis {
         image: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        self.ha(run.connectivity).forest(run, image, forest)
+        self.ha(run.connectivity)?.forest(run, image, forest)
     }
 
     fn label(
@@ -175,7 +176,7 @@ impl DeviceVariant for HaAnalysis {
         labels: &mut CudaViewMut<'_, u32>,
         numbering: &mut Features,
     ) -> Result<Numbered> {
-        self.ha(run.connectivity)
+        self.ha(run.connectivity)?
             .label(run, image, forest, labels, numbering)
     }
 
@@ -193,7 +194,7 @@ impl DeviceVariant for HaAnalysis {
         let word_grid = warp_grid(image.height() * image.width().div_ceil(32), WORD_WARPS)?;
         let analyzed = match self.voting {
             HaVoting::Naive => {
-                self.ha(run.connectivity).forest(run, image, forest)?;
+                self.ha(run.connectivity)?.forest(run, image, forest)?;
                 let ranked = features.rank_forest(stream, image, forest, run.clock)?;
                 let grid = tile_grid(image.width(), image.height(), (32, 8))?;
                 let labels = DevPtr::of(forest, stream);
@@ -213,7 +214,7 @@ impl DeviceVariant for HaAnalysis {
                 })?
             }
             HaVoting::ConflictDetection => {
-                let ha = self.ha(run.connectivity);
+                let ha = self.ha(run.connectivity)?;
                 let bits = ha.build_forest(run, image, forest)?;
                 let ranked = ha.rank_roots(run, image, &bits, forest, features)?;
                 let forest = DevPtr::of(forest, stream);
@@ -233,9 +234,10 @@ impl DeviceVariant for HaAnalysis {
                 let nodes = self.nodes.reserve(stream, image.pixel_count())?;
                 let mut nodes = nodes.slice_mut(..image.pixel_count());
                 // The fields, not `ha`: `nodes` borrows `self.nodes`.
-                let ha = match run.connectivity {
-                    Connectivity::Four => &mut self.ha4,
-                    Connectivity::Eight => &mut self.ha8,
+                let ha = if run.connectivity.image_diagonals()? {
+                    &mut self.ha8
+                } else {
+                    &mut self.ha4
                 };
                 let bits = ha.build_forest_on_the_fly(run, image, forest, &mut nodes, counts)?;
                 let ranked = ha.rank_roots(run, image, &bits, forest, features)?;

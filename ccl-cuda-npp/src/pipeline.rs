@@ -161,9 +161,10 @@ impl DeviceVariant for NppUf {
         unsafe { self.kernels.binarize.launch(stream, rows, (args, binary)) }?;
         run.clock.mark("binarize")?;
 
-        let norm = match run.connectivity {
-            Connectivity::Four => NPPI_NORM_L1,
-            Connectivity::Eight => NPPI_NORM_INF,
+        let norm = if run.connectivity.image_diagonals()? {
+            NPPI_NORM_INF
+        } else {
+            NPPI_NORM_L1
         };
         // NPP's runtime works in the thread's current context: make it ours.
         stream.context().bind_to_thread().map_err(cuda_error)?;

@@ -50,7 +50,7 @@ fn timed_runs_name_npp_apart_and_refuse_analysis() {
     let image = ccl_testdata::random_image(512, 384, 55, 1, 3).unwrap();
     let view = image.view();
     npp.load(&view).unwrap();
-    for connectivity in Connectivity::ALL {
+    for connectivity in Connectivity::PLANE {
         let stages = npp.run(Task::Label, connectivity).unwrap();
         let names: Vec<_> = stages.iter().map(|s| s.stage).collect();
         // NPP's own call apart; then the shared numbering of its labels.

@@ -164,7 +164,7 @@ fn each_task_and_connectivity_has_at_most_one_claimed_default_that_runs_it() {
     use ccl_core::{Connectivity, Task};
     let registry = ccl_core::registry();
     for task in [Task::Label, Task::Analyze] {
-        for connectivity in Connectivity::ALL {
+        for connectivity in Connectivity::PLANE {
             let claims: Vec<&ccl_core::Algorithm> = registry
                 .iter()
                 .copied()
@@ -197,7 +197,7 @@ fn each_task_and_connectivity_has_at_most_one_claimed_default_that_runs_it() {
             .map(|a| a.name)
     };
     for task in [Task::Label, Task::Analyze] {
-        for connectivity in Connectivity::ALL {
+        for connectivity in Connectivity::PLANE {
             assert_eq!(
                 claimant(task, connectivity),
                 Some("flsl-cd"),

@@ -74,7 +74,7 @@ impl Config {
             seed: ccl_testdata::DEFAULT_SEED,
             reps: 10,
             tasks: vec![Task::Label, Task::Analyze],
-            connectivities: Connectivity::ALL.to_vec(),
+            connectivities: Connectivity::PLANE.to_vec(),
             patterns: Vec::new(),
             sides: Vec::new(),
         }

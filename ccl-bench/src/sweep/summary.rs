@@ -52,12 +52,18 @@ pub struct Row {
 /// The densities of the mid mean ([`Row::mid_gpx_per_s`]), inclusive.
 pub const MID_DENSITIES: std::ops::RangeInclusive<u32> = 10..=90;
 
-/// The density near which random images percolate, where labeling is
-/// slowest: about 60 % for 4-connectivity, 45 % for 8 (docs/benchmark.md).
+/// The density near which random images (g = 1) percolate, where labeling
+/// is slowest: about 60 % for 4-connectivity, 45 % for 8; for volumes the
+/// site-percolation thresholds of the cubic lattice rounded to a percent,
+/// 31 % for 6 (0.3116), 14 % for 18 (0.1372), 10 % for 26 (0.0976)
+/// (docs/benchmark.md).
 pub fn percolation_density(connectivity: Connectivity) -> u32 {
     match connectivity {
         Connectivity::Four => 60,
         Connectivity::Eight => 45,
+        Connectivity::Six => 31,
+        Connectivity::Eighteen => 14,
+        Connectivity::TwentySix => 10,
     }
 }
 

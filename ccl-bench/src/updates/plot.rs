@@ -117,9 +117,10 @@ impl UpdatesFigure {
             .iter()
             .map(|&(index, variant, connectivity)| {
                 let colour = colour(index);
+                // The face-only connectivities dashed, the others solid.
                 let mark = match connectivity {
-                    Connectivity::Four => Mark::DashedLine(colour),
-                    Connectivity::Eight => Mark::Line(colour),
+                    Connectivity::Four | Connectivity::Six => Mark::DashedLine(colour),
+                    _ => Mark::Line(colour),
                 };
                 (format!("{variant}, {connectivity}-conn"), mark)
             })

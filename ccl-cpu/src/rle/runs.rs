@@ -253,7 +253,7 @@ mod tests {
                 row_to_bits(&bottom, &mut bottom_words);
                 let mut runs = Vec::new();
                 extract_runs(&bottom_words, width, &mut runs);
-                for connectivity in Connectivity::ALL {
+                for connectivity in Connectivity::PLANE {
                     let mut walk = Touching::new(&above, connectivity);
                     for run in &runs {
                         let range = index.touching(run.start, run.end, connectivity);

@@ -108,6 +108,9 @@ pub struct VariantInfo {
 impl VariantInfo {
     fn check(&self, task: Task, connectivity: Connectivity) -> Result<()> {
         check_connectivity(self.name, self.connectivities, connectivity)?;
+        // The device variants label images; a volume's connectivity has
+        // no meaning for them.
+        connectivity.check_dimensions(2)?;
         if task == Task::Analyze && !self.analyzes {
             return Err(Error::UnsupportedTask {
                 algorithm: self.name.into(),
