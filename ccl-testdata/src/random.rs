@@ -38,6 +38,20 @@ pub fn random_image(
     granularity: u32,
     seed: u32,
 ) -> Result<BinaryImageBuf> {
+    let threshold = cell_threshold(density_percent, granularity)?;
+    // Refuse before allocating, so a huge request fails instead of aborting.
+    check_size(width, height)?;
+    // An image is the volume of depth 1: one slab of cells, drawn in the
+    // same order, so the two generators cannot drift apart.
+    let mut pixels = vec![0u8; width * height];
+    fill_cells(&mut pixels, [width, height, 1], granularity, threshold, seed);
+    BinaryImageBuf::from_pixels(pixels, width, height)
+}
+
+/// Checks a density and a granularity as both generators accept them, and
+/// returns the draw threshold `d · 2³² / 100`: a cell is foreground iff its
+/// draw is below it.
+pub(crate) fn cell_threshold(density_percent: u32, granularity: u32) -> Result<u64> {
     if density_percent > 100 {
         return Err(Error::InvalidArgument(format!(
             "density {density_percent} % is outside 0..=100"
@@ -48,43 +62,63 @@ pub fn random_image(
             "granularity 0: cells must be at least 1x1 pixel".into(),
         ));
     }
-    // Refuse before allocating, so a huge request fails instead of aborting.
-    check_size(width, height)?;
-
-    let g = granularity as usize;
     // d = 100 gives 2^32, above every u32: every cell is set, as specified.
-    let threshold = u64::from(density_percent) * (1u64 << 32) / 100;
+    Ok(u64::from(density_percent) * (1u64 << 32) / 100)
+}
+
+/// Fills packed `[width, height, depth]` voxels (x fastest, then y, then z)
+/// with g×g×g cells, one MT19937 draw per cell in raster order (z outer,
+/// then y, then x), partial cells at the far borders drawn like whole ones.
+/// The 2-D image is the call with depth 1.
+///
+/// `voxels` must hold exactly `width · height · depth` bytes.
+pub(crate) fn fill_cells(
+    voxels: &mut [u8],
+    [width, height, depth]: [usize; 3],
+    granularity: u32,
+    threshold: u64,
+    seed: u32,
+) {
+    debug_assert_eq!(voxels.len(), width * height * depth);
+    let g = granularity as usize;
+    let slice = width * height;
     let mut rng = Mt::new(seed);
-    let mut pixels = vec![0u8; width * height];
     let mut cells = vec![0u8; width.div_ceil(g)];
 
     // One cell row at a time: draw its cells, expand them into the first
-    // pixel row of the band (g bytes per cell, no division per pixel), then
-    // copy that row to the band's other rows. 8192² at g = 1 is dominated by
-    // the 67 M draws themselves.
+    // voxel row of the band (g bytes per cell, no division per voxel), then
+    // copy that row to the band's other rows; once a slab's bands are drawn,
+    // copy its first slice to the slab's other slices. 8192² at g = 1 is
+    // dominated by the 67 M draws themselves.
     let mut draw = |cells: &mut [u8]| {
         for cell in cells {
             *cell = u8::from(u64::from(rng.next_u32()) < threshold);
         }
     };
-    for band_top in (0..height).step_by(g) {
-        let first = band_top * width;
-        let row = &mut pixels[first..first + width];
-        if g == 1 {
-            // Cells are pixels: draw straight into the image.
-            draw(row);
-            continue;
+    for slab_front in (0..depth).step_by(g) {
+        let slab = slab_front * slice;
+        for band_top in (0..height).step_by(g) {
+            let first = slab + band_top * width;
+            let row = &mut voxels[first..first + width];
+            if g == 1 {
+                // Cells are voxels: draw straight into the volume.
+                draw(row);
+                continue;
+            }
+            draw(&mut cells);
+            for (chunk, &cell) in row.chunks_mut(g).zip(&cells) {
+                chunk.fill(cell);
+            }
+            let band_bottom = (band_top + g).min(height);
+            for y in band_top + 1..band_bottom {
+                voxels.copy_within(first..first + width, slab + y * width);
+            }
         }
-        draw(&mut cells);
-        for (chunk, &cell) in row.chunks_mut(g).zip(&cells) {
-            chunk.fill(cell);
-        }
-        let band_bottom = (band_top + g).min(height);
-        for y in band_top + 1..band_bottom {
-            pixels.copy_within(first..first + width, y * width);
+        let slab_back = (slab_front + g).min(depth);
+        for z in slab_front + 1..slab_back {
+            voxels.copy_within(slab..slab + slice, z * slice);
         }
     }
-    BinaryImageBuf::from_pixels(pixels, width, height)
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use std::ops::Range;
 use ccl_core::{BinaryImage, ComponentStats, Connectivity};
 
 use super::bits::row_to_bits;
-use super::runs::{Run, RunIndex, extract_runs};
+use super::forest::Forest;
+use super::merge::{BandForest, Border};
+use super::runs::{Run, RunIndex, extract_runs, reach};
 
 /// A band's result, and the buffers that the next image labeled by the
 /// same labeler reuses (so that a labeler kept between calls allocates
@@ -45,6 +47,33 @@ pub(super) struct Band {
 }
 
 impl Band {
+    /// The bands' forests and the rows facing each other across their
+    /// borders (the last row of a band and the first of the next), for
+    /// [`super::merge::join`].
+    pub(super) fn join_parts(
+        bands: &[Band],
+        connectivity: Connectivity,
+    ) -> (Vec<BandForest<'_, ComponentStats>>, Vec<Vec<Border<'_>>>) {
+        let forests = bands
+            .iter()
+            .map(|band| BandForest {
+                parent: &band.parent,
+                stats: &band.stats,
+            })
+            .collect();
+        let borders = bands
+            .windows(2)
+            .map(|pair| {
+                vec![Border {
+                    upper: &pair[0].last_row,
+                    lower: &pair[1].first_row,
+                    reach: reach(connectivity),
+                }]
+            })
+            .collect();
+        (forests, borders)
+    }
+
     /// The provisional labels of the runs of row `y` of the image (labeling
     /// only).
     pub(super) fn labels_of_row(&self, y: usize) -> &[u32] {
@@ -97,7 +126,8 @@ impl Band {
     ) {
         let width = image.width();
         self.words.resize(width.div_ceil(64), 0);
-        let mut forest = Forest::<MEASURE> {
+        let reach = reach(connectivity);
+        let mut forest = Forest::<MEASURE, ComponentStats> {
             parent: std::mem::take(&mut self.parent),
             stats: std::mem::take(&mut self.stats),
         };
@@ -113,13 +143,7 @@ impl Band {
             row_to_bits(image.row(y), &mut self.words);
             self.current.clear();
             extract_runs(&self.words, width, &mut self.current);
-            forest.connect_row(
-                &self.above,
-                &self.index,
-                &mut self.current,
-                connectivity,
-                y as u32,
-            );
+            forest.connect_row(&self.above, &self.index, &mut self.current, reach, y as u32);
             self.index.build(&self.words);
             if !MEASURE {
                 self.run_labels
@@ -141,114 +165,10 @@ impl Band {
 
 /// Whether this CPU runs [`Band::label_v3`] (checked once; std caches it).
 #[cfg(target_arch = "x86_64")]
-fn x86_64_v3() -> bool {
+pub(super) fn x86_64_v3() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
-}
-
-/// A label no run has: "nothing above touches this run yet".
-const NO_LABEL: u32 = u32::MAX;
-
-/// The union-find forest of a band's provisional labels: `parent[l] <= l`,
-/// so a root is the first label of its class, and flattening is one pass in
-/// label order.
-#[derive(Default)]
-struct Forest<const MEASURE: bool> {
-    parent: Vec<u32>,
-    stats: Vec<ComponentStats>,
-}
-
-impl<const MEASURE: bool> Forest<MEASURE> {
-    /// Labels the runs of `row` (row `y` of the image) from the labels of
-    /// the runs of `above` (indexed by `index`) that touch them, merging the classes that a run
-    /// joins.
-    #[inline(always)]
-    fn connect_row(
-        &mut self,
-        above: &[Run],
-        index: &RunIndex,
-        row: &mut [Run],
-        connectivity: Connectivity,
-        y: u32,
-    ) {
-        for run in row.iter_mut() {
-            let mut label = NO_LABEL;
-            // Neighbouring runs above often share a label: skip the finds.
-            let mut seen = NO_LABEL;
-            for other in &above[index.touching(run.start, run.end, connectivity)] {
-                if other.label == seen {
-                    continue;
-                }
-                seen = other.label;
-                let root = self.find(other.label);
-                label = if label == NO_LABEL {
-                    root
-                } else {
-                    self.union(label, root)
-                };
-            }
-            run.label = if label == NO_LABEL {
-                self.new_label(run, y)
-            } else {
-                if MEASURE {
-                    self.stats[label as usize].add_run(run.start, run.end - 1, y);
-                }
-                label
-            };
-        }
-    }
-
-    /// A new class holding `run` of row `y`.
-    #[inline(always)]
-    fn new_label(&mut self, run: &Run, y: u32) -> u32 {
-        let label = self.parent.len() as u32;
-        self.parent.push(label);
-        if MEASURE {
-            let mut stats = ComponentStats::default();
-            stats.add_run(run.start, run.end - 1, y);
-            self.stats.push(stats);
-        }
-        label
-    }
-
-    /// The root of `label`'s class, halving the path on the way.
-    #[inline(always)]
-    fn find(&mut self, mut label: u32) -> u32 {
-        loop {
-            let parent = self.parent[label as usize];
-            if parent == label {
-                return label;
-            }
-            let grandparent = self.parent[parent as usize];
-            self.parent[label as usize] = grandparent;
-            label = grandparent;
-        }
-    }
-
-    /// Merges the classes of roots `a` and `b` under the smaller; returns it.
-    #[inline(always)]
-    fn union(&mut self, a: u32, b: u32) -> u32 {
-        if a == b {
-            return a;
-        }
-        let (low, high) = (a.min(b), a.max(b));
-        self.parent[high as usize] = low;
-        if MEASURE {
-            let moved = self.stats[high as usize];
-            self.stats[low as usize].merge(&moved);
-        }
-        low
-    }
-
-    /// Points every label straight at its root: parents come before their
-    /// children, so one pass in label order sees each parent final.
-    fn flatten(&mut self) {
-        for label in 0..self.parent.len() {
-            let parent = self.parent[label] as usize;
-            self.parent[label] = self.parent[parent];
-        }
-    }
 }

@@ -3,14 +3,12 @@
 //! roots of the joined forest are numbered 1..=N in raster order (Parallel
 //! Light Speed Labeling's border merge and relabeling).
 
-use ccl_core::{ComponentStats, Connectivity};
-
-use super::band::Band;
+use super::forest::RunFeatures;
 use super::map_bands;
-use super::runs::Touching;
+use super::runs::{Run, Touching};
 
 /// The joined forest of every band.
-pub(super) struct Joined {
+pub(super) struct Joined<F> {
     /// Where each band's labels start among all labels.
     pub offsets: Vec<usize>,
     /// The global root of every label (global index = band offset + local
@@ -19,12 +17,12 @@ pub(super) struct Joined {
     /// At each root, its component's canonical label 1..=N (0 elsewhere).
     pub rank: Vec<u32>,
     /// With analysis: the features of component `i + 1` at index `i`.
-    pub stats: Vec<ComponentStats>,
+    pub stats: Vec<F>,
     /// The number of components.
     pub count: usize,
 }
 
-impl Joined {
+impl<F> Joined<F> {
     /// The canonical label of local label `label` of band `band`.
     #[inline]
     pub(super) fn final_label(&self, band: usize, label: u32) -> u32 {
@@ -32,13 +30,35 @@ impl Joined {
     }
 }
 
-/// Joins `bands` (consecutive, top to bottom) in `connectivity`; with
+/// One band's part in a join: its flattened forest (the local root of
+/// every provisional label) and, with analysis, the features at each root.
+pub(super) struct BandForest<'a, F> {
+    /// The local root of each label.
+    pub parent: &'a [u32],
+    /// The features of each root's class (empty for labeling).
+    pub stats: &'a [F],
+}
+
+/// Two rows that face each other across the border between band `b - 1`
+/// (`upper`, a row of its last rows) and band `b` (`lower`, a row of its
+/// first rows), whose runs touch within `reach` columns.
+pub(super) struct Border<'a> {
+    /// Runs of a row of the upper band, labeled with its local labels.
+    pub upper: &'a [Run],
+    /// Runs of a row of the lower band, labeled with its local labels.
+    pub lower: &'a [Run],
+    /// How many columns apart touching runs may be.
+    pub reach: u32,
+}
+
+/// Joins `bands` (consecutive, in raster order) across `borders`
+/// (`borders[b - 1]`: the row pairs between bands `b - 1` and `b`); with
 /// `MEASURE`, also gathers the features of every component.
-pub(super) fn join<const MEASURE: bool>(
-    bands: &[Band],
-    connectivity: Connectivity,
+pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
+    bands: &[BandForest<'_, F>],
+    borders: &[Vec<Border<'_>>],
     parallel: bool,
-) -> Joined {
+) -> Joined<F> {
     let mut offsets = Vec::with_capacity(bands.len() + 1);
     offsets.push(0);
     for band in bands {
@@ -57,13 +77,13 @@ pub(super) fn join<const MEASURE: bool>(
             .collect(),
         |(b, (chunk, band))| {
             let offset = offsets[b] as u32;
-            for (global, &local) in chunk.iter_mut().zip(&band.parent) {
+            for (global, &local) in chunk.iter_mut().zip(band.parent) {
                 *global = local + offset;
             }
         },
     );
 
-    join_borders(bands, &offsets, &mut root, connectivity);
+    join_borders(borders, &offsets, &mut root);
 
     // Each label straight to its global root, and the roots of each band
     // counted: a label's local root now holds either itself or, if a border
@@ -96,7 +116,7 @@ pub(super) fn join<const MEASURE: bool>(
     }
     let mut rank = vec![0u32; total];
     let mut stats = if MEASURE {
-        vec![ComponentStats::default(); count as usize]
+        vec![F::default(); count as usize]
     } else {
         Vec::new()
     };
@@ -113,7 +133,7 @@ pub(super) fn join<const MEASURE: bool>(
     let roots = &root;
     // The features of a band's local roots that a border joined to a root
     // elsewhere: (global root, features), added once every root has a rank.
-    let moved: Vec<Vec<(u32, ComponentStats)>> = map_bands(
+    let moved: Vec<Vec<(u32, F)>> = map_bands(
         parallel,
         split(&mut rank, &offsets)
             .into_iter()
@@ -152,24 +172,26 @@ pub(super) fn join<const MEASURE: bool>(
     }
 }
 
-/// Joins the last row of each band with the first row of the next, one
-/// border after another (a border costs the runs of two rows).
-fn join_borders(bands: &[Band], offsets: &[usize], root: &mut [u32], connectivity: Connectivity) {
+/// Joins the rows that face each other across each border, one border
+/// after another (a border costs the runs of its rows).
+fn join_borders(borders: &[Vec<Border<'_>>], offsets: &[usize], root: &mut [u32]) {
     // Roots linked under another root: afterwards they are pointed straight
     // at their final root, so that the parallel pass that follows finds
     // every root in one step.
     let mut linked = Vec::new();
-    for b in 1..bands.len() {
-        let (upper, lower) = (offsets[b - 1] as u32, offsets[b] as u32);
-        let mut touching = Touching::new(&bands[b - 1].last_row, connectivity);
-        for run in &bands[b].first_row {
-            for other in touching.of(run) {
-                let a = find(root, upper + other.label);
-                let c = find(root, lower + run.label);
-                if a != c {
-                    let (low, high) = (a.min(c), a.max(c));
-                    root[high as usize] = low;
-                    linked.push(high);
+    for (b, pairs) in borders.iter().enumerate() {
+        let (upper, lower) = (offsets[b] as u32, offsets[b + 1] as u32);
+        for pair in pairs {
+            let mut touching = Touching::new(pair.upper, pair.reach);
+            for run in pair.lower {
+                for other in touching.of(run) {
+                    let a = find(root, upper + other.label);
+                    let c = find(root, lower + run.label);
+                    if a != c {
+                        let (low, high) = (a.min(c), a.max(c));
+                        root[high as usize] = low;
+                        linked.push(high);
+                    }
                 }
             }
         }

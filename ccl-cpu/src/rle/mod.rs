@@ -21,21 +21,32 @@
 
 mod band;
 mod bits;
+mod forest;
 mod merge;
 mod runs;
+mod slab;
+mod volume;
 mod write;
 
 use std::ops::Range;
 
 use ccl_core::{
-    Algorithm, Analyzer, Backend, BinaryImage, ComponentStats, Connectivity, HostTimedRun,
-    LabelImage, Labeler, Result, check_connectivity, check_label_buffer,
+    Algorithm, Analyzer, Backend, BinaryImage, BinaryVolume, ComponentStats, Connectivity,
+    HostTimedRun, LabelImage, LabelVolume, Labeler, Result, VolumeStats, check_connectivity,
+    check_label_buffer, check_volume_label_buffer,
 };
 use rayon::prelude::*;
 
 use band::Band;
+use slab::Slab;
 
-const CONNECTIVITIES: &[Connectivity] = &[Connectivity::Four, Connectivity::Eight];
+const CONNECTIVITIES: &[Connectivity] = &[
+    Connectivity::Four,
+    Connectivity::Eight,
+    Connectivity::Six,
+    Connectivity::Eighteen,
+    Connectivity::TwentySix,
+];
 
 /// Bands per thread of the pool: a few, so that a thread whose band is
 /// quick takes another while a dense band is still being labeled.
@@ -44,7 +55,11 @@ const BANDS_PER_THREAD: usize = 2;
 /// The fewest rows a band has (short bands cost a border each).
 const MIN_BAND_ROWS: usize = 16;
 
-/// The fewest pixels an image has for `cpu-rle` to use more than one
+/// The fewest slices a slab of a volume has (each slab border costs a
+/// slice of rows joined on one thread).
+const MIN_SLAB_SLICES: usize = 4;
+
+/// The fewest pixels an image (or voxels a volume) has for `cpu-rle` to use more than one
 /// thread. Below it, handing bands to the pool and merging their borders
 /// costs more than a second core gains: on the 2-core development machine
 /// (2026-11-23, 8-connectivity labels, mean over densities 10-90 %), two
@@ -75,6 +90,8 @@ pub struct RunLabeler {
     parallel: bool,
     /// The bands' buffers, kept for the next image.
     scratch: Vec<Band>,
+    /// The slabs' buffers, kept for the next volume.
+    volume_scratch: Vec<Slab>,
 }
 
 impl RunLabeler {
@@ -83,6 +100,7 @@ impl RunLabeler {
         Self {
             parallel: true,
             scratch: Vec::new(),
+            volume_scratch: Vec::new(),
         }
     }
 
@@ -91,6 +109,7 @@ impl RunLabeler {
         Self {
             parallel: false,
             scratch: Vec::new(),
+            volume_scratch: Vec::new(),
         }
     }
 
@@ -114,6 +133,23 @@ impl RunLabeler {
             1
         };
         even_bands(height, count)
+    }
+
+    /// Whether `volume` is labeled on the pool, as [`Self::parallel_for`].
+    fn parallel_for_volume(&self, volume: &BinaryVolume<'_>) -> bool {
+        self.parallel && volume.voxel_count() >= MIN_PARALLEL_PIXELS
+    }
+
+    /// The volume's slices cut into slabs: a few per thread of the pool
+    /// where it runs in parallel, else one.
+    fn slabs(&self, volume: &BinaryVolume<'_>) -> Vec<Range<usize>> {
+        let depth = volume.depth();
+        let count = if self.parallel_for_volume(volume) {
+            (rayon::current_num_threads() * BANDS_PER_THREAD).min(depth.div_ceil(MIN_SLAB_SLICES))
+        } else {
+            1
+        };
+        even_bands(depth, count)
     }
 }
 
@@ -166,7 +202,7 @@ ccl_core::inventory::submit! {
 
 impl Labeler for RunLabeler {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
-        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        self.check(connectivity, 2)?;
         let mut labels = write::zeroed_labels(image.pixel_count());
         label_in_bands::<true>(
             image,
@@ -188,7 +224,7 @@ impl Labeler for RunLabeler {
         connectivity: Connectivity,
         labels: &mut [u32],
     ) -> Result<usize> {
-        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        self.check(connectivity, 2)?;
         check_label_buffer(image, labels)?;
         Ok(label_in_bands::<false>(
             image,
@@ -199,6 +235,51 @@ impl Labeler for RunLabeler {
             labels,
         ))
     }
+
+    fn label_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<LabelVolume> {
+        self.check(connectivity, 3)?;
+        let mut labels = write::zeroed_labels(volume.voxel_count());
+        volume::label_in_slabs::<true>(
+            volume,
+            connectivity,
+            &self.slabs(volume),
+            self.parallel_for_volume(volume),
+            &mut self.volume_scratch,
+            &mut labels,
+        );
+        LabelVolume::new(volume.width(), volume.height(), volume.depth(), labels)
+    }
+
+    /// Writes every voxel of `labels`, as [`Self::label_into`] does pixels.
+    fn label_volume_into(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+    ) -> Result<usize> {
+        self.check(connectivity, 3)?;
+        check_volume_label_buffer(volume, labels)?;
+        Ok(volume::label_in_slabs::<false>(
+            volume,
+            connectivity,
+            &self.slabs(volume),
+            self.parallel_for_volume(volume),
+            &mut self.volume_scratch,
+            labels,
+        ))
+    }
+}
+
+impl RunLabeler {
+    /// `Ok` when it labels `dimensions`-D inputs in `connectivity`.
+    fn check(&self, connectivity: Connectivity, dimensions: usize) -> Result<()> {
+        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        connectivity.check_dimensions(dimensions)
+    }
 }
 
 impl Analyzer for RunLabeler {
@@ -207,13 +288,28 @@ impl Analyzer for RunLabeler {
         image: &BinaryImage<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>> {
-        check_connectivity(self.name(), CONNECTIVITIES, connectivity)?;
+        self.check(connectivity, 2)?;
         Ok(analyze_in_bands(
             image,
             connectivity,
             &self.bands(image),
             self.parallel_for(image),
             &mut self.scratch,
+        ))
+    }
+
+    fn analyze_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<VolumeStats>> {
+        self.check(connectivity, 3)?;
+        Ok(volume::analyze_in_slabs(
+            volume,
+            connectivity,
+            &self.slabs(volume),
+            self.parallel_for_volume(volume),
+            &mut self.volume_scratch,
         ))
     }
 }
@@ -232,7 +328,8 @@ fn label_in_bands<const ZEROED: bool>(
     labels: &mut [u32],
 ) -> usize {
     let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
-    let joined = merge::join::<false>(bands, connectivity, parallel);
+    let (forests, borders) = Band::join_parts(bands, connectivity);
+    let joined = merge::join::<false, _>(&forests, &borders, parallel);
     let width = image.width();
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(rows.iter().map(|rows| rows.end * width))
@@ -281,7 +378,8 @@ fn analyze_in_bands(
     scratch: &mut Vec<Band>,
 ) -> Vec<ComponentStats> {
     let bands = label_bands::<true>(image, connectivity, rows, parallel, scratch);
-    merge::join::<true>(bands, connectivity, parallel).stats
+    let (forests, borders) = Band::join_parts(bands, connectivity);
+    merge::join::<true, _>(&forests, &borders, parallel).stats
 }
 
 /// Each band of `rows` labeled on its own, into `scratch`'s buffers.

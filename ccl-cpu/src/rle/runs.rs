@@ -102,21 +102,23 @@ impl RunIndex {
     }
 
     /// The indexes (in the row's left-to-right order) of the row's runs
-    /// that touch pixels `start..end` of the row below in `connectivity`.
+    /// that touch pixels `start..end` of a neighbouring row within `reach`
+    /// columns (see [`reach`]).
     #[inline(always)]
-    pub(super) fn touching(
-        &self,
-        start: u32,
-        end: u32,
-        connectivity: Connectivity,
-    ) -> Range<usize> {
-        let reach = u32::from(connectivity == Connectivity::Eight);
+    pub(super) fn touching(&self, start: u32, end: u32, reach: u32) -> Range<usize> {
         // Runs that end at or before start - reach lie wholly left; runs
         // that start before end + reach reach under the span or lie left.
         let first = rank(&self.ends, &self.ends_before, start + 1 - reach);
         let last = rank(&self.starts, &self.starts_before, end + reach);
         first..last
     }
+}
+
+/// How many columns apart two runs of neighbouring rows may be and still
+/// touch: 0 where only shared columns connect (4-connectivity), 1 where
+/// diagonal neighbours do too (8-connectivity).
+pub(super) fn reach(connectivity: Connectivity) -> u32 {
+    u32::from(connectivity == Connectivity::Eight)
 }
 
 /// The bits of `masks` below position `x`.
@@ -141,12 +143,13 @@ pub(super) struct Touching<'a> {
 }
 
 impl<'a> Touching<'a> {
-    /// A walk over `above` for `connectivity`.
-    pub(super) fn new(above: &'a [Run], connectivity: Connectivity) -> Self {
+    /// A walk over `above` for runs that touch within `reach` columns
+    /// (see [`reach`]).
+    pub(super) fn new(above: &'a [Run], reach: u32) -> Self {
         Self {
             above,
             next: 0,
-            reach: u32::from(connectivity == Connectivity::Eight),
+            reach,
         }
     }
 
@@ -210,7 +213,7 @@ mod tests {
         let above = [run(0, 2), run(4, 6), run(8, 10)];
         let row = [run(2, 4), run(6, 7), run(9, 12)];
         let starts = |c| {
-            let mut touching = Touching::new(&above, c);
+            let mut touching = Touching::new(&above, reach(c));
             row.iter()
                 .map(|r| touching.of(r).iter().map(|a| a.start).collect::<Vec<_>>())
                 .collect::<Vec<_>>()
@@ -254,9 +257,9 @@ mod tests {
                 let mut runs = Vec::new();
                 extract_runs(&bottom_words, width, &mut runs);
                 for connectivity in Connectivity::PLANE {
-                    let mut walk = Touching::new(&above, connectivity);
+                    let mut walk = Touching::new(&above, reach(connectivity));
                     for run in &runs {
-                        let range = index.touching(run.start, run.end, connectivity);
+                        let range = index.touching(run.start, run.end, reach(connectivity));
                         assert_eq!(
                             &above[range],
                             walk.of(run),
@@ -272,7 +275,7 @@ mod tests {
     fn one_run_above_touches_several_below() {
         let above = [run(0, 10)];
         let row = [run(0, 1), run(3, 4), run(9, 12)];
-        let mut touching = Touching::new(&above, Connectivity::Four);
+        let mut touching = Touching::new(&above, 0);
         for r in &row {
             assert_eq!(touching.of(r), &above);
         }

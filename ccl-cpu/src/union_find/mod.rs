@@ -1,17 +1,27 @@
 //! `cpu-uf`: two-pass labeling with an equivalence table (Rosenfeld &
 //! Pfaltz, "Sequential operations in digital picture processing", 1966), kept
-//! as a union-find forest with path compression.
+//! as a union-find forest with path compression; [`volume`] does the same
+//! for volumes.
+
+mod volume;
 
 use ccl_core::{
-    Algorithm, Analyzer, Backend, BinaryImage, ComponentStats, Connectivity, HostTimedRun,
-    LabelImage, Labeler, Result, check_connectivity,
+    Algorithm, Analyzer, Backend, BinaryImage, BinaryVolume, ComponentStats, Connectivity,
+    HostTimedRun, LabelImage, LabelVolume, Labeler, Result, VolumeStats, check_connectivity,
 };
 
 const NAME: &str = "cpu-uf";
-const CONNECTIVITIES: &[Connectivity] = &[Connectivity::Four, Connectivity::Eight];
+const CONNECTIVITIES: &[Connectivity] = &[
+    Connectivity::Four,
+    Connectivity::Eight,
+    Connectivity::Six,
+    Connectivity::Eighteen,
+    Connectivity::TwentySix,
+];
 
-/// The reference labeler: sequential, simple, and canonical by construction
-/// (components are numbered 1..=N in raster order of their first pixel).
+/// The reference labeler of images and volumes: sequential, simple, and
+/// canonical by construction (components are numbered 1..=N in raster order
+/// of their first pixel or voxel).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UnionFind;
 
@@ -22,7 +32,7 @@ ccl_core::inventory::submit! {
         crate_name: env!("CARGO_PKG_NAME"),
         backend: Backend::Cpu,
         connectivities: CONNECTIVITIES,
-        summary: "two-pass union-find with path compression, single thread (Rosenfeld & Pfaltz 1966); the reference",
+        summary: "two-pass union-find with path compression, single thread (Rosenfeld & Pfaltz 1966); the reference, images and volumes",
         priority: 10,
         preferred_for: &[],
         probe: || Ok(()),
@@ -35,8 +45,20 @@ ccl_core::inventory::submit! {
 impl Labeler for UnionFind {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
         check_connectivity(NAME, CONNECTIVITIES, connectivity)?;
+        connectivity.check_dimensions(2)?;
         let (labels, _) = label_and_measure(image, connectivity, false);
         LabelImage::new(image.width(), image.height(), labels)
+    }
+
+    fn label_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<LabelVolume> {
+        check_connectivity(NAME, CONNECTIVITIES, connectivity)?;
+        connectivity.check_dimensions(3)?;
+        let (labels, _) = volume::label_and_measure(volume, connectivity, false);
+        LabelVolume::new(volume.width(), volume.height(), volume.depth(), labels)
     }
 }
 
@@ -47,7 +69,18 @@ impl Analyzer for UnionFind {
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>> {
         check_connectivity(NAME, CONNECTIVITIES, connectivity)?;
+        connectivity.check_dimensions(2)?;
         Ok(label_and_measure(image, connectivity, true).1)
+    }
+
+    fn analyze_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<VolumeStats>> {
+        check_connectivity(NAME, CONNECTIVITIES, connectivity)?;
+        connectivity.check_dimensions(3)?;
+        Ok(volume::label_and_measure(volume, connectivity, true).1)
     }
 }
 
@@ -209,6 +242,44 @@ mod tests {
                     .is_empty()
             );
         }
+    }
+
+    #[test]
+    fn volumes_join_across_slices_by_connectivity() {
+        // A = (0, 0, 0) and C = (2, 1, 0) in slice 0, B = (1, 0, 1) in slice
+        // 1: A and B share an edge, B and C a corner.
+        #[rustfmt::skip]
+        let voxels = [
+            1, 0, 0,  0, 0, 1,
+            0, 1, 0,  0, 0, 0,
+        ];
+        let volume = BinaryVolume::new(&voxels, 3, 2, 2).unwrap();
+        let count = |c| {
+            UnionFind
+                .label_volume(&volume, c)
+                .unwrap()
+                .component_count()
+        };
+        assert_eq!(count(Connectivity::Six), 3);
+        assert_eq!(count(Connectivity::Eighteen), 2);
+        assert_eq!(count(Connectivity::TwentySix), 1);
+        let labels = UnionFind
+            .label_volume(&volume, Connectivity::Eighteen)
+            .unwrap();
+        assert_eq!(labels.labels(), &[1, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0]);
+        let stats = UnionFind
+            .analyze_volume(&volume, Connectivity::Eighteen)
+            .unwrap();
+        assert_eq!(stats, VolumeStats::from_labels(&labels));
+        assert_eq!((stats[0].area, stats[0].z_max, stats[0].sum_x), (2, 1, 1));
+    }
+
+    #[test]
+    fn a_connectivity_of_the_other_dimension_is_refused() {
+        let image = BinaryImage::new(&[1], 1, 1).unwrap();
+        assert!(UnionFind.label(&image, Connectivity::Six).is_err());
+        let volume = BinaryVolume::new(&[1], 1, 1, 1).unwrap();
+        assert!(UnionFind.label_volume(&volume, Connectivity::Four).is_err());
     }
 
     #[test]

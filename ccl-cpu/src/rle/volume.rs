@@ -1,0 +1,229 @@
+//! Volumes through the same stages: slabs of slices labeled in parallel
+//! ([`super::slab`]), their forests joined across the slab borders
+//! ([`super::merge`]), and labels written run by run ([`super::write`]).
+
+use std::ops::Range;
+
+use ccl_core::{BinaryVolume, Connectivity, VolumeStats};
+
+use super::slab::{Neighbours, Slab};
+use super::{bits, map_bands, merge, write};
+
+/// Writes the canonical labels of `volume` into `labels` (one per voxel),
+/// labeled in slabs of `slices` with `scratch`'s buffers, and returns the
+/// number of components. With `ZEROED` the caller's `labels` are all 0 and
+/// background is skipped; else every label is written.
+pub(super) fn label_in_slabs<const ZEROED: bool>(
+    volume: &BinaryVolume<'_>,
+    connectivity: Connectivity,
+    slices: &[Range<usize>],
+    parallel: bool,
+    scratch: &mut Vec<Slab>,
+    labels: &mut [u32],
+) -> usize {
+    let neighbours = Neighbours::of(connectivity);
+    let slabs = label_slabs::<false>(volume, neighbours, slices, parallel, scratch);
+    let (forests, borders) = Slab::join_parts(slabs, neighbours);
+    let joined = merge::join::<false, _>(&forests, &borders, parallel);
+    let (width, height) = (volume.width(), volume.height());
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(slices.iter().map(|slices| slices.end * height * width))
+        .collect();
+    map_bands(
+        parallel,
+        merge::split(labels, &bounds)
+            .into_iter()
+            .zip(slabs)
+            .enumerate()
+            .collect(),
+        |(s, (out, slab))| {
+            let mut words = vec![0u64; width.div_ceil(64)];
+            let mut finals = Vec::new();
+            let rows = slab
+                .slices
+                .clone()
+                .flat_map(|z| (0..height).map(move |y| (y, z)));
+            for (i, (row, (y, z))) in out.chunks_exact_mut(width.max(1)).zip(rows).enumerate() {
+                let runs = slab.labels_of_row(i);
+                // A row without runs is all background: no need to read it again.
+                if runs.is_empty() {
+                    if !ZEROED {
+                        row.fill(0);
+                    }
+                    continue;
+                }
+                finals.clear();
+                finals.push(0);
+                finals.extend(runs.iter().map(|&label| joined.final_label(s, label)));
+                finals.extend([0; write::FINALS_PADDING]);
+                bits::row_to_bits(volume.row(y, z), &mut words);
+                write::write_row::<ZEROED>(&words, &finals, row);
+            }
+        },
+    );
+    joined.count
+}
+
+/// The features of every component of `volume`, in raster order, analyzed
+/// in slabs of `slices`.
+pub(super) fn analyze_in_slabs(
+    volume: &BinaryVolume<'_>,
+    connectivity: Connectivity,
+    slices: &[Range<usize>],
+    parallel: bool,
+    scratch: &mut Vec<Slab>,
+) -> Vec<VolumeStats> {
+    let neighbours = Neighbours::of(connectivity);
+    let slabs = label_slabs::<true>(volume, neighbours, slices, parallel, scratch);
+    let (forests, borders) = Slab::join_parts(slabs, neighbours);
+    merge::join::<true, _>(&forests, &borders, parallel).stats
+}
+
+/// Each slab of `slices` labeled on its own, into `scratch`'s buffers.
+fn label_slabs<'a, const MEASURE: bool>(
+    volume: &BinaryVolume<'_>,
+    neighbours: Neighbours,
+    slices: &[Range<usize>],
+    parallel: bool,
+    scratch: &'a mut Vec<Slab>,
+) -> &'a [Slab] {
+    scratch.resize_with(slices.len(), Slab::default);
+    map_bands(
+        parallel,
+        scratch.iter_mut().zip(slices.iter().cloned()).collect(),
+        |(slab, slices)| slab.label::<MEASURE>(volume, slices, neighbours),
+    );
+    scratch
+}
+
+#[cfg(test)]
+mod tests {
+    use ccl_core::{Analyzer, BinaryVolumeBuf, LabelVolume, Labeler};
+
+    use super::*;
+    use crate::UnionFind;
+    use crate::rle::even_bands;
+
+    /// A volume whose voxels are foreground with `density` percent, from a
+    /// small xorshift (the test needs variety, not the benchmark spec).
+    fn volume(
+        width: usize,
+        height: usize,
+        depth: usize,
+        density: u32,
+        seed: u32,
+    ) -> BinaryVolumeBuf {
+        let mut state = seed.max(1);
+        BinaryVolumeBuf::from_fn(width, height, depth, |_, _, _| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state % 100 < density
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn any_slab_cut_gives_the_reference() {
+        let shapes = [
+            (7, 5, 9),
+            (70, 3, 6),
+            (1, 1, 12),
+            (12, 1, 5),
+            (1, 9, 4),
+            (65, 4, 3),
+        ];
+        for (i, &(width, height, depth)) in shapes.iter().enumerate() {
+            for density in [10, 30, 55, 80] {
+                let buf = volume(width, height, depth, density, 7 + i as u32 * 31 + density);
+                let volume = buf.view();
+                for connectivity in Connectivity::VOLUME {
+                    let expected = UnionFind.label_volume(&volume, connectivity).unwrap();
+                    let stats = UnionFind.analyze_volume(&volume, connectivity).unwrap();
+                    for count in 1..=depth {
+                        let slices = even_bands(depth, count);
+                        for parallel in [false, true] {
+                            let mut scratch = Vec::new();
+                            // A dirty buffer: every voxel must be written.
+                            let mut labels = vec![u32::MAX; volume.voxel_count()];
+                            let n = label_in_slabs::<false>(
+                                &volume,
+                                connectivity,
+                                &slices,
+                                parallel,
+                                &mut scratch,
+                                &mut labels,
+                            );
+                            let context = format!(
+                                "{width}x{height}x{depth}, d = {density}, {connectivity}, {count} slabs"
+                            );
+                            assert_eq!(labels, expected.labels(), "{context}");
+                            assert_eq!(n, expected.component_count(), "{context}");
+                            let measured = analyze_in_slabs(
+                                &volume,
+                                connectivity,
+                                &slices,
+                                parallel,
+                                &mut scratch,
+                            );
+                            assert_eq!(measured, stats, "{context}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_labeler_checks_its_arguments() {
+        let buf = volume(4, 3, 2, 50, 3);
+        let mut labeler = crate::RunLabeler::parallel();
+        assert!(
+            labeler
+                .label_volume(&buf.view(), Connectivity::Four)
+                .is_err()
+        );
+        assert!(
+            labeler
+                .label_volume_into(&buf.view(), Connectivity::Six, &mut [0; 23])
+                .is_err()
+        );
+        let labels: LabelVolume = labeler
+            .label_volume(&buf.view(), Connectivity::Six)
+            .unwrap();
+        assert!(
+            labels.same_partition(
+                &UnionFind
+                    .label_volume(&buf.view(), Connectivity::Six)
+                    .unwrap()
+            )
+        );
+        let image = ccl_core::BinaryImage::new(&[1, 1], 2, 1).unwrap();
+        assert!(labeler.label(&image, Connectivity::TwentySix).is_err());
+        assert!(labeler.analyze(&image, Connectivity::Six).is_err());
+        for (w, h, d) in [(0, 3, 3), (3, 0, 3), (3, 3, 0)] {
+            let empty = ccl_core::BinaryVolume::new(&[], w, h, d).unwrap();
+            for connectivity in Connectivity::VOLUME {
+                assert!(
+                    labeler
+                        .label_volume(&empty, connectivity)
+                        .unwrap()
+                        .labels()
+                        .is_empty()
+                );
+                assert_eq!(
+                    labeler
+                        .label_volume_into(&empty, connectivity, &mut [])
+                        .unwrap(),
+                    0
+                );
+                assert!(
+                    labeler
+                        .analyze_volume(&empty, connectivity)
+                        .unwrap()
+                        .is_empty()
+                );
+            }
+        }
+    }
+}
