@@ -50,9 +50,9 @@
 #![doc = include_str!("../../README.md")]
 
 pub use ccl_core::{
-    Algorithm, Analyzer, Backend, BinaryImage, BinaryImageBuf, ComponentStats, Connectivity, Error,
-    LabelImage, Labeler, MAX_PIXELS, Result, StageTime, Task, TimedRun, default_algorithm,
-    default_algorithm_on, find,
+    Algorithm, Analyzer, Backend, BinaryImage, BinaryImageBuf, BinaryVolume, BinaryVolumeBuf,
+    ComponentStats, Connectivity, Error, LabelImage, LabelVolume, Labeler, MAX_PIXELS, Result,
+    StageTime, Task, TimedRun, VolumeStats, default_algorithm, default_algorithm_on, find,
 };
 
 /// Files: binary images in, label images out (`ccl-io`).
@@ -91,6 +91,44 @@ pub fn label(image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<Labe
 /// preferred variant that runs here.
 pub fn analyze(image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<Vec<ComponentStats>> {
     Variant::preferred(Task::Analyze, connectivity)?.analyze(image, connectivity)
+}
+
+/// The canonical labels of a volume (1..=N in raster order of each
+/// component's first voxel, z then y then x, as `scipy.ndimage.label`
+/// numbers them) by the preferred variant for `connectivity` (6, 18 or 26)
+/// that runs here.
+///
+/// ```
+/// use ccl::{BinaryVolume, Connectivity};
+///
+/// // Two 2x2 slices; the voxels (0, 0, 0) and (1, 1, 1) share a corner.
+/// let voxels = [1, 0,  0, 0,
+///               0, 0,  0, 1];
+/// let volume = BinaryVolume::new(&voxels, 2, 2, 2)?;
+/// assert_eq!(ccl::label_volume(&volume, Connectivity::TwentySix)?.component_count(), 1);
+/// let labels = ccl::label_volume(&volume, Connectivity::Six)?;
+/// assert_eq!(labels.labels(), &[1, 0, 0, 0, 0, 0, 0, 2]);
+/// let stats = ccl::analyze_volume(&volume, Connectivity::Six)?;
+/// assert_eq!(stats[1].centroid(), (1.0, 1.0, 1.0));
+/// // A volume's connectivity says it is a volume: 4 and 8 are refused.
+/// assert!(ccl::label_volume(&volume, Connectivity::Four).is_err());
+/// # Ok::<(), ccl::Error>(())
+/// ```
+pub fn label_volume(volume: &BinaryVolume<'_>, connectivity: Connectivity) -> Result<LabelVolume> {
+    connectivity.check_dimensions(3)?;
+    let (labels, _) =
+        Variant::preferred(Task::Label, connectivity)?.label_volume(volume, connectivity)?;
+    Ok(labels)
+}
+
+/// The features of every component of a volume, in raster order of the
+/// components' first voxels, by the preferred variant that runs here.
+pub fn analyze_volume(
+    volume: &BinaryVolume<'_>,
+    connectivity: Connectivity,
+) -> Result<Vec<VolumeStats>> {
+    connectivity.check_dimensions(3)?;
+    Variant::preferred(Task::Analyze, connectivity)?.analyze_volume(volume, connectivity)
 }
 
 /// OpenCV's `connectedComponentsWithStats` of `image` by the preferred

@@ -7,8 +7,8 @@ use ccl_core::opencv::{OpenCvComponents, OpenCvStats};
 use ccl_cuda::interop::pool;
 
 use crate::{
-    Algorithm, Backend, BinaryImage, ComponentStats, Connectivity, Error, LabelImage, Result, Task,
-    default_algorithm, default_algorithm_on, find,
+    Algorithm, Backend, BinaryImage, BinaryVolume, ComponentStats, Connectivity, Error, LabelImage,
+    LabelVolume, Result, Task, VolumeStats, default_algorithm, default_algorithm_on, find,
 };
 
 /// A registered variant checked to run here, for host images: canonical
@@ -144,6 +144,54 @@ impl Variant {
             Backend::Cuda => pool::analyze_host_image(algorithm, image, connectivity),
             Backend::Cpu => algorithm.analyzer()?.analyze(image, connectivity),
         }
+    }
+
+    /// The canonical labels of a volume (0 for background, 1..=N in raster
+    /// order of each component's first voxel) and N. Every variant that
+    /// labels volumes does it on its own labeler, wherever it runs.
+    pub fn label_volume(
+        &self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<(LabelVolume, usize)> {
+        let labels = self
+            .algorithm
+            .labeler()?
+            .label_volume(volume, connectivity)?
+            .into_canonical();
+        let count = labels.component_count_if_canonical().ok_or_else(|| {
+            Error::Unavailable(format!(
+                "{}'s labels were not canonical",
+                self.algorithm.name
+            ))
+        })?;
+        Ok((labels, count))
+    }
+
+    /// [`label_volume`](Self::label_volume) into `labels`, the caller's
+    /// buffer of one label per voxel (x fastest, packed; overwritten);
+    /// returns N.
+    pub fn label_volume_into(
+        &self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+    ) -> Result<usize> {
+        self.algorithm
+            .labeler()?
+            .label_volume_into(volume, connectivity, labels)
+    }
+
+    /// The features of every component of a volume by the variant's own
+    /// analysis, index i for canonical label i + 1.
+    pub fn analyze_volume(
+        &self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<VolumeStats>> {
+        self.algorithm
+            .analyzer()?
+            .analyze_volume(volume, connectivity)
     }
 
     /// OpenCV's `connectedComponentsWithStats` of `image`: canonical
