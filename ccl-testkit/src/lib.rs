@@ -28,10 +28,13 @@
 //! - [`conformance`]: every check a variant must pass, on any image;
 //! - [`policy`]: when a variant that cannot run here is skipped and when it
 //!   is a failure (`CCL_REQUIRE_GPU=1`, CI);
+//! - [`volumes`]: the same for variants that label volumes (cases, the
+//!   reference's answer, every check);
 //! - [`wrong`]: a deliberately wrong variant, to show that checks fail.
 
 pub mod cases;
 pub mod conformance;
 pub mod policy;
 pub mod verify;
+pub mod volumes;
 pub mod wrong;

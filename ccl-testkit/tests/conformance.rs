@@ -96,3 +96,32 @@ fn real_image_counts_match_components_json() {
         }
     }
 }
+
+#[test]
+fn every_volume_variant_on_random_pattern_and_edge_volumes() {
+    use ccl_testkit::volumes::{
+        check_registry_volumes, edge_volume_cases, pattern_volume_cases, random_volume_cases,
+    };
+    let checked = check_registry_volumes(
+        random_volume_cases(48)
+            .chain(pattern_volume_cases())
+            .chain(edge_volume_cases()),
+    );
+    for name in ["cpu-uf", "cpu-rle", "cpu-rle-1t"] {
+        assert!(checked.contains(&name), "{name} not checked: {checked:?}");
+    }
+}
+
+#[test]
+fn a_large_volume_at_each_percolation_threshold() {
+    // 160 x 128 x 96 voxels (about 2 Mvox): cpu-rle cuts it into slabs, and
+    // at the threshold one component crosses every slab border.
+    use ccl_testkit::volumes::{VolumeCase, check_registry_volumes};
+    let (width, height, depth) = (160, 128, 96);
+    check_registry_volumes([10, 14, 31].map(|density| {
+        Ok(VolumeCase {
+            name: format!("random {width}x{height}x{depth} d={density} g=1 seed=5"),
+            volume: ccl_testdata::random_volume(width, height, depth, density, 1, 5)?,
+        })
+    }));
+}
