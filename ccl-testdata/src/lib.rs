@@ -1,6 +1,7 @@
-//! Deterministic test images for `ccl`: MT19937 density / granularity images
-//! as the benchmark protocol defines them, structured patterns that stress
-//! labeling algorithms, and small real images with known component counts.
+//! Deterministic test images and volumes for `ccl`: MT19937 density /
+//! granularity images and volumes as the benchmark protocol defines them,
+//! structured patterns (2-D and 3-D) that stress labeling algorithms, and
+//! small real images with known component counts.
 //!
 //! ```
 //! use ccl_core::{Connectivity, Labeler};
@@ -23,15 +24,29 @@
 //!     let labels = UnionFind.label(&real.image.view(), Connectivity::Eight)?;
 //!     assert_eq!(labels.component_count(), real.components_8, "{}", real.name);
 //! }
+//!
+//! // Volumes: the random rule with g×g×g cells (here near the 6-connected
+//! // percolation threshold), and 3-D patterns such as a coil of one path.
+//! let volume = ccl_testdata::random_volume(64, 64, 64, 31, 1, 0)?;
+//! assert_eq!(volume.depth(), 64);
+//! let helix = ccl_testdata::volume_pattern("helix", 33, 33, 33)?;
+//! assert!(ccl_testdata::volume_pattern_kinds().contains(&"maze3d"));
+//! # let _ = helix;
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 //!
 //! Files (reading images, writing labels) are `ccl-io`'s.
 
 mod patterns;
+mod patterns_volume;
 mod random;
+mod random_volume;
 mod real;
 
 pub use patterns::{PATTERN_SIZES, Pattern, pattern, pattern_kinds, patterns};
+pub use patterns_volume::{
+    VOLUME_PATTERN_SIZES, VolumePattern, volume_pattern, volume_pattern_kinds, volume_patterns,
+};
 pub use random::{DEFAULT_SEED, random_image};
+pub use random_volume::random_volume;
 pub use real::{REAL_DIR, RealImage, real_images};

@@ -1,7 +1,9 @@
 //! MT19937 density / granularity images, bit for bit as docs/benchmark.md
 //! ("Random images") specifies them, so that other tools (C++
 //! `std::mt19937`, NumPy's `RandomState`, the papers' own generators) regenerate
-//! exactly the images this project benchmarks.
+//! exactly the images this project benchmarks. The cell drawing lives here
+//! once for images and volumes (`random_volume.rs`): an image is the volume
+//! of depth 1.
 
 use ccl_core::{BinaryImageBuf, Error, Result, check_size};
 use rand_mt::Mt;
@@ -44,7 +46,13 @@ pub fn random_image(
     // An image is the volume of depth 1: one slab of cells, drawn in the
     // same order, so the two generators cannot drift apart.
     let mut pixels = vec![0u8; width * height];
-    fill_cells(&mut pixels, [width, height, 1], granularity, threshold, seed);
+    fill_cells(
+        &mut pixels,
+        [width, height, 1],
+        granularity,
+        threshold,
+        seed,
+    );
     BinaryImageBuf::from_pixels(pixels, width, height)
 }
 
