@@ -29,11 +29,15 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 //!
-//! Registered variant: `playne` (4- and 8-connectivity, labels and, through
-//! the shared back end of `ccl-cuda`, features).
+//! Registered variant: `playne` (4- and 8-connectivity on images; 6, 18
+//! and 26 on volumes, where the same method needs no change but its list
+//! of backward neighbours; labels and, through the shared back end of
+//! `ccl-cuda`, features).
 
 mod equivalence;
 mod playne;
+mod volume;
 
 pub use equivalence::{Equivalence, EquivalenceKernels};
-pub use playne::PLAYNE;
+pub use playne::{PLAYNE, Playne};
+pub use volume::PlayneVolume;

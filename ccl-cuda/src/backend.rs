@@ -13,6 +13,7 @@ mod features;
 mod rounds;
 mod stats;
 mod variant;
+mod volume;
 
 pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
@@ -23,3 +24,4 @@ pub use features::{
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};
+pub use volume::{DeviceVolumeStats, Slices, VolumeFeatures, with_rows};

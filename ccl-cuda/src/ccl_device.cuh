@@ -240,6 +240,49 @@ __device__ __forceinline__ void ccl_add_to_component(CclStatsOut out, u32 rank, 
     atomicMax(&s->y_max, y);
 }
 
+// One component of a volume as the host reads it (ccl_cuda::DeviceVolumeStats).
+struct CclVolumeStats {
+    u32 area;
+    u32 x_min;
+    u32 y_min;
+    u32 z_min;
+    u32 x_max;
+    u32 y_max;
+    u32 z_max;
+    u32 padding;
+    u64 sum_x;
+    u64 sum_y;
+    u64 sum_z;
+};
+
+// A volume's stats array. The volume is given to kernels as an image of
+// its rows, slice after slice: row r of that image is row r % height of
+// slice r / height.
+struct CclVolumeStatsOut {
+    CclVolumeStats* stats;
+    u32 capacity;
+    u32 height;
+};
+
+// Adds a run of `area` voxels of flattened row `row` to the component of
+// rank `rank`: the volume's form of the image's ccl_add_to_component.
+__device__ __forceinline__ void ccl_add_to_component(CclVolumeStatsOut out, u32 rank, u32 area,
+                                                     u64 sum_x, u32 x_min, u32 x_max, u32 row) {
+    if (rank >= out.capacity) return;
+    CclVolumeStats* s = out.stats + rank;
+    const u32 y = row % out.height, z = row / out.height;
+    atomicAdd(&s->area, area);
+    atomicAdd(&s->sum_x, sum_x);
+    atomicAdd(&s->sum_y, (u64)y * area);
+    atomicAdd(&s->sum_z, (u64)z * area);
+    atomicMin(&s->x_min, x_min);
+    atomicMax(&s->x_max, x_max);
+    atomicMin(&s->y_min, y);
+    atomicMax(&s->y_max, y);
+    atomicMin(&s->z_min, z);
+    atomicMax(&s->z_max, z);
+}
+
 // ------------------------------------------------------------- block scans
 
 // Inclusive prefix sum of `value` over the block (blockDim.x a multiple of

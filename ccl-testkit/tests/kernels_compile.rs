@@ -18,6 +18,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
         "ha4",
         "npp",
         "playne",
+        "playne_volume",
         "ke",
         "block",
         "flsl",

@@ -110,8 +110,11 @@ extern "C" __global__ void __launch_bounds__(CCL_ROOT_GROUP_WORDS)
 // read). With canonical labels, `background` (null: not wanted) gathers the
 // background's features in the same pass: OpenCV's row 0. To start from
 // zeros, its x_min and y_min are kept as complements (atomicMax of ~x).
-template <bool Canonical>
-__device__ void accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out,
+//
+// `Out` is an image's stats array (CclStatsOut) or a volume's
+// (CclVolumeStatsOut, over the image of its rows; no background).
+template <bool Canonical, typename Out>
+__device__ void accumulate(CclImage image, const u32* L, CclRootIndex roots, Out out,
                            CclStats* background, u32 words_per_row, u32 spans_per_row, u32 spans) {
     const u64 span = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (span >= spans) return;
@@ -199,7 +202,8 @@ __device__ void accumulate(CclImage image, const u32* L, CclRootIndex roots, Ccl
 extern "C" __global__ void __launch_bounds__(256)
     ccl_accumulate(CclImage image, const u32* L, CclRootIndex roots, CclStatsOut out, u32 words_per_row,
                    u32 spans_per_row, u32 spans) {
-    accumulate<false>(image, L, roots, out, nullptr, words_per_row, spans_per_row, spans);
+    accumulate<false, CclStatsOut>(image, L, roots, out, nullptr, words_per_row, spans_per_row,
+                                   spans);
 }
 
 // Step 4 over canonical labels (1 + the rank), with the background's
@@ -208,7 +212,32 @@ extern "C" __global__ void __launch_bounds__(256)
     ccl_accumulate_labels(CclImage image, const u32* labels, CclStatsOut out, CclStats* background,
                           u32 words_per_row, u32 spans_per_row, u32 spans) {
     const CclRootIndex none = {nullptr, nullptr, 0};
-    accumulate<true>(image, labels, none, out, background, words_per_row, spans_per_row, spans);
+    accumulate<true, CclStatsOut>(image, labels, none, out, background, words_per_row, spans_per_row,
+                                  spans);
+}
+
+// A volume's features: its stats array set to empty components (area 0,
+// minima at their largest), then the accumulation over its canonical
+// labels, the volume given as the image of its rows.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_init_volume_stats(CclVolumeStatsOut out, u32 count) {
+    const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= min(count, out.capacity)) return;
+    CclVolumeStats s;
+    s.area = 0;
+    s.x_min = s.y_min = s.z_min = 0xffffffffu;
+    s.x_max = s.y_max = s.z_max = 0;
+    s.padding = 0;
+    s.sum_x = s.sum_y = s.sum_z = 0;
+    out.stats[i] = s;
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_accumulate_volume_labels(CclImage image, const u32* labels, CclVolumeStatsOut out,
+                                 u32 words_per_row, u32 spans_per_row, u32 spans) {
+    const CclRootIndex none = {nullptr, nullptr, 0};
+    accumulate<true, CclVolumeStatsOut>(image, labels, none, out, nullptr, words_per_row,
+                                        spans_per_row, spans);
 }
 
 // The canonical labels of a forest whose roots are ranked in `roots`: 0 for

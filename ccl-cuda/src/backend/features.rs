@@ -35,7 +35,7 @@ use crate::runtime::{
 pub const ROOT_GROUP_WORDS: usize = 1024;
 
 /// Warps per block of the per-word kernels of `features.cu`.
-const WARPS_PER_BLOCK: u32 = 8;
+pub(crate) const WARPS_PER_BLOCK: u32 = 8;
 
 /// Words of a row per warp of the accumulation: a component crossing them
 /// costs one atomic per feature instead of one per word.
@@ -834,7 +834,7 @@ impl Flatten {
 
 /// The accumulation's geometry: words per row, spans of
 /// `ACCUMULATE_SPAN_WORDS` words per row, and spans in all (a warp each).
-fn accumulation_spans(image: &DeviceImage<'_>) -> Result<(u32, u32, u32)> {
+pub(crate) fn accumulation_spans(image: &DeviceImage<'_>) -> Result<(u32, u32, u32)> {
     let layout = RootLayout::of(image);
     let (_, words_per_row) = layout.words_u32()?;
     let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);

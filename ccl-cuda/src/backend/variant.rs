@@ -9,13 +9,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ccl_core::{
-    Analyzer, BinaryImage, ComponentStats, Connectivity, Error, LabelImage, Labeler, Result,
-    StageTime, Task, TimedRun, check_connectivity, not_loaded, not_run,
+    Analyzer, BinaryImage, BinaryVolume, ComponentStats, Connectivity, Error, LabelImage,
+    LabelVolume, Labeler, Result, StageTime, Task, TimedRun, VolumeStats, check_connectivity,
+    not_loaded, not_run,
 };
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
 use super::features::{Analyzed, Features, Numbered};
 use super::stats::DeviceStats;
+use super::volume::{Slices, VolumeFeatures, with_rows};
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image,
 };
@@ -28,6 +30,10 @@ pub struct Run<'a> {
     pub connectivity: Connectivity,
     /// Marks the end of each stage (records nothing when untimed).
     pub clock: &'a mut StageClock,
+    /// `Some` when the image is a volume's rows, slice after slice (see
+    /// [`Slices`]): only for a variant that declares a volume's
+    /// connectivity, and then always with one.
+    pub slices: Option<Slices>,
 }
 
 /// The device-resident work of a CUDA variant. Images given to it have at
@@ -106,11 +112,11 @@ pub struct VariantInfo {
 }
 
 impl VariantInfo {
-    fn check(&self, task: Task, connectivity: Connectivity) -> Result<()> {
+    /// `Ok` when the variant performs `task` in `connectivity` on inputs
+    /// of `dimensions` (2: images, 3: volumes).
+    fn check(&self, task: Task, connectivity: Connectivity, dimensions: usize) -> Result<()> {
         check_connectivity(self.name, self.connectivities, connectivity)?;
-        // The device variants label images; a volume's connectivity has
-        // no meaning for them.
-        connectivity.check_dimensions(2)?;
+        connectivity.check_dimensions(dimensions)?;
         if task == Task::Analyze && !self.analyzes {
             return Err(Error::UnsupportedTask {
                 algorithm: self.name.into(),
@@ -134,9 +140,13 @@ pub struct CudaVariant<V> {
     /// The uploaded image and its `(width, height, pitch)`.
     image: DeviceBuffer<u8>,
     geometry: Option<(usize, usize, usize)>,
+    /// `Some` when the uploaded image is a volume's rows.
+    slices: Option<Slices>,
     labels: DeviceBuffer<u32>,
     forest: DeviceBuffer<u32>,
     labeled: bool,
+    /// A volume's features, from its canonical labels.
+    volume_features: VolumeFeatures,
 }
 
 impl<V: DeviceVariant> CudaVariant<V> {
@@ -160,6 +170,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
     ) -> Result<Self> {
         let variant = make(&gpu, &stream)?;
         let features = Features::new(&gpu)?;
+        let volume_features = VolumeFeatures::new(&gpu)?;
         Ok(Self {
             info,
             gpu,
@@ -168,9 +179,11 @@ impl<V: DeviceVariant> CudaVariant<V> {
             features,
             image: DeviceBuffer::new(),
             geometry: None,
+            slices: None,
             labels: DeviceBuffer::new(),
             forest: DeviceBuffer::new(),
             labeled: false,
+            volume_features,
         })
     }
 
@@ -202,11 +215,11 @@ impl<V: DeviceVariant> CudaVariant<V> {
         connectivity: Connectivity,
         clock: &mut StageClock,
     ) -> Result<()> {
-        self.info.check(Task::Label, connectivity)?;
+        self.info.check(Task::Label, connectivity, 2)?;
         self.variant.check_size(image.width(), image.height())?;
         self.features.set_label_stats(false);
         let mut parts = self.parts();
-        parts.label(image, labels, connectivity, clock)
+        parts.label(image, labels, connectivity, None, clock)
     }
 
     /// [`label_device`](Self::label_device), and the features of the labels
@@ -224,7 +237,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
         background: Option<DevPtr<DeviceStats>>,
         clock: &mut StageClock,
     ) -> Result<()> {
-        self.info.check(Task::Label, connectivity)?;
+        self.info.check(Task::Label, connectivity, 2)?;
         self.variant.check_size(image.width(), image.height())?;
         if image.is_empty() {
             return Err(Error::InvalidDimensions(
@@ -247,7 +260,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
     ) -> Result<()> {
         for _ in 0..2 {
             let mut parts = self.parts();
-            parts.label(image, labels, connectivity, clock)?;
+            parts.label(image, labels, connectivity, None, clock)?;
             if self.features.complete(&self.stream)? {
                 self.features
                     .accumulate_labels(&self.stream, image, labels, background, clock)?;
@@ -273,11 +286,11 @@ impl<V: DeviceVariant> CudaVariant<V> {
         connectivity: Connectivity,
         clock: &mut StageClock,
     ) -> Result<()> {
-        self.info.check(Task::Analyze, connectivity)?;
+        self.info.check(Task::Analyze, connectivity, 2)?;
         self.variant.check_size(image.width(), image.height())?;
         for _ in 0..2 {
             let mut parts = self.parts();
-            parts.analyze(image, connectivity, clock)?;
+            parts.analyze(image, connectivity, None, clock)?;
             if self.features.complete(&self.stream)? {
                 return Ok(());
             }
@@ -313,7 +326,18 @@ impl<V: DeviceVariant> CudaVariant<V> {
         self.variant.check_size(image.width(), image.height())?;
         let pitch = upload_image(&self.stream, &mut self.image, image)?;
         self.geometry = Some((image.width(), image.height(), pitch));
+        self.slices = None;
         self.labeled = false;
+        Ok(())
+    }
+
+    /// Uploads `volume` as the image of its rows.
+    fn load_volume_rows(&mut self, volume: &BinaryVolume<'_>) -> Result<()> {
+        with_rows(volume, |rows| self.load_image(rows))?;
+        self.slices = Some(Slices {
+            height: volume.height(),
+            depth: volume.depth(),
+        });
         Ok(())
     }
 
@@ -333,16 +357,35 @@ impl<V: DeviceVariant> CudaVariant<V> {
             forest: &mut self.forest,
             features: &mut self.features,
         };
-        match task {
-            Task::Label => {
+        let slices = self.slices;
+        match (task, slices) {
+            (Task::Label, _) => {
                 self.labeled = false;
                 let pixels = width * height;
                 let labels = self.labels.reserve(&self.stream, pixels)?;
-                parts.label(&image, &mut labels.slice_mut(..pixels), connectivity, clock)?;
+                let mut labels = labels.slice_mut(..pixels);
+                parts.label(&image, &mut labels, connectivity, slices, clock)?;
                 self.labeled = true;
             }
-            Task::Analyze => {
-                parts.analyze(&image, connectivity, clock)?;
+            (Task::Analyze, None) => {
+                parts.analyze(&image, connectivity, None, clock)?;
+            }
+            // A volume's features come from its canonical labels.
+            (Task::Analyze, Some(slices)) => {
+                self.labeled = false;
+                let pixels = width * height;
+                let labels = self.labels.reserve(&self.stream, pixels)?;
+                let mut labels = labels.slice_mut(..pixels);
+                parts.label(&image, &mut labels, connectivity, Some(slices), clock)?;
+                let count = self.features.component_count(&self.stream)?;
+                self.volume_features.accumulate(
+                    &self.stream,
+                    &image,
+                    &labels.as_view(),
+                    slices,
+                    count,
+                    clock,
+                )?;
             }
         }
         Ok(())
@@ -356,7 +399,8 @@ impl<V: DeviceVariant> CudaVariant<V> {
         connectivity: Connectivity,
         timed: bool,
     ) -> Result<Vec<StageTime>> {
-        self.info.check(task, connectivity)?;
+        let dimensions = if self.slices.is_some() { 3 } else { 2 };
+        self.info.check(task, connectivity, dimensions)?;
         for _ in 0..2 {
             let mut clock = if timed {
                 StageClock::start(&self.stream)?
@@ -366,8 +410,8 @@ impl<V: DeviceVariant> CudaVariant<V> {
             self.run_loaded(task, connectivity, &mut clock)?;
             let stages = clock.finish()?;
             let complete = match task {
-                Task::Analyze => self.features.complete(&self.stream)?,
-                Task::Label => true,
+                Task::Analyze if self.slices.is_none() => self.features.complete(&self.stream)?,
+                _ => true,
             };
             if complete {
                 return Ok(stages);
@@ -378,7 +422,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
 
     fn read_labels(&self) -> Result<LabelImage> {
         let (width, height, _) = self.geometry.ok_or_else(not_loaded)?;
-        if !self.labeled {
+        if !self.labeled || self.slices.is_some() {
             return Err(not_run());
         }
         let pixels = width * height;
@@ -390,6 +434,23 @@ impl<V: DeviceVariant> CudaVariant<V> {
                 .map_err(cuda_error)?
         };
         LabelImage::new(width, height, labels)
+    }
+}
+
+impl<V: DeviceVariant> CudaVariant<V> {
+    /// The labels of the last labeling of an uploaded volume.
+    fn read_volume_labels(&self) -> Result<LabelVolume> {
+        let (width, _, _) = self.geometry.ok_or_else(not_loaded)?;
+        let slices = self.slices.filter(|_| self.labeled).ok_or_else(not_run)?;
+        let voxels = width * slices.height * slices.depth;
+        let labels = if voxels == 0 {
+            Vec::new()
+        } else {
+            self.stream
+                .clone_dtoh(&self.labels.get()?.slice(..voxels))
+                .map_err(cuda_error)?
+        };
+        LabelVolume::new(width, slices.height, slices.depth, labels)
     }
 }
 
@@ -410,6 +471,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
         image: &DeviceImage<'_>,
         labels: &mut CudaViewMut<'_, u32>,
         connectivity: Connectivity,
+        slices: Option<Slices>,
         clock: &mut StageClock,
     ) -> Result<()> {
         crate::backend::check_forest(labels.len(), image)?;
@@ -423,6 +485,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
             stream: self.stream,
             connectivity,
             clock,
+            slices,
         };
         let _numbered: Numbered = self.variant.label(
             &mut run,
@@ -439,6 +502,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
         &mut self,
         image: &DeviceImage<'_>,
         connectivity: Connectivity,
+        slices: Option<Slices>,
         clock: &mut StageClock,
     ) -> Result<Analyzed> {
         if image.is_empty() {
@@ -450,6 +514,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
             stream: self.stream,
             connectivity,
             clock,
+            slices,
         };
         self.variant.analyze(
             &mut run,
@@ -468,10 +533,21 @@ fn count_grew() -> Error {
 
 impl<V: DeviceVariant> Labeler for CudaVariant<V> {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
-        self.info.check(Task::Label, connectivity)?;
+        self.info.check(Task::Label, connectivity, 2)?;
         self.load_image(image)?;
         self.run_whole(Task::Label, connectivity, false)?;
         self.read_labels()
+    }
+
+    fn label_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<LabelVolume> {
+        self.info.check(Task::Label, connectivity, 3)?;
+        self.load_volume_rows(volume)?;
+        self.run_whole(Task::Label, connectivity, false)?;
+        self.read_volume_labels()
     }
 }
 
@@ -481,10 +557,21 @@ impl<V: DeviceVariant> Analyzer for CudaVariant<V> {
         image: &BinaryImage<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>> {
-        self.info.check(Task::Analyze, connectivity)?;
+        self.info.check(Task::Analyze, connectivity, 2)?;
         self.load_image(image)?;
         self.run_whole(Task::Analyze, connectivity, false)?;
         self.read_stats()
+    }
+
+    fn analyze_volume(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<VolumeStats>> {
+        self.info.check(Task::Analyze, connectivity, 3)?;
+        self.load_volume_rows(volume)?;
+        self.run_whole(Task::Analyze, connectivity, false)?;
+        self.volume_features.read(&self.stream)
     }
 }
 
@@ -507,7 +594,30 @@ impl<V: DeviceVariant> TimedRun for CudaVariant<V> {
     }
 
     fn stats(&mut self) -> Result<Vec<ComponentStats>> {
+        if self.slices.is_some() {
+            return Err(not_run());
+        }
         self.read_stats()
+    }
+
+    /// Uploads the volume's rows, timed as [`load`](TimedRun::load).
+    fn load_volume(&mut self, volume: &BinaryVolume<'_>) -> Result<f64> {
+        self.stream.synchronize().map_err(cuda_error)?;
+        let start = Instant::now();
+        self.load_volume_rows(volume)?;
+        self.stream.synchronize().map_err(cuda_error)?;
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    fn volume_labels(&mut self) -> Result<LabelVolume> {
+        self.read_volume_labels()
+    }
+
+    fn volume_stats(&mut self) -> Result<Vec<VolumeStats>> {
+        if self.slices.is_none() {
+            return Err(not_run());
+        }
+        self.volume_features.read(&self.stream)
     }
 }
 
