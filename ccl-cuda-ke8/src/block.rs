@@ -6,6 +6,8 @@ use ccl_core::{Connectivity, Result};
 use ccl_cuda::backend::{
     BitImage, BitImageArgs, DeviceVariant, Features, Numbered, RootIndexArgs, Run,
 };
+
+use crate::block_volume::BlockVolume;
 use ccl_cuda::cudarc::driver::{CudaViewMut, LaunchConfig};
 use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, Kernel, KernelSource, tile_grid};
 
@@ -144,11 +146,60 @@ ccl_cuda::register_variant! {
     new: |gpu, _| BlockBased::new(gpu, BlockAlgorithm::Bke),
 }
 
+/// `buf`: BUF on 2×2 blocks of images and 2×2×2 blocks of volumes.
+pub struct Buf {
+    image: BlockBased,
+    volume: BlockVolume,
+}
+
+impl Buf {
+    /// Compiles (once per process and device) and loads both kernel sets.
+    pub fn new(gpu: &Arc<Gpu>) -> Result<Self> {
+        Ok(Self {
+            image: BlockBased::new(gpu, BlockAlgorithm::Buf)?,
+            volume: BlockVolume::new(gpu)?,
+        })
+    }
+}
+
+impl DeviceVariant for Buf {
+    fn forest(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        match run.slices {
+            Some(slices) => self.volume.forest(run, image, slices, forest),
+            None => self.image.forest(run, image, forest),
+        }
+    }
+
+    /// An image's labels by [`BlockBased`]'s own last pass; a volume's by
+    /// the shared finish over its block forest.
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        match run.slices {
+            Some(slices) => {
+                self.volume.forest(run, image, slices, forest)?;
+                numbering.number_forest(run.stream, image, forest, labels, run.clock)
+            }
+            None => self.image.label(run, image, forest, labels, numbering),
+        }
+    }
+}
+
 ccl_cuda::register_variant! {
     name: "buf",
-    connectivities: &[Connectivity::Eight],
+    connectivities: &[Connectivity::Eight, Connectivity::TwentySix],
     analyzes: true,
-    summary: "block-based union-find on 2x2 blocks (Allegretti, Bolelli & Grana, IEEE TPDS 2020)",
+    summary: "block-based union-find on 2x2 blocks of images and 2x2x2 blocks of volumes (Allegretti, Bolelli & Grana, IEEE TPDS 2020)",
     priority: 45,
-    new: |gpu, _| BlockBased::new(gpu, BlockAlgorithm::Buf),
+    new: |gpu, _| Buf::new(gpu),
 }

@@ -38,7 +38,9 @@
 //! ```
 
 mod block;
+mod block_volume;
 mod ke;
 
-pub use block::{BlockAlgorithm, BlockBased};
+pub use block::{BlockAlgorithm, BlockBased, Buf};
+pub use block_volume::BlockVolume;
 pub use ke::KOMURA;

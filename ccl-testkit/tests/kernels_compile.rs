@@ -21,6 +21,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
         "playne_volume",
         "ke",
         "block",
+        "block_volume",
         "flsl",
         "ha_cca",
         "le",
