@@ -270,6 +270,63 @@ impl<V: DeviceVariant> CudaVariant<V> {
         Err(count_grew())
     }
 
+    /// Device-resident labeling of a volume, given as the image of its rows
+    /// (`rows`, slice after slice, sliced as `slices`): as
+    /// [`label_device`](Self::label_device), in a volume's connectivity.
+    pub fn label_device_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.info.check(Task::Label, connectivity, 3)?;
+        check_slices(rows, slices)?;
+        self.variant.check_size(rows.width(), rows.height())?;
+        self.features.set_label_stats(false);
+        let mut parts = self.parts();
+        parts.label(rows, labels, connectivity, Some(slices), clock)
+    }
+
+    /// Device-resident analysis of a volume given as the image of its rows:
+    /// its canonical labels (into the variant's own buffer), then their
+    /// features, left on the device for
+    /// [`read_volume_stats`](Self::read_volume_stats).
+    pub fn analyze_device_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.info.check(Task::Analyze, connectivity, 3)?;
+        check_slices(rows, slices)?;
+        self.variant.check_size(rows.width(), rows.height())?;
+        self.features.set_label_stats(false);
+        let pixels = rows.pixel_count();
+        let labels = self.labels.reserve(&self.stream, pixels)?;
+        let mut labels = labels.slice_mut(..pixels);
+        let mut parts = Parts {
+            variant: &mut self.variant,
+            stream: &self.stream,
+            forest: &mut self.forest,
+            features: &mut self.features,
+        };
+        parts.label(rows, &mut labels, connectivity, Some(slices), clock)?;
+        // The variant's labels buffer now holds another input's labels.
+        self.labeled = false;
+        let count = self.features.component_count(&self.stream)?;
+        self.volume_features
+            .accumulate(&self.stream, rows, &labels.as_view(), slices, count, clock)
+    }
+
+    /// The features of the last volume analysis, in raster order of the
+    /// components' first voxels.
+    pub fn read_volume_stats(&self) -> Result<Vec<VolumeStats>> {
+        self.volume_features.read(&self.stream)
+    }
+
     /// The number of components of the last labeling or analysis (a
     /// read-back: waits for the stream).
     pub fn component_count(&self) -> Result<usize> {
@@ -525,6 +582,19 @@ impl<V: DeviceVariant> Parts<'_, V> {
     }
 }
 
+/// `Ok` when `slices` cut exactly the rows of `rows`.
+fn check_slices(rows: &DeviceImage<'_>, slices: Slices) -> Result<()> {
+    if slices.height.checked_mul(slices.depth) != Some(rows.height()) {
+        return Err(Error::InvalidDimensions(format!(
+            "{} slices of {} rows are not the {} rows given",
+            slices.depth,
+            slices.height,
+            rows.height()
+        )));
+    }
+    Ok(())
+}
+
 /// The error of an analysis that outgrew its stats array twice: its
 /// component count changed between two runs on one image.
 fn count_grew() -> Error {
@@ -654,6 +724,28 @@ pub trait DynVariant: Send {
         clock: &mut StageClock,
     ) -> Result<()>;
 
+    /// [`CudaVariant::label_device_volume`].
+    fn label_device_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
+    /// [`CudaVariant::analyze_device_volume`].
+    fn analyze_device_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
+    /// [`CudaVariant::read_volume_stats`].
+    fn read_volume_stats(&self) -> Result<Vec<VolumeStats>>;
+
     /// [`CudaVariant::component_count`].
     fn component_count(&self) -> Result<usize>;
 
@@ -701,6 +793,31 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<()> {
         CudaVariant::label_device_with_stats(self, image, labels, connectivity, background, clock)
+    }
+
+    fn label_device_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::label_device_volume(self, rows, slices, labels, connectivity, clock)
+    }
+
+    fn analyze_device_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::analyze_device_volume(self, rows, slices, connectivity, clock)
+    }
+
+    fn read_volume_stats(&self) -> Result<Vec<VolumeStats>> {
+        CudaVariant::read_volume_stats(self)
     }
 
     fn component_count(&self) -> Result<usize> {

@@ -13,10 +13,10 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use ccl_core::opencv::NO_BACKGROUND_STATS;
-use ccl_core::{ComponentStats, Connectivity, Error, Result};
+use ccl_core::{ComponentStats, Connectivity, Error, Result, VolumeStats};
 use cudarc::driver::{CudaSlice, CudaStream};
 
-use crate::backend::{DeviceStats, DynVariant};
+use crate::backend::{DeviceStats, DynVariant, Slices};
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Kernel, KernelSource, StageClock, cuda_error, linear_grid,
     tile_grid,
@@ -245,6 +245,67 @@ impl ArrayLabeler {
                 .label_device(&image, &mut labels, connectivity, &mut clock)?;
         }
         self.variant.component_count()
+    }
+
+    /// Labels a volume given as `rows`, the 2-D array of its rows slice
+    /// after slice (a `(depth, height, width)` array whose slices lie one
+    /// after the other, seen as `(depth * height, width)`), into `labels`
+    /// (one `u32` per voxel, packed): 0 for background, 1..=N in raster
+    /// order (z, then y, then x) of each component's first voxel. Returns N
+    /// (a read-back: the host waits for the stream).
+    ///
+    /// # Safety
+    /// As [`label`](Self::label).
+    pub unsafe fn label_volume(
+        &mut self,
+        rows: &DeviceArray,
+        slices: Slices,
+        labels: u64,
+        connectivity: Connectivity,
+    ) -> Result<usize> {
+        self.last = Last::None;
+        let stream = self.variant.stream().clone();
+        let voxels = rows.width * rows.height;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(rows)? };
+        let image = source.image(&self.packed)?;
+        // SAFETY: the caller's contract: `labels` holds the volume's voxels.
+        let mut labels = unsafe { Borrowed::<u32>::new(&stream, labels, voxels) };
+        let mut labels = labels.0.slice_mut(..voxels);
+        self.variant.label_device_volume(
+            &image,
+            slices,
+            &mut labels,
+            connectivity,
+            &mut StageClock::disabled(),
+        )?;
+        self.variant.component_count()
+    }
+
+    /// The features of every component of a volume given as `rows` (as
+    /// [`label_volume`](Self::label_volume)), in raster order of the
+    /// components' first voxels, copied to the host (small: one record per
+    /// component). Waits for the stream.
+    ///
+    /// # Safety
+    /// As [`analyze`](Self::analyze).
+    pub unsafe fn analyze_volume(
+        &mut self,
+        rows: &DeviceArray,
+        slices: Slices,
+        connectivity: Connectivity,
+    ) -> Result<Vec<VolumeStats>> {
+        self.last = Last::None;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(rows)? };
+        let image = source.image(&self.packed)?;
+        self.variant.analyze_device_volume(
+            &image,
+            slices,
+            connectivity,
+            &mut StageClock::disabled(),
+        )?;
+        self.variant.read_volume_stats()
     }
 
     /// After [`label`](Self::label) with stats that found N components:
