@@ -73,10 +73,17 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
 // the edge (background: 0 bits of the last word, or the word past the bit
 // image's row, which ccl_bits_word gives as 0), so a run touching the right
 // edge ends in them; lanes past row_words see empty words and no edges.
+//
+// A volume is labeled as the image of its rows, slice after slice
+// (ccl_cuda::backend::Slices): with slice_height > 0, the first row of each
+// slice has no row above (the row before it is the last of the slice
+// before), and the slices are joined by flsl_volume_unions.
 template <bool Eight>
-__device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes) {
+__device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height) {
     const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
     if (y >= bits.height) return;
+    // The row above, or none (-1: ccl_bits_word gives 0 words there).
+    const int above = (slice_height != 0 && y % slice_height == 0) ? -1 : (int)y - 1;
     const u32 lane = threadIdx.x, lt = ccl_lanemask_lt();
     const u32 slot0 = y * t.capacity, above_slot0 = slot0 - t.capacity;
     // Carried from one iteration to the next: the runs of the row and of
@@ -84,12 +91,12 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes) {
     // before it with its `first`.
     u32 runs_carry = 0, above_carry = 0, previous = 0, previous_above = 0, open_start = 0;
     int open_first = 0;
-    u32 here = ccl_bits_word(bits, (int)y, (int)lane), up = ccl_bits_word(bits, (int)y - 1, (int)lane);
+    u32 here = ccl_bits_word(bits, (int)y, (int)lane), up = ccl_bits_word(bits, above, (int)lane);
     for (u32 w0 = 0; w0 < t.row_words; w0 += 32) {
         const u32 w = w0 + lane, base = w * 32;
         // The next iteration's words, loaded before this one's work.
         const u32 next_here = ccl_bits_word(bits, (int)y, (int)(w + 32));
-        const u32 next_up = ccl_bits_word(bits, (int)y - 1, (int)(w + 32));
+        const u32 next_up = ccl_bits_word(bits, above, (int)(w + 32));
         u32 prev = __shfl_up_sync(CCL_FULL_MASK, here, 1);
         u32 prev_up = __shfl_up_sync(CCL_FULL_MASK, up, 1);
         if (lane == 0) {
@@ -383,8 +390,9 @@ __device__ void label_pixels(CclBits bits, FlslRuns t, u32* labels) {
 // ------------------------------------------------------------ entry points
 
 #define FLSL_RUN_KERNELS(NAME, EIGHT)                                                                  \
-    extern "C" __global__ void __launch_bounds__(128) NAME(CclBits bits, FlslRuns t, CclNode* nodes) { \
-        find_runs<EIGHT>(bits, t, nodes);                                                              \
+    extern "C" __global__ void __launch_bounds__(128)                                                  \
+        NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height) {                             \
+        find_runs<EIGHT>(bits, t, nodes, slice_height);                                                \
     }
 FLSL_RUN_KERNELS(flsl_runs_c4, false)
 FLSL_RUN_KERNELS(flsl_runs_c8, true)
@@ -393,6 +401,39 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions(FlslRuns t) { unit
 
 extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, CclNode* nodes, u32* counts) {
     unite_runs<true>(t, nodes, counts);
+}
+
+// Volumes (one block per row, a thread per run): the unions of each run
+// with the runs it touches in the slice before — row y of that slice within
+// `face_reach` columns, rows y - 1 and y + 1 within `edge_reach` (negative:
+// not at all, 6-connectivity). The runs of a row are in column order, so
+// the first that reaches the run is found by a binary search on their ends.
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_volume_unions(FlslRuns t, u32 slice_height, u32 face_reach, int edge_reach) {
+    const u32 row = blockIdx.x;
+    if (row < slice_height) return;
+    const u32 y = row % slice_height, runs = t.count[row];
+    for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
+        const u32 slot = row * t.capacity + j;
+        const uint2 run = t.runs[slot];
+        for (int dy = -1; dy <= 1; ++dy) {
+            if (dy != 0 && (edge_reach < 0 || (dy < 0 && y == 0) || (dy > 0 && y + 1 == slice_height)))
+                continue;
+            const u32 reach = dy == 0 ? face_reach : (u32)edge_reach;
+            const u32 other = row - slice_height + dy, first = other * t.capacity;
+            // The first run of `other` ending at or after run.x - reach.
+            u32 lo = 0, hi = t.count[other];
+            while (lo < hi) {
+                const u32 mid = (lo + hi) / 2;
+                if (t.runs[first + mid].y + reach < run.x) lo = mid + 1;
+                else hi = mid;
+            }
+            for (u32 k = lo; k < t.count[other]; ++k) {
+                if (t.runs[first + k].x > run.y + reach) break;
+                ccl_merge(t.parent, slot, first + k);
+            }
+        }
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -73,7 +73,17 @@ impl Voting {
     pub const fn info(self) -> VariantInfo {
         VariantInfo {
             name: self.name(),
-            connectivities: &[Connectivity::Four, Connectivity::Eight],
+            connectivities: match self {
+                // One of the three labels volumes: their labelings are one.
+                Voting::ConflictDetection => &[
+                    Connectivity::Four,
+                    Connectivity::Eight,
+                    Connectivity::Six,
+                    Connectivity::Eighteen,
+                    Connectivity::TwentySix,
+                ],
+                _ => &[Connectivity::Four, Connectivity::Eight],
+            },
             analyzes: true,
         }
     }
@@ -181,9 +191,10 @@ impl RunTable {
 
 /// The kernels; each field declares a kernel's arguments.
 struct Kernels {
-    runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
-    runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>)>,
+    runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32)>,
+    runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32)>,
     unions: Kernel<(RunTableArgs,)>,
+    volume_unions: Kernel<(RunTableArgs, u32, u32, i32)>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
@@ -205,6 +216,7 @@ impl Kernels {
             runs_c4: Kernel::load(gpu, module, "flsl_runs_c4")?,
             runs_c8: Kernel::load(gpu, module, "flsl_runs_c8")?,
             unions: Kernel::load(gpu, module, "flsl_unions")?,
+            volume_unions: Kernel::load(gpu, module, "flsl_volume_unions")?,
             unions_otf: Kernel::load(gpu, module, "flsl_unions_otf")?,
             count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
             vote: Kernel::load(gpu, module, "flsl_vote")?,
@@ -285,7 +297,18 @@ impl Flsl {
         let bits = self.bits.pack(stream, image)?;
         let table = self.table.args(stream, geometry)?;
         let nodes = otf.map_or(DevPtr::null(), |(nodes, _)| nodes);
-        let runs = if run.connectivity.image_diagonals()? {
+        // Within a slice of a volume, runs of adjacent rows touch
+        // diagonally in 18- and 26-connectivity.
+        let (diagonals, slice_height) = match run.slices {
+            None => (run.connectivity.image_diagonals()?, 0),
+            Some(slices) => (
+                run.connectivity != Connectivity::Six,
+                u32::try_from(slices.height).map_err(|_| {
+                    Error::InvalidDimensions("a volume taller than 2^32 rows".into())
+                })?,
+            ),
+        };
+        let runs = if diagonals {
             &self.kernels.runs_c8
         } else {
             &self.kernels.runs_c4
@@ -299,7 +322,7 @@ impl Flsl {
         // at most that many runs), a count per row and `row_words` words per
         // row; `nodes` is null or holds a record per slot; the kernel reads
         // the bit image's words only (0 outside it).
-        unsafe { runs.launch(stream, grid, (bits, table, nodes)) }?;
+        unsafe { runs.launch(stream, grid, (bits, table, nodes, slice_height)) }?;
         run.clock.mark("runs")?;
         let grid = row_grid(geometry.height)?;
         // SAFETY: each block walks the runs its row's count gives; parents
@@ -314,6 +337,25 @@ impl Flsl {
                 None => self.kernels.unions.launch(stream, grid, (table,)),
             }
         }?;
+        if slice_height > 0 {
+            // The slice before: its row y within the face reach, rows y ± 1
+            // within the edge reach (6: none; 18: shared columns; 26: also
+            // diagonal).
+            let (face_reach, edge_reach) = match run.connectivity {
+                Connectivity::Six => (0, -1),
+                Connectivity::Eighteen => (1, 0),
+                _ => (1, 1),
+            };
+            // SAFETY: each block walks the runs its row's count gives and
+            // those of the rows of the slice before, all slots of the table.
+            unsafe {
+                self.kernels.volume_unions.launch(
+                    stream,
+                    grid,
+                    (table, slice_height, face_reach, edge_reach),
+                )
+            }?;
+        }
         run.clock.mark("unions")?;
         Ok((table, bits))
     }
