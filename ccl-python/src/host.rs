@@ -12,14 +12,14 @@ use crate::{connectivity, pick, to_python};
 /// A host image as Python describes it: `(address, height, width,
 /// row_stride)`: bytes, nonzero = foreground, one per column, rows
 /// `row_stride` bytes apart.
-type ImageArgs = (usize, usize, usize, usize);
+pub(crate) type ImageArgs = (usize, usize, usize, usize);
 
 /// The image at `address`.
 ///
 /// # Safety
 /// `address` must point at `(height - 1) * row_stride + width` readable
 /// bytes that stay alive and unchanged for `'a`.
-unsafe fn image<'a>(
+pub(crate) unsafe fn image<'a>(
     (address, height, width, row_stride): ImageArgs,
 ) -> ccl::Result<BinaryImage<'a>> {
     if width == 0 || height == 0 {

@@ -1,9 +1,10 @@
 //! `ccl._ccl`, the native half of the `ccl` Python package: the registry,
-//! labeling and analysis of host arrays (any registered variant) and of
-//! device arrays that lie on a GPU (CUDA variants, on the caller's stream).
-//! It only translates: host arrays go to the `ccl` facade
-//! ([`ccl::Variant`]), device arrays to `ccl_cuda`'s pooled labelers
-//! (`ccl_cuda::interop::pool`).
+//! labeling and analysis of host arrays (images by any registered variant,
+//! volumes by those that label volumes), cc3d's statistics of either, and
+//! labeling and analysis of device arrays that lie on a GPU (images, by
+//! CUDA variants, on the caller's stream). It only translates: host arrays
+//! go to the `ccl` facade ([`ccl::Variant`]), device arrays to `ccl_cuda`'s
+//! pooled labelers (`ccl_cuda::interop::pool`).
 //!
 //! The Python half (`python/ccl/__init__.py`) checks and normalizes arrays,
 //! allocates results in the caller's framework and passes raw addresses
@@ -15,6 +16,8 @@
 mod cuda;
 mod host;
 mod host_array;
+mod statistics;
+mod volume;
 
 use ccl::{Connectivity, Error, Task, Variant};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -26,6 +29,7 @@ fn to_python(error: Error) -> PyErr {
         Error::InvalidDimensions(_)
         | Error::InvalidArgument(_)
         | Error::ImageTooLarge { .. }
+        | Error::VolumeTooLarge { .. }
         | Error::UnsupportedConnectivity { .. }
         | Error::UnsupportedTask { .. }
         | Error::UnknownAlgorithm { .. } => PyValueError::new_err(error.to_string()),
@@ -40,6 +44,16 @@ fn connectivity(value: u32) -> PyResult<Connectivity> {
         8 => Ok(Connectivity::Eight),
         other => Err(PyValueError::new_err(format!(
             "connectivity must be 4 or 8, not {other}"
+        ))),
+    }
+}
+
+/// `6`, `18` or `26`, else a `ValueError`.
+fn volume_connectivity(value: u32) -> PyResult<Connectivity> {
+    match Connectivity::from_neighbours(value) {
+        Some(connectivity) if connectivity.dimensions() == 3 => Ok(connectivity),
+        _ => Err(PyValueError::new_err(format!(
+            "connectivity of a volume must be 6, 18 or 26, not {value}"
         ))),
     }
 }
@@ -112,6 +126,8 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
         ccl::opencv::NO_BACKGROUND_STATS.to_vec(),
     )?;
     host::register(module)?;
+    volume::register(module)?;
+    statistics::register(module)?;
     cuda::register(module)?;
     Ok(())
 }

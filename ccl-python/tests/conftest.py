@@ -365,11 +365,15 @@ def case_image(case_id: str) -> np.ndarray:
 
 
 def scipy_structure(connectivity: int) -> np.ndarray:
+    """scipy's structuring element of a connectivity: 4 / 8 of images, 6 / 18 / 26 of volumes."""
     if connectivity == 4:
         return ndimage.generate_binary_structure(2, 1)
     if connectivity == 8:
         return np.ones((3, 3), dtype=bool)
-    raise AssertionError(connectivity)
+    rank = {6: 1, 18: 2, 26: 3}.get(connectivity)
+    if rank is None:
+        raise AssertionError(connectivity)
+    return ndimage.generate_binary_structure(3, rank)
 
 
 def cv2_stats(binary: np.ndarray, connectivity: int):
@@ -623,19 +627,26 @@ def to_numpy(x, dtype=None) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+def _at(flat_index, shape) -> str:
+    """Where a flat index of an image or volume lies: "(y=1, x=2)" or "(z=0, y=1, x=2)"."""
+    coords = np.unravel_index(int(flat_index), shape)
+    names = ("z", "y", "x")[-len(shape) :]
+    return "(" + ", ".join(f"{n}={int(c)}" for n, c in zip(names, coords)) + ")"
+
+
 def partition_mismatch(actual: np.ndarray, expected: np.ndarray) -> str | None:
     """None when the two labelings are the same partition of the same foreground, else why."""
     if actual.shape != expected.shape:
         return f"shape {actual.shape} != expected {expected.shape}"
     a = np.asarray(actual).astype(np.int64).ravel()
     b = np.asarray(expected).astype(np.int64).ravel()
-    w = actual.shape[1]
+    shape = actual.shape
     fg_diff = np.flatnonzero((a == 0) != (b == 0))
     if fg_diff.size:
         i = fg_diff[0]
         return (
-            f"{fg_diff.size} pixel(s) differ in foreground/background; first at (y={i // w}, "
-            f"x={i % w}): label {a[i]}, expected {b[i]}"
+            f"{fg_diff.size} pixel(s) differ in foreground/background; first at "
+            f"{_at(i, shape)}: label {a[i]}, expected {b[i]}"
         )
     fg = a != 0
     a, b = a[fg], b[fg]
@@ -648,19 +659,19 @@ def partition_mismatch(actual: np.ndarray, expected: np.ndarray) -> str | None:
     if (count_a > 1).any():
         label = ua[np.argmax(count_a > 1)]
         where = idx[first[pa == label][:2]]
-        coords = [(int(i // w), int(i % w)) for i in where]
+        coords = [_at(i, shape) for i in where]
         return (
             f"label {label} covers pixels of {count_a.max()} expected components "
-            f"(components merged), e.g. at (y, x) = {coords}"
+            f"(components merged), e.g. at {coords}"
         )
     ub, count_b = np.unique(pb, return_counts=True)
     if (count_b > 1).any():
         label = ub[np.argmax(count_b > 1)]
         where = idx[first[pb == label][:2]]
-        coords = [(int(i // w), int(i % w)) for i in where]
+        coords = [_at(i, shape) for i in where]
         return (
             f"expected component {label} is split over {count_b.max()} labels "
-            f"(component split), e.g. at (y, x) = {coords}"
+            f"(component split), e.g. at {coords}"
         )
     return None
 
@@ -678,10 +689,9 @@ def assert_labels_equal(actual: np.ndarray, expected: np.ndarray, context: str =
     if not np.array_equal(actual.astype(np.int64), np.asarray(expected).astype(np.int64)):
         diff = np.flatnonzero(actual.astype(np.int64).ravel() != expected.astype(np.int64).ravel())
         i = diff[0]
-        w = actual.shape[1]
         raise AssertionError(
             f"{context}: same partition, but numbered differently (not canonical raster "
-            f"order): {diff.size} pixel(s) differ, first at (y={i // w}, x={i % w}): "
+            f"order): {diff.size} pixel(s) differ, first at {_at(i, actual.shape)}: "
             f"{actual.ravel()[i]} != expected {expected.ravel()[i]}"
         )
 

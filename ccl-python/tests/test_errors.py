@@ -1,11 +1,12 @@
 """Bad input is refused with the spec's exception type and a message that says what is wrong.
 
-ValueError: arrays that are not 2-D (0-D, 1-D, 3-D), empty arrays, unsupported dtypes (complex,
-object, str, bytes), a connectivity other than the ints 4 and 8, an unknown algorithm name (the
-message names known ones), an algorithm lacking the connectivity or the task. RuntimeError: an
-algorithm that is not available here (a CUDA variant on a machine without GPU), with a reason.
-Each function (`label`, `connected_components_with_stats`, `analyze`) is checked, and `ccl`
-still works after refusing.
+ValueError: arrays that are neither 2-D nor 3-D (0-D, 1-D, 4-D; 3-D for OpenCV's functions),
+empty arrays, unsupported dtypes (complex, object, str, bytes), a connectivity other than the
+ints 4 and 8 of an image, an unknown algorithm name (the message names known ones), an
+algorithm lacking the connectivity or the task. RuntimeError: an algorithm that is not
+available here (a CUDA variant on a machine without GPU), with a reason. Each function
+(`label`, `connected_components_with_stats`, `analyze`, `statistics`) is checked, and `ccl`
+still works after refusing. test_volumes.py checks the errors of volumes.
 
 The messages are matched with loose, case-insensitive patterns: they must mention the subject,
 their wording is free.
@@ -26,8 +27,14 @@ FUNCTIONS = {
     "label": ccl.label,
     "connected_components_with_stats": ccl.connected_components_with_stats,
     "analyze": ccl.analyze,
+    "statistics": ccl.statistics,
 }
-TASK_OF = {"label": "label", "connected_components_with_stats": "label", "analyze": "analyze"}
+TASK_OF = {
+    "label": "label",
+    "connected_components_with_stats": "label",
+    "analyze": "analyze",
+    "statistics": "analyze",
+}
 
 parametrize_functions = pytest.mark.parametrize(
     "function_name", list(FUNCTIONS), ids=list(FUNCTIONS)
@@ -43,13 +50,18 @@ CONNECTIVITY = re.compile(r"connectivit", re.IGNORECASE)
 TASK = re.compile(r"task|label|analy", re.IGNORECASE)
 
 
+THREE_D = [
+    np.zeros((2, 3, 4), np.uint8),
+    np.ones((1, 5, 5), np.uint8),  # not to be squeezed
+    np.ones((5, 5, 1), np.bool_),
+]
+THREE_D_IDS = ["3d", "3d-leading-1", "3d-trailing-1"]
+
+
 @parametrize_functions
 @pytest.mark.parametrize(
     "image",
     [
-        np.zeros((2, 3, 4), np.uint8),
-        np.ones((1, 5, 5), np.uint8),  # not to be squeezed
-        np.ones((5, 5, 1), np.bool_),
         np.ones((1, 1, 1, 1), np.float32),
         np.ones(5, np.uint8),
         np.ones(1, np.int32),
@@ -58,12 +70,26 @@ TASK = re.compile(r"task|label|analy", re.IGNORECASE)
         [1, 0, 1],
         7,
     ],
-    ids=["3d", "3d-leading-1", "3d-trailing-1", "4d", "1d", "1d-single", "0d", "0d-float",
-         "list-1d", "scalar"],
+    ids=["4d", "1d", "1d-single", "0d", "0d-float", "list-1d", "scalar"],
 )
 def test_not_2d_is_value_error(function_name, image):
     with pytest.raises(ValueError, match=NOT_2D):
         FUNCTIONS[function_name](image)
+
+
+@pytest.mark.parametrize("image", THREE_D, ids=THREE_D_IDS)
+def test_3d_is_a_volume_not_an_image(image):
+    """OpenCV's functions take images only; the others take a 3-D array as a volume, whose
+    connectivity is 6, 18 or 26 (never squeezed to an image's 4 or 8)."""
+    with pytest.raises(ValueError, match=NOT_2D):
+        ccl.connected_components_with_stats(image)
+    with pytest.raises(ValueError, match=NOT_2D):
+        ccl.connected_components(image)
+    for function_name in ("label", "analyze", "statistics"):
+        for connectivity in CONNECTIVITIES:
+            with pytest.raises(ValueError, match="3-D"):
+                FUNCTIONS[function_name](image, connectivity)
+        FUNCTIONS[function_name](image)  # 26-connected
 
 
 def check_empty_results(image, shape):
@@ -80,6 +106,8 @@ def check_empty_results(image, shape):
     assert n == 1 and labels.shape == shape and labels.dtype == np.int32
     features = ccl.analyze(image)
     assert len(features.area) == 0 and features.centroids.shape == (0, 2)
+    none = {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+    assert ccl.statistics(image) == none  # as cc3d.statistics
 
 
 @pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -209,7 +237,7 @@ def _lacking_params():
                             id=f"{function_name}-{info.name}-c{connectivity}",
                         )
                     )
-        for function_name in ("label", "analyze"):
+        for function_name in ("label", "analyze", "statistics"):
             task = TASK_OF[function_name]
             if task not in info.tasks:
                 connectivity = info.connectivities[0]
@@ -260,7 +288,7 @@ def _unavailable_params():
 @pytest.mark.parametrize("function_name, algorithm", _unavailable_params())
 def test_unavailable_algorithm_is_runtime_error_saying_why(function_name, algorithm):
     info = next(info for info in ccl.algorithms() if info.name == algorithm)
-    connectivity = info.connectivities[-1]
+    connectivity = [c for c in info.connectivities if c in CONNECTIVITIES][-1]
     with pytest.raises(RuntimeError) as raised:
         FUNCTIONS[function_name](GOOD, connectivity, algorithm=algorithm)
     assert not isinstance(raised.value, NotImplementedError)
@@ -282,7 +310,7 @@ def test_cuda_algorithm_without_gpu_is_runtime_error(function_name):
 
 def test_still_works_after_errors():
     bad_calls = [
-        lambda: ccl.label(np.zeros((2, 2, 2))),
+        lambda: ccl.label(np.zeros((2, 2, 2)), 8),
         lambda: ccl.label(None),
         lambda: ccl.label(GOOD, 5),
         lambda: ccl.label(GOOD, 8, algorithm="no-such-algorithm"),

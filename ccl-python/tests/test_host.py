@@ -461,7 +461,7 @@ def test_algorithms_listing():
         assert isinstance(info.name, str) and info.name, info
         assert info.backend in ("cpu", "cuda"), info
         assert isinstance(info.connectivities, tuple) and info.connectivities, info
-        assert all(type(c) is int and c in (4, 8) for c in info.connectivities), info
+        assert all(type(c) is int and c in (4, 8, 6, 18, 26) for c in info.connectivities), info
         assert isinstance(info.tasks, tuple) and info.tasks, info
         assert all(task in ("label", "analyze") for task in info.tasks), info
         assert type(info.available) is bool, info
@@ -477,7 +477,7 @@ def test_algorithms_listing():
     for name in ("cpu-uf", "cpu-rle", "cpu-rle-1t"):
         info = by_name[name]
         assert info.available and info.backend == "cpu", info
-        assert set(info.connectivities) == {4, 8}, info
+        assert set(info.connectivities) == {4, 8, 6, 18, 26}, info
         assert set(info.tasks) == {"label", "analyze"}, info
     # Collection read the same registry.
     assert [info.name for info in ALGORITHMS] == names

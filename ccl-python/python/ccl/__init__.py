@@ -10,6 +10,12 @@
 >>> n, labels, stats, centroids = ccl.connected_components_with_stats(image)  # like OpenCV
 >>> stats.tolist()                                    # left, top, width, height, area
 [[0, 0, 4, 3, 7], [0, 0, 2, 2, 3], [3, 1, 1, 2, 2]]
+>>> volume = np.zeros((2, 2, 2), np.uint8)           # (depth, height, width)
+>>> volume[0, 0, 0] = volume[1, 1, 1] = 1            # two voxels sharing a corner
+>>> ccl.label(volume)[1], ccl.label(volume, 6)[1]    # 26-connected by default
+(1, 2)
+>>> ccl.statistics(volume, 6)["voxel_counts"].tolist()  # like cc3d.statistics
+[6, 1, 1]
 
 Any 2-D array-like works; nonzero is foreground. numpy arrays (and lists, and
 CPU torch tensors) are labeled by the fastest variant available: a CUDA one
@@ -18,11 +24,17 @@ and CUDA torch tensors (or any object with ``__cuda_array_interface__`` or a
 CUDA ``__dlpack__``) are labeled where they lie, on the caller's current
 stream, and the results are arrays of the same framework on the same device.
 ``ccl.algorithms()`` lists every variant; ``algorithm="name"`` picks one.
+
+3-D arrays ``(depth, height, width)``, indexed ``[z, y, x]``, are volumes:
+:func:`label`, :func:`analyze` and :func:`statistics` (cc3d's) take them
+with connectivity 6, 18 or 26 (26 by default), from host memory, by the
+fastest variant available that labels volumes (volumes in GPU memory are not
+supported yet).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
@@ -33,12 +45,14 @@ __all__ = [
     "CV_16U",
     "CV_32S",
     "Features",
+    "VolumeFeatures",
     "algorithms",
     "analyze",
     "connected_components",
     "connected_components_with_stats",
     "connected_components_with_stats_with_algorithm",
     "label",
+    "statistics",
 ]
 
 CV_32S = 4
@@ -59,6 +73,8 @@ _CCLTYPES = {
     5: ("CCL_SPAGHETTI", False),
 }
 
+_IMAGE_CONNECTIVITIES = (4, 8)
+_VOLUME_CONNECTIVITIES = (6, 18, 26)
 
 
 class AlgorithmInfo(NamedTuple):
@@ -69,7 +85,8 @@ class AlgorithmInfo(NamedTuple):
     backend: str
     """``"cuda"`` or ``"cpu"``."""
     connectivities: Tuple[int, ...]
-    """The connectivities it implements: ``(4,)``, ``(8,)`` or ``(4, 8)``."""
+    """The connectivities it implements: of images 4 and / or 8, e.g. ``(4, 8)``; of
+    volumes 6, 18 and 26 for those that label volumes, e.g. ``(4, 8, 6, 18, 26)``."""
     tasks: Tuple[str, ...]
     """``"label"`` and / or ``"analyze"``."""
     available: bool
@@ -108,6 +125,40 @@ class Features(NamedTuple):
     """``(N, 2)`` float64: ``(sum_x, sum_y) / area``."""
 
 
+class VolumeFeatures(NamedTuple):
+    """The features of every component of a volume, as :func:`analyze` returns them.
+
+    :class:`Features` extended with z: index ``i`` describes the component
+    labeled ``i + 1`` by :func:`label` (components in raster order of their
+    first voxel: z, then y, then x); there is no background entry. x is the
+    last axis of the ``(depth, height, width)`` array, z the first. Bounds
+    are inclusive.
+    """
+
+    area: Any
+    """Voxels per component (uint32)."""
+    x_min: Any
+    """Smallest column, index of the last axis (uint32)."""
+    y_min: Any
+    """Smallest row, index of the middle axis (uint32)."""
+    z_min: Any
+    """Smallest slice, index of the first axis (uint32)."""
+    x_max: Any
+    """Largest column, inclusive (uint32)."""
+    y_max: Any
+    """Largest row, inclusive (uint32)."""
+    z_max: Any
+    """Largest slice, inclusive (uint32)."""
+    sum_x: Any
+    """Sum of the columns of the component's voxels (uint64)."""
+    sum_y: Any
+    """Sum of the rows of the component's voxels (uint64)."""
+    sum_z: Any
+    """Sum of the slices of the component's voxels (uint64)."""
+    centroids: Any
+    """``(N, 3)`` float64: ``(sum_x, sum_y, sum_z) / area``, x first as in :class:`Features`."""
+
+
 def algorithms() -> List[AlgorithmInfo]:
     """Every registered variant, sorted by name, with whether it can run here and why not."""
     return [
@@ -118,7 +169,7 @@ def algorithms() -> List[AlgorithmInfo]:
 
 def label(
     image: Any,
-    connectivity: int = 8,
+    connectivity: Optional[int] = None,
     *,
     algorithm: Optional[str] = None,
     out: Optional[np.ndarray] = None,
@@ -127,57 +178,70 @@ def label(
 
     ``labels`` has the image's shape and dtype uint32: 0 for background and
     1..n for the components, numbered in raster order of each component's
-    first pixel (as scipy and OpenCV's ``CCL_WU`` number them). ``n`` is the
-    number of components.
+    first pixel (as scipy and OpenCV's ``CCL_WU`` number them); for a
+    volume, in raster order of each component's first voxel, z then y then
+    x (as scipy numbers them). ``n`` is the number of components.
 
     Parameters
     ----------
     image:
-        A 2-D array-like (bool, integer or float; any layout); nonzero is
-        foreground. CuPy arrays and CUDA torch tensors are labeled on their
-        GPU, on the current stream, and ``labels`` is an array of the same
-        framework on the same device (torch: ``torch.uint32`` where torch
-        has it, else ``torch.int32``).
+        A 2-D array-like ``(height, width)``, or a 3-D one ``(depth, height,
+        width)``, a volume, indexed ``[z, y, x]`` (bool, integer or float;
+        any layout); nonzero is foreground. CuPy arrays and CUDA torch
+        tensors of images are labeled on their GPU, on the current stream,
+        and ``labels`` is an array of the same framework on the same device
+        (torch: ``torch.uint32`` where torch has it, else ``torch.int32``).
+        Volumes are read from host memory (a CUDA variant that labels
+        volumes gets them uploaded); a volume in GPU memory raises
+        ``ValueError``: device volumes are not supported yet.
     connectivity:
-        4 (edge neighbours) or 8 (edges and corners).
+        Of an image, 4 (edge neighbours) or 8 (edges and corners); of a
+        volume, 6 (face neighbours, scipy's
+        ``generate_binary_structure(3, 1)``), 18 (faces and edges, ``(3,
+        2)``) or 26 (faces, edges and corners, ``(3, 3)``). ``None``, the
+        default, is the fullest: 8 for an image, 26 for a volume (as
+        cc3d's default).
     algorithm:
         A variant's name (see :func:`algorithms`), or ``None`` for the
-        fastest available one.
+        fastest available one that labels such an input.
     out:
-        For a host image: a C-contiguous, writable numpy array of the
-        image's shape and dtype uint32 or int32, apart from the image, into
-        which the labels are written (every element is overwritten); it is
-        returned as ``labels``. Reused across calls, it spares each call a
-        new array and, on the CPU, the page faults of its first writes.
+        For a host image or volume: a C-contiguous, writable numpy array of
+        its shape and dtype uint32 or int32, apart from it, into which the
+        labels are written (every element is overwritten); it is returned as
+        ``labels``. Reused across calls, it spares each call a new array
+        and, on the CPU, the page faults of its first writes.
 
-    An image with no pixels (a 0 × N array) has no components: an empty
-    ``labels`` and 0, as scipy returns.
+    An image or volume with no pixels (a 0 in its shape) has no components:
+    an empty ``labels`` and 0, as scipy returns.
 
     Raises
     ------
     ValueError
         For ``None`` (what ``cv2.imread`` returns for a file it cannot read)
-        or an image that is not 2-D, an unsupported dtype, a connectivity
-        other than 4 or 8, or an unknown algorithm or one that lacks the
-        connectivity; for an ``out`` that is not such an array, or with a
-        GPU image.
+        or an array that is neither 2-D nor 3-D, an unsupported dtype, a
+        connectivity other than 4, 8, 6, 18 or 26 or one for the other
+        number of dimensions (6, 18 or 26 of an image, 4 or 8 of a
+        volume), an unknown algorithm or one that lacks the connectivity;
+        for an ``out`` that is not such an array, or with a GPU image; for
+        a volume in GPU memory.
     RuntimeError
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
-    connectivity = _connectivity(connectivity)
+    return _label(image, connectivity, algorithm, out, volumes=True)
+
+
+def _label(
+    image: Any, connectivity: Any, algorithm: Any, out: Any, volumes: bool
+) -> Tuple[Any, int]:
+    """:func:`label`, of images and volumes or, where ``volumes`` is false, of images only."""
+    connectivity = _connectivity(connectivity, volumes)
     algorithm = _algorithm(algorithm)
-    device = _DeviceInput.of(image)
-    if out is not None:
-        if device is not None:
-            raise ValueError("out= takes the labels of a host (numpy) image, not of a GPU array")
-        host = _HostInput.of(image)
-        _check_out(out, host.data)
-        if host.empty:
-            return out, 0
-        return out, _ccl.label_host_into(
-            host.args, out.__array_interface__["data"][0], connectivity, algorithm
-        )
+    device = _DeviceInput.of(image, volumes)
     if device is not None:
+        connectivity = _for_dimensions(connectivity, device.ndim)
+        _check_not_volume(device)
+        if out is not None:
+            raise ValueError("out= takes the labels of a host (numpy) image, not of a GPU array")
         labels = device.empty((device.height, device.width), device.label_dtype)
         if device.height * device.width == 0:
             return device.result(labels), 0
@@ -190,10 +254,20 @@ def label(
             algorithm,
         )
         return device.result(labels), n
-    host = _HostInput.of(image)
+    host = _HostInput.of(image, volumes)
+    connectivity = _for_dimensions(connectivity, host.ndim)
+    if out is not None:
+        _check_out(out, host.data)
+        if host.empty:
+            return out, 0
+        label_into = _ccl.label_host_into if host.ndim == 2 else _ccl.label_volume_host_into
+        return out, label_into(
+            host.args, out.__array_interface__["data"][0], connectivity, algorithm
+        )
     if host.empty:
         return host.result(np.zeros(host.data.shape, np.uint32)), 0
-    labels, n = _ccl.label_host(host.args, connectivity, algorithm)
+    label_host = _ccl.label_host if host.ndim == 2 else _ccl.label_volume_host
+    labels, n = label_host(host.args, connectivity, algorithm)
     return host.result(np.asarray(labels)), n
 
 
@@ -207,7 +281,7 @@ def connected_components(
     :func:`connected_components_with_stats` returns them.
     """
     _ltype(ltype)
-    labels, components = label(image, connectivity, algorithm=algorithm)
+    labels, components = _label(image, connectivity, algorithm, None, volumes=False)
     n = components + 1
     return n, _as_ltype(_as_int32(labels), int(ltype), n)
 
@@ -319,18 +393,28 @@ def connected_components_with_stats(
     )
 
 
-def analyze(image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None) -> Features:
-    """The features of every component, without a label image: a :class:`Features`.
+def analyze(
+    image: Any, connectivity: Optional[int] = None, *, algorithm: Optional[str] = None
+) -> Union[Features, VolumeFeatures]:
+    """The features of every component, without a label image: a :class:`Features` (of a
+    volume, a :class:`VolumeFeatures`).
 
     Area, inclusive bounding box (x_min, y_min, x_max, y_max), coordinate
     sums (sum_x, sum_y) and centroids of each component, in raster order of
     the components' first pixels (entry ``i`` is label ``i + 1`` of
     :func:`label`). CuPy arrays and CUDA torch tensors stay on their GPU.
-    See :func:`label` for the parameters and errors.
+
+    Of a volume ``(depth, height, width)``, a :class:`VolumeFeatures`: the
+    same extended with z (x_min, y_min, z_min, x_max, y_max, z_max; sum_x,
+    sum_y, sum_z; ``(N, 3)`` centroids x, y, z), x being the last axis and
+    z the first. See :func:`label` for the parameters and errors.
     """
-    connectivity = _connectivity(connectivity)
+    connectivity = _connectivity(connectivity, volumes=True)
     algorithm = _algorithm(algorithm)
-    device = _DeviceInput.of(image)
+    device = _DeviceInput.of(image, volumes=True)
+    if device is not None:
+        connectivity = _for_dimensions(connectivity, device.ndim)
+        _check_not_volume(device)
     if device is not None and device.height * device.width == 0:
         bounds, sums, centroids = (
             device.empty(shape, dtype)
@@ -351,7 +435,10 @@ def analyze(image: Any, connectivity: int = 8, *, algorithm: Optional[str] = Non
         )
         bounds, sums, centroids = outputs
     else:
-        host = _HostInput.of(image)
+        host = _HostInput.of(image, volumes=True)
+        connectivity = _for_dimensions(connectivity, host.ndim)
+        if host.ndim == 3:
+            return _analyze_volume(host, connectivity, algorithm)
         results = (
             [np.zeros((0, 5), np.uint32), np.zeros((0, 2), np.uint64), np.zeros((0, 2))]
             if host.empty
@@ -364,15 +451,134 @@ def analyze(image: Any, connectivity: int = 8, *, algorithm: Optional[str] = Non
     )  # fmt: skip
 
 
+def _analyze_volume(
+    host: "_HostInput", connectivity: int, algorithm: Optional[str]
+) -> VolumeFeatures:
+    results = (
+        [np.zeros((0, 7), np.uint32), np.zeros((0, 3), np.uint64), np.zeros((0, 3))]
+        if host.empty
+        else _ccl.analyze_volume_host(host.args, connectivity, algorithm)
+    )
+    bounds, sums, centroids = (host.result(np.asarray(a)) for a in results)
+    return VolumeFeatures(
+        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4], bounds[:, 5],
+        bounds[:, 6], sums[:, 0], sums[:, 1], sums[:, 2], centroids,
+    )  # fmt: skip
+
+
+def statistics(
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    no_slice_conversion: bool = False,
+) -> Dict[str, Any]:
+    """cc3d's ``statistics`` of the components of ``image``: a dict as ``cc3d.statistics`` returns.
+
+    ``ccl.statistics(image, c)`` equals ``cc3d.statistics(labels)`` of the
+    labels of ``image`` (``labels, _ = ccl.label(image, c)``), computed
+    from the components' features without a label image. Row (or list
+    entry) ``i`` is label ``i``: 0 the background, then the components in
+    the order of :func:`label`; every axis in the array's order (z, y, x of
+    a volume ``(depth, height, width)``; y, x of an image), as cc3d lays
+    them out:
+
+    - ``voxel_counts``: uint32 ``(N + 1,)``, the voxels (pixels) of each
+      label; entry 0 counts the background;
+    - ``bounding_boxes``: a list of ``N + 1`` tuples of slices, one slice
+      per axis (``labels[bounding_boxes[i]]`` crops label ``i``); entry 0
+      is the bounding box of the background, or ``None`` where there is no
+      background. With ``no_slice_conversion=True``, instead an ``(N + 1,
+      2 · ndim)`` array of the inclusive minimum and maximum of each axis
+      (z_min, z_max, y_min, y_max, x_min, x_max of a volume), uint16 unless
+      a side exceeds 65535 (then uint32), as cc3d's; a background without
+      voxels has cc3d's row there (the dtype's maximum for each minimum, 0
+      for each maximum);
+    - ``centroids``: float64 ``(N + 1, ndim)``, the mean coordinate of each
+      label (z, y, x of a volume); NaN for a background without voxels.
+
+    An array with no voxels (a 0 in its shape) gives ``None`` for all
+    three, as cc3d does. One difference from cc3d (4.1): where an array
+    of more than 65535 voxels, none of whose sides exceeds 65535, has no
+    background, cc3d's entry 0 of ``bounding_boxes`` is ``slice(65535,
+    1)`` on every axis (its sentinel converted to slices); ccl's is
+    ``None``, as cc3d's is for smaller arrays.
+
+    The results are numpy arrays and slices whatever the input; arrays in
+    GPU memory raise ``ValueError`` (copy them to the host first). The
+    other parameters and errors are :func:`label`'s; ``algorithm`` must be
+    a variant that analyzes.
+    """
+    connectivity = _connectivity(connectivity, volumes=True)
+    algorithm = _algorithm(algorithm)
+    if _is_device(image):
+        raise ValueError(
+            "ccl.statistics takes host arrays: its results are numpy arrays and slices, as "
+            "cc3d's. Copy the array to the host first (cupy.asnumpy(a), tensor.cpu())"
+        )
+    host = _HostInput.of(image, volumes=True)
+    connectivity = _for_dimensions(connectivity, host.ndim)
+    if host.empty:
+        return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+    native = _ccl.statistics_host if host.ndim == 2 else _ccl.statistics_volume_host
+    counts, bounds, centroids = (np.asarray(a) for a in native(host.args, connectivity, algorithm))
+    # cc3d's box dtype: uint16 unless a side exceeds it.
+    wide = any(side > np.iinfo(np.uint16).max for side in host.data.shape)
+    bounds = bounds.astype(np.uint32 if wide else np.uint16)
+    if counts[0] == 0:
+        # No background: cc3d's row of a label without voxels.
+        bounds[0, 0::2] = np.iinfo(bounds.dtype).max
+        bounds[0, 1::2] = 0
+    boxes: Any = bounds
+    if not no_slice_conversion:
+        boxes = [
+            tuple(slice(row[i], row[i + 1] + 1) for i in range(0, len(row), 2))
+            for row in bounds.tolist()
+        ]
+        if counts[0] == 0:
+            boxes[0] = None
+    return {"voxel_counts": counts, "bounding_boxes": boxes, "centroids": centroids}
+
+
 # --------------------------------------------------------------- arguments
 
 
-def _connectivity(value: Any) -> int:
+def _connectivity(value: Any, volumes: bool = False) -> Any:
+    """``value`` as an int: 4 or 8, or where ``volumes`` is true also 6, 18, 26 or ``None``
+    (the default for the array's dimensions, which :func:`_for_dimensions` resolves)."""
+    if volumes and value is None:
+        return None
+    accepted = _IMAGE_CONNECTIVITIES + (_VOLUME_CONNECTIVITIES if volumes else ())
+    expected = (
+        "4 or 8 (images), or 6, 18 or 26 (volumes)"
+        if volumes
+        else "4 or 8 (ccl.label, ccl.analyze and ccl.statistics take 6, 18 or 26 of volumes)"
+        if value in _VOLUME_CONNECTIVITIES
+        else "4 or 8"
+    )
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"connectivity must be 4 or 8, not {value!r}")
-    if value not in (4, 8):
-        raise ValueError(f"connectivity must be 4 or 8, not {value}")
+        raise ValueError(f"connectivity must be {expected}, not {value!r}")
+    if value not in accepted:
+        raise ValueError(f"connectivity must be {expected}, not {value}")
     return int(value)
+
+
+def _for_dimensions(connectivity: Optional[int], ndim: int) -> int:
+    """The connectivity for an array of ``ndim`` (2 or 3) dimensions: the default where it is
+    ``None`` (8 of an image, 26 of a volume), else itself if it is one of those arrays'."""
+    if connectivity is None:
+        return 8 if ndim == 2 else 26
+    if ndim == 2 and connectivity in _VOLUME_CONNECTIVITIES:
+        raise ValueError(
+            f"connectivity {connectivity} is for 3-D arrays (depth, height, width); this array "
+            f"is 2-D: use 4 or 8"
+        )
+    if ndim == 3 and connectivity in _IMAGE_CONNECTIVITIES:
+        raise ValueError(
+            f"connectivity {connectivity} is for 2-D arrays (height, width); this array is 3-D "
+            f"(depth, height, width): use 6, 18 or 26"
+        )
+    return connectivity
 
 
 def _ltype(value: Any) -> int:
@@ -419,9 +625,18 @@ def _algorithm(name: Any) -> Optional[str]:
     return name
 
 
-def _check_shape(shape: Tuple[int, ...]) -> None:
-    if len(shape) != 2:
-        raise ValueError(f"expected a 2-D image, got {len(shape)} dimensions (shape {shape})")
+def _check_shape(shape: Tuple[int, ...], volumes: bool = False) -> None:
+    if len(shape) == 2 or (volumes and len(shape) == 3):
+        return
+    if volumes:
+        raise ValueError(
+            f"expected a 2-D image (height, width) or a 3-D volume (depth, height, width), got "
+            f"{len(shape)} dimensions (shape {shape})"
+        )
+    hint = (
+        " (ccl.label, ccl.analyze and ccl.statistics take 3-D volumes)" if len(shape) == 3 else ""
+    )
+    raise ValueError(f"expected a 2-D image, got {len(shape)} dimensions (shape {shape}){hint}")
 
 
 def _check_kind(kind: str, dtype: Any) -> None:
@@ -449,18 +664,27 @@ def _check_out(out: Any, image: np.ndarray) -> None:
 
 
 class _HostInput:
-    """A host image as bytes the native module reads in place, and how results go back."""
+    """A host image or volume as bytes the native module reads in place, and how results go
+    back."""
 
     def __init__(self, data: np.ndarray, to_caller: Callable[[np.ndarray], Any]):
         self.data = data  # kept alive for the call
-        height, width = data.shape
-        self.empty = height * width == 0
-        row_stride = data.strides[0] if height > 1 else width
-        self.args = (data.__array_interface__["data"][0], height, width, row_stride)
+        self.ndim = data.ndim
+        self.empty = data.size == 0
+        address = data.__array_interface__["data"][0]
+        if data.ndim == 2:
+            height, width = data.shape
+            row_stride = data.strides[0] if height > 1 else width
+            self.args: tuple = (address, height, width, row_stride)
+        else:
+            depth, height, width = data.shape
+            row_stride = data.strides[1] if height > 1 else width
+            slice_stride = data.strides[0] if depth > 1 else height * row_stride
+            self.args = (address, depth, height, width, row_stride, slice_stride)
         self.result = to_caller
 
     @staticmethod
-    def of(image: Any) -> "_HostInput":
+    def of(image: Any, volumes: bool = False) -> "_HostInput":
         to_caller: Callable[[np.ndarray], Any] = lambda a: a  # noqa: E731
         if image is None:
             raise ValueError(
@@ -476,18 +700,27 @@ class _HostInput:
                 image = image != 0
             image = image.numpy()
         array = np.asarray(image)
-        _check_shape(array.shape)
+        _check_shape(array.shape, volumes)
         _check_kind(array.dtype.kind, array.dtype)
-        readable_in_place = (
-            array.dtype.itemsize == 1
-            and array.dtype.kind in "biu"
-            and array.strides[1] == 1
-            and (array.shape[0] == 1 or array.strides[0] >= array.shape[1])
-        )
-        if not readable_in_place:
+        if not _readable_in_place(array):
             # One packed byte per pixel; `!= 0` makes -0.0 background and NaN foreground.
             array = np.ascontiguousarray(array != 0).view(np.uint8)
         return _HostInput(array, to_caller)
+
+
+def _readable_in_place(array: np.ndarray) -> bool:
+    """Whether the native module can read ``array`` as it lies: bytes, one per pixel, each row
+    packed, rows (and slices) one after another without overlap."""
+    if array.dtype.itemsize != 1 or array.dtype.kind not in "biu" or array.strides[-1] != 1:
+        return False
+    height, width = array.shape[-2:]
+    if height > 1 and array.strides[-2] < width:
+        return False
+    if array.ndim == 2:
+        return True
+    row_stride = array.strides[1] if height > 1 else width
+    slice_bytes = (height - 1) * row_stride + width
+    return array.shape[0] == 1 or array.strides[0] >= slice_bytes
 
 
 # ------------------------------------------------------------ device arrays
@@ -501,36 +734,58 @@ def _is_cupy(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] == "cupy"
 
 
+def _is_device(obj: Any) -> bool:
+    """Whether ``obj`` is an array in GPU memory (what :class:`_DeviceInput` takes)."""
+    if _is_torch(obj):
+        return bool(obj.is_cuda)
+    if _is_cupy(obj) or hasattr(obj, "__cuda_array_interface__"):
+        return True
+    return hasattr(obj, "__dlpack_device__") and obj.__dlpack_device__()[0] == 2  # kDLCUDA
+
+
+def _check_not_volume(device: "_DeviceInput") -> None:
+    if device.ndim == 3:
+        raise ValueError(
+            f"this {device.dtype_name} volume lies in GPU memory: ccl takes volumes from host "
+            f"memory only, for now. Copy it to the host first (cupy.asnumpy(volume), "
+            f"volume.cpu())"
+        )
+
+
 class _DeviceInput:
     """A 2-D array in GPU memory: where it lies, its layout, the caller's stream, and how to
-    allocate results in the caller's framework on the same device."""
+    allocate results in the caller's framework on the same device. A 3-D one (where
+    ``volumes`` is true) is only described by its ``ndim`` and dtype: none is labeled yet."""
 
     @staticmethod
-    def of(image: Any) -> Optional["_DeviceInput"]:
+    def of(image: Any, volumes: bool = False) -> Optional["_DeviceInput"]:
+        if not _is_device(image):
+            return None
         if _is_torch(image):
-            return _TorchInput(image) if image.is_cuda else None
+            return _TorchInput(image, volumes)
         if _is_cupy(image):
-            return _CupyInput(image)
+            return _CupyInput(image, volumes)
+        import cupy
+
         if hasattr(image, "__cuda_array_interface__"):
-            import cupy
+            return _CupyInput(cupy.asarray(image), volumes)
+        return _CupyInput(cupy.from_dlpack(image), volumes)
 
-            return _CupyInput(cupy.asarray(image))
-        if hasattr(image, "__dlpack_device__") and image.__dlpack_device__()[0] == 2:  # kDLCUDA
-            import cupy
-
-            return _CupyInput(cupy.from_dlpack(image))
-        return None
-
-    def _describe(self, address: int, shape, strides, kind: str, itemsize: int) -> None:
-        _check_shape(tuple(shape))
+    def _describe(
+        self, address: int, shape, strides, kind: str, itemsize: int, volumes: bool
+    ) -> None:
+        _check_shape(tuple(shape), volumes)
         _check_kind(kind, self.dtype_name)
+        self.ndim = len(shape)
+        if self.ndim == 3:
+            return
         self.height, self.width = int(shape[0]), int(shape[1])
         self.args = (address, self.height, self.width, int(strides[0]), int(strides[1]), kind,
                      itemsize)  # fmt: skip
 
 
 class _CupyInput(_DeviceInput):
-    def __init__(self, array: Any):
+    def __init__(self, array: Any, volumes: bool):
         import cupy
 
         self.cupy = cupy
@@ -540,7 +795,9 @@ class _CupyInput(_DeviceInput):
         self.stream = cupy.cuda.get_current_stream().ptr
         self.label_dtype = "uint32"
         dtype = array.dtype
-        self._describe(array.data.ptr, array.shape, array.strides, dtype.kind, dtype.itemsize)
+        self._describe(
+            array.data.ptr, array.shape, array.strides, dtype.kind, dtype.itemsize, volumes
+        )
 
     def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
         with self.cupy.cuda.Device(self.ordinal):
@@ -560,7 +817,7 @@ class _CupyInput(_DeviceInput):
 
 
 class _TorchInput(_DeviceInput):
-    def __init__(self, tensor: Any):
+    def __init__(self, tensor: Any, volumes: bool):
         import torch
 
         self.torch = torch
@@ -572,7 +829,7 @@ class _TorchInput(_DeviceInput):
         self.label_dtype = "uint32"
         kind, itemsize = _torch_kind(torch, tensor.dtype)
         strides = [s * itemsize for s in tensor.stride()]
-        self._describe(tensor.data_ptr(), tensor.shape, strides, kind, itemsize)
+        self._describe(tensor.data_ptr(), tensor.shape, strides, kind, itemsize, volumes)
 
     def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
         return self.torch.empty(shape, dtype=_torch_dtype(self.torch, dtype), device=self.device)

@@ -1,5 +1,5 @@
 # Type stubs of the `ccl` package (the docstrings are in __init__.py).
-from typing import Any, List, NamedTuple, Optional, Tuple, overload
+from typing import Any, List, Literal, NamedTuple, Optional, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -9,12 +9,14 @@ __all__ = [
     "CV_16U",
     "CV_32S",
     "Features",
+    "VolumeFeatures",
     "algorithms",
     "analyze",
     "connected_components",
     "connected_components_with_stats",
     "connected_components_with_stats_with_algorithm",
     "label",
+    "statistics",
 ]
 
 CV_32S: int
@@ -40,12 +42,37 @@ class Features(NamedTuple):
     sum_y: Any
     centroids: Any
 
+class VolumeFeatures(NamedTuple):
+    area: Any
+    x_min: Any
+    y_min: Any
+    z_min: Any
+    x_max: Any
+    y_max: Any
+    z_max: Any
+    sum_x: Any
+    sum_y: Any
+    sum_z: Any
+    centroids: Any
+
+# What statistics returns (stub-only names): cc3d.statistics' dict, None throughout for an
+# array without voxels.
+class _StatisticsSlices(TypedDict):
+    voxel_counts: Optional[npt.NDArray[np.uint32]]
+    bounding_boxes: Optional[List[Optional[Tuple[slice, ...]]]]
+    centroids: Optional[npt.NDArray[np.float64]]
+
+class _StatisticsArrays(TypedDict):
+    voxel_counts: Optional[npt.NDArray[np.uint32]]
+    bounding_boxes: Optional[npt.NDArray[Union[np.uint16, np.uint32]]]
+    centroids: Optional[npt.NDArray[np.float64]]
+
 
 def algorithms() -> List[AlgorithmInfo]: ...
 @overload
 def label(
     image: npt.ArrayLike,
-    connectivity: int = 8,
+    connectivity: Optional[int] = None,
     *,
     algorithm: Optional[str] = None,
     out: None = None,
@@ -53,7 +80,7 @@ def label(
 @overload
 def label(
     image: npt.ArrayLike,
-    connectivity: int = 8,
+    connectivity: Optional[int] = None,
     *,
     algorithm: Optional[str] = None,
     out: npt.NDArray[Any],
@@ -61,7 +88,7 @@ def label(
 @overload
 def label(
     image: Any,
-    connectivity: int = 8,
+    connectivity: Optional[int] = None,
     *,
     algorithm: Optional[str] = None,
     out: Optional[npt.NDArray[Any]] = None,
@@ -85,6 +112,39 @@ def connected_components_with_stats_with_algorithm(
     *,
     algorithm: Optional[str] = None,
 ) -> Tuple[int, Any, Any, Any]: ...
+@overload
 def analyze(
-    image: Any, connectivity: int = 8, *, algorithm: Optional[str] = None
+    image: Any, connectivity: Literal[4, 8], *, algorithm: Optional[str] = None
 ) -> Features: ...
+@overload
+def analyze(
+    image: Any, connectivity: Literal[6, 18, 26], *, algorithm: Optional[str] = None
+) -> VolumeFeatures: ...
+@overload
+def analyze(
+    image: Any, connectivity: Optional[int] = None, *, algorithm: Optional[str] = None
+) -> Union[Features, VolumeFeatures]: ...
+@overload
+def statistics(
+    image: npt.ArrayLike,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    no_slice_conversion: Literal[False] = False,
+) -> _StatisticsSlices: ...
+@overload
+def statistics(
+    image: npt.ArrayLike,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    no_slice_conversion: Literal[True],
+) -> _StatisticsArrays: ...
+@overload
+def statistics(
+    image: npt.ArrayLike,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    no_slice_conversion: bool = False,
+) -> Union[_StatisticsSlices, _StatisticsArrays]: ...

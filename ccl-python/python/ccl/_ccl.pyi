@@ -8,6 +8,8 @@ class HostArray:
     def __array_interface__(self) -> dict: ...
 
 _ImageArgs = Tuple[int, int, int, int]
+# (address, depth, height, width, row_stride, slice_stride)
+_VolumeArgs = Tuple[int, int, int, int, int, int]
 _ArrayArgs = Tuple[int, int, int, int, int, str, int]
 
 NO_BACKGROUND_STATS: List[int]
@@ -30,6 +32,24 @@ def connected_components_with_stats_host(
 ) -> Tuple[int, HostArray, HostArray, HostArray]: ...
 def analyze_host(
     image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[HostArray, HostArray, HostArray]: ...
+def label_volume_host(
+    volume_args: _VolumeArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[HostArray, int]: ...
+def label_volume_host_into(
+    volume_args: _VolumeArgs,
+    labels_address: int,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> int: ...
+def analyze_volume_host(
+    volume_args: _VolumeArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[HostArray, HostArray, HostArray]: ...
+def statistics_host(
+    image_args: _ImageArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> Tuple[HostArray, HostArray, HostArray]: ...
+def statistics_volume_host(
+    volume_args: _VolumeArgs, connectivity_value: int, algorithm: Optional[str] = None
 ) -> Tuple[HostArray, HostArray, HostArray]: ...
 def label_device(
     device: int,
