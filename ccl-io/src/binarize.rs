@@ -56,8 +56,9 @@ pub struct Binarization {
 }
 
 /// The gray values of an image: its own bytes for 8-bit gray, else luma
-/// (Rec. 709, as the `image` crate computes it) at 8 or 16 bits.
-enum Gray<'a> {
+/// (Rec. 709, as the `image` crate computes it) at 8 or 16 bits; or the
+/// values of an 8- or 16-bit `.npy` array.
+pub(crate) enum Gray<'a> {
     Eight(Cow<'a, [u8]>),
     Sixteen(Vec<u16>),
 }
@@ -100,10 +101,25 @@ impl Gray<'_> {
         })
     }
 
+    /// The values, owned (an 8-bit image's own bytes copied).
+    fn into_owned(self) -> Gray<'static> {
+        match self {
+            Gray::Eight(v) => Gray::Eight(Cow::Owned(v.into_owned())),
+            Gray::Sixteen(v) => Gray::Sixteen(v),
+        }
+    }
+
     fn max(&self) -> u32 {
         match self {
             Gray::Eight(_) => u8::MAX as u32,
             Gray::Sixteen(_) => u16::MAX as u32,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Gray::Eight(v) => v.len(),
+            Gray::Sixteen(v) => v.len(),
         }
     }
 
@@ -112,29 +128,6 @@ impl Gray<'_> {
             Gray::Eight(v) => Box::new(v.iter().map(|&x| x as u32)),
             Gray::Sixteen(v) => Box::new(v.iter().map(|&x| x as u32)),
         }
-    }
-
-    /// Distinct values, counted up to 3.
-    fn levels(&self) -> usize {
-        let mut seen: Vec<u32> = Vec::with_capacity(3);
-        for v in self.values() {
-            if !seen.contains(&v) {
-                seen.push(v);
-                if seen.len() == 3 {
-                    break;
-                }
-            }
-        }
-        seen.len()
-    }
-
-    /// Otsu's threshold of the histogram.
-    fn otsu(&self) -> u32 {
-        let mut histogram = vec![0u64; self.max() as usize + 1];
-        for v in self.values() {
-            histogram[v as usize] += 1;
-        }
-        otsu_threshold(&histogram)
     }
 }
 
@@ -170,6 +163,7 @@ fn otsu_threshold(histogram: &[u64]) -> u32 {
     best
 }
 
+/// Binarizes one image (a page of a file): a [`Binarizer`] of one page.
 pub(crate) fn binarize(
     image: &DynamicImage,
     pbm: bool,
@@ -177,53 +171,204 @@ pub(crate) fn binarize(
     pages: usize,
 ) -> std::result::Result<Decoded, String> {
     let (width, height) = (image.width() as usize, image.height() as usize);
-    let alpha = binarization.channel == Channel::Alpha;
-    let gray = if alpha {
-        Gray::alpha(image).ok_or_else(|| {
-            format!(
-                "--alpha: the image has no alpha channel (it is {}); without --alpha, \
-                 every nonzero pixel is foreground",
-                colour_name(image, pbm)
-            )
-        })?
-    } else {
-        Gray::of(image, pbm)
-    };
-    let values = if alpha { "alpha values" } else { "gray values" };
-    let gray_levels = gray.levels();
-    let (mut pixels, threshold) = match binarization.threshold {
-        Threshold::Nonzero if pbm || alpha => {
-            (gray.values().map(|v| u8::from(v != 0)).collect(), None)
-        }
-        Threshold::Nonzero => (foreground(image), None),
-        Threshold::Above(t) => {
-            if t >= gray.max() {
-                return Err(format!(
-                    "threshold {t} leaves no foreground: {values} run from 0 to {}",
-                    gray.max()
-                ));
-            }
-            (gray.values().map(|v| u8::from(v > t)).collect(), Some(t))
-        }
-        Threshold::Otsu => {
-            let t = gray.otsu();
-            (gray.values().map(|v| u8::from(v > t)).collect(), Some(t))
-        }
-    };
-    if binarization.invert {
-        for p in &mut pixels {
-            *p ^= 1;
-        }
-    }
+    let mut binarizer = Binarizer::new(binarization);
+    binarizer.add_image(image, pbm)?;
+    let binarized = binarizer.finish();
     let image_buf =
-        BinaryImageBuf::from_pixels(pixels, width, height).map_err(|e| e.to_string())?;
+        BinaryImageBuf::from_pixels(binarized.pixels, width, height).map_err(|e| e.to_string())?;
     Ok(Decoded {
         image: image_buf,
-        gray_levels,
-        threshold,
-        translucent: translucent(image),
+        gray_levels: binarized.gray_levels,
+        threshold: binarized.threshold,
+        translucent: binarized.translucent,
         pages,
     })
+}
+
+/// The pages of an image or a volume binarized by one rule, one page after
+/// another: the pixels of every page in order, and what binarizing found.
+pub(crate) struct Binarized {
+    /// 0 (background) or 1 (foreground), page after page.
+    pub(crate) pixels: Vec<u8>,
+    /// Distinct values of the binarized channel over every page, counted up
+    /// to 3 (see [`Decoded::gray_levels`]).
+    pub(crate) gray_levels: usize,
+    /// The value foreground lies above, for the `Above` and `Otsu` rules.
+    pub(crate) threshold: Option<u32>,
+    /// Some page has an alpha channel with a value below fully opaque.
+    pub(crate) translucent: bool,
+}
+
+/// Binarizes the pages of an image or a volume by one rule, one page at a
+/// time: the rule and its threshold are the same for every page (Otsu's is
+/// chosen from the histogram of them all), so that a volume is binarized as
+/// one image would be, not slice by slice.
+pub(crate) struct Binarizer {
+    binarization: Binarization,
+    /// The pixels decided so far, page after page (none under Otsu's rule
+    /// until [`Binarizer::finish`]).
+    pixels: Vec<u8>,
+    /// Otsu's rule: the values of every page, kept until the threshold is
+    /// known.
+    pending: Vec<Gray<'static>>,
+    /// Otsu's rule: the histogram of every page so far.
+    histogram: Vec<u64>,
+    /// Distinct values seen, up to 3.
+    levels: Vec<u32>,
+    /// The largest value the first page's samples can hold (255 or 65535):
+    /// a threshold needs every page in one range.
+    max: Option<u32>,
+    translucent: bool,
+}
+
+impl Binarizer {
+    pub(crate) fn new(binarization: Binarization) -> Self {
+        Self {
+            binarization,
+            pixels: Vec::new(),
+            pending: Vec::new(),
+            histogram: Vec::new(),
+            levels: Vec::with_capacity(3),
+            max: None,
+            translucent: false,
+        }
+    }
+
+    /// Room for `pixels` pixels in all (a volume's, known from its header):
+    /// the pixels are not moved as pages are added.
+    pub(crate) fn reserve(&mut self, pixels: usize) {
+        if self.binarization.threshold != Threshold::Otsu {
+            self.pixels.reserve_exact(pixels);
+        }
+    }
+
+    /// Adds a decoded page (`pbm`: of a PBM file, whose ink decodes as 0).
+    ///
+    /// # Errors
+    /// A message (without the file's name) for [`Channel::Alpha`] and a
+    /// page without alpha, a threshold at or above the page's range, or a
+    /// threshold and a page whose range is not the first page's.
+    pub(crate) fn add_image(
+        &mut self,
+        image: &DynamicImage,
+        pbm: bool,
+    ) -> std::result::Result<(), String> {
+        let alpha = self.binarization.channel == Channel::Alpha;
+        let gray = if alpha {
+            Gray::alpha(image).ok_or_else(|| {
+                format!(
+                    "--alpha: the image has no alpha channel (it is {}); without --alpha, \
+                     every nonzero pixel is foreground",
+                    colour_name(image, pbm)
+                )
+            })?
+        } else {
+            Gray::of(image, pbm)
+        };
+        // The nonzero rule on colour asks whether any colour channel is
+        // nonzero, decided at the image's own depth: a dark colour's luma
+        // may round to 0.
+        let colour_mask = (self.binarization.threshold == Threshold::Nonzero && !pbm && !alpha)
+            .then(|| foreground(image));
+        self.translucent |= translucent(image);
+        let values = if alpha { "alpha values" } else { "gray values" };
+        self.add(gray, colour_mask, values)
+    }
+
+    /// Adds values to binarize as they are (an 8- or 16-bit `.npy` array),
+    /// `values` naming them in messages.
+    ///
+    /// # Errors
+    /// As [`Binarizer::add_image`], less the alpha channel.
+    pub(crate) fn add_gray(
+        &mut self,
+        gray: Gray<'_>,
+        values: &str,
+    ) -> std::result::Result<(), String> {
+        self.add(gray, None, values)
+    }
+
+    fn add(
+        &mut self,
+        gray: Gray<'_>,
+        colour_mask: Option<Vec<u8>>,
+        values: &str,
+    ) -> std::result::Result<(), String> {
+        for v in gray.values() {
+            if self.levels.len() == 3 {
+                break;
+            }
+            if !self.levels.contains(&v) {
+                self.levels.push(v);
+            }
+        }
+        let max = *self.max.get_or_insert(gray.max());
+        let threshold = self.binarization.threshold;
+        if max != gray.max() && threshold != Threshold::Nonzero {
+            return Err(format!(
+                "its {values} run from 0 to {}, the first page's from 0 to {max}: one threshold \
+                 needs pages of one bit depth",
+                gray.max()
+            ));
+        }
+        match threshold {
+            Threshold::Nonzero => match colour_mask {
+                Some(mask) => self.pixels.extend(mask),
+                None => self.pixels.extend(gray.values().map(|v| u8::from(v != 0))),
+            },
+            Threshold::Above(t) => {
+                if t >= gray.max() {
+                    return Err(format!(
+                        "threshold {t} leaves no foreground: {values} run from 0 to {}",
+                        gray.max()
+                    ));
+                }
+                self.pixels.extend(gray.values().map(|v| u8::from(v > t)));
+            }
+            Threshold::Otsu => {
+                self.histogram.resize(max as usize + 1, 0);
+                for v in gray.values() {
+                    self.histogram[v as usize] += 1;
+                }
+                self.pending.push(gray.into_owned());
+            }
+        }
+        Ok(())
+    }
+
+    /// The pixels of every page added, inverted if the rule says so.
+    pub(crate) fn finish(mut self) -> Binarized {
+        let threshold = match self.binarization.threshold {
+            Threshold::Nonzero => None,
+            Threshold::Above(t) => Some(t),
+            Threshold::Otsu => {
+                // No pages (an empty volume): 0, as for an empty image.
+                let histogram = if self.histogram.is_empty() {
+                    vec![0; 256]
+                } else {
+                    self.histogram
+                };
+                let t = otsu_threshold(&histogram);
+                let total = self.pending.iter().map(|g| g.len()).sum();
+                self.pixels.reserve_exact(total);
+                for gray in self.pending {
+                    self.pixels.extend(gray.values().map(|v| u8::from(v > t)));
+                }
+                Some(t)
+            }
+        };
+        if self.binarization.invert {
+            for p in &mut self.pixels {
+                *p ^= 1;
+            }
+        }
+        Binarized {
+            pixels: self.pixels,
+            gray_levels: self.levels.len(),
+            threshold,
+            translucent: self.translucent,
+        }
+    }
 }
 
 /// The image's layout in words, for messages.

@@ -14,20 +14,27 @@
 //! half the blind mutations; TIFF directory entries — tag, type, count and
 //! value: sizes, bit depths, sample counts, strip offsets and counts,
 //! compression — and the next-page pointers that make the page count).
+//! The volume readers have seeds of their own, NumPy `.npy` arrays of every
+//! type, both byte orders, C and Fortran order, 2-D and 3-D, format 1.0 and
+//! 2.0 headers, mutated blindly and in their headers (shape numbers, descr,
+//! order, header length and version, the length mended or not), and read
+//! every other seed one case in four (the TIFF stacks as volumes of several
+//! pages).
 //! Each case is decoded in-process under `catch_unwind` with random options
 //! (page, threshold, channel, inversion) and the limit at 2^16 pixels,
 //! through the file reader and, one case in eight, the standard-input
-//! reader. It must give an image of at most that many pixels or a one-line
-//! error: never a panic, never a case that runs longer than [`HANG`] (a
-//! watchdog reports it and ends the run), never an allocation over
-//! [`ALLOCATION_BOUND`] (a header that claims 60000 × 60000 must be refused
-//! before anything of its size is allocated).
+//! reader. It must give an image (or a volume) of at most that many pixels
+//! or a one-line error: never a panic, never a case that runs longer than
+//! [`HANG`] (a watchdog reports it and ends the run), never an allocation
+//! over [`ALLOCATION_BOUND`] (a header that claims 60000 × 60000 must be
+//! refused before anything of its size is allocated).
 //!
 //! `CCL_FUZZ_ITERATIONS` sets the number of cases (default
 //! [`DEFAULT_CASES`]), `CCL_FUZZ_SEED` the seed. A failure names its case
 //! and mutations and saves the bytes in the temporary folder; each kind
-//! found became a named test in `read.rs`. `cargo test` (without
-//! `--release`) checks integer overflow in the decoders too.
+//! found became a named test in `read.rs` (images) or `volume.rs`
+//! (volumes). `cargo test` (without `--release`) checks integer overflow
+//! in the decoders too.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -43,7 +50,8 @@ use image::{DynamicImage, ImageBuffer, ImageEncoder, ImageFormat};
 
 use crate::read::{decode_with, read_stream};
 use crate::tests::{crc32, encode, tiff_stack};
-use crate::{Binarization, Channel, ReadOptions, Threshold};
+use crate::volume::{decode_volume_with, read_volume_stream};
+use crate::{Binarization, Channel, DecodedVolume, ReadOptions, Threshold};
 
 /// Cases run by default (in CI): about 0.2 s on one core of the
 /// development machine.
@@ -390,6 +398,101 @@ fn tiff_with(compression: tiff::encoder::Compression, big: bool) -> Vec<u8> {
     out.into_inner()
 }
 
+/// A `.npy` written by hand: format `version` (1 or 2), the header padded
+/// as numpy pads it, then `data`.
+fn npy_by_hand(descr: &str, fortran_order: bool, shape: &str, version: u8, data: &[u8]) -> Vec<u8> {
+    let order = if fortran_order { "True" } else { "False" };
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
+    let prefix = if version == 1 { 10 } else { 12 };
+    let length = (prefix + dict.len() + 1).next_multiple_of(64) - prefix;
+    let mut bytes = crate::npy::MAGIC.to_vec();
+    bytes.extend([version, 0]);
+    if version == 1 {
+        bytes.extend((length as u16).to_le_bytes());
+    } else {
+        bytes.extend((length as u32).to_le_bytes());
+    }
+    bytes.extend(format!("{dict:<width$}\n", width = length - 1).bytes());
+    bytes.extend(data);
+    bytes
+}
+
+/// `.npy` seeds of every type the volume reader takes.
+fn npy_seeds() -> Vec<Seed> {
+    // Element i of a volume: a few values, zeros among them.
+    let value = |i: usize| ((i * 7 + i / 5) % 6) as i64 - 1;
+    macro_rules! array {
+        ($t:ty, $n:expr, $big:expr) => {
+            (0..$n)
+                .flat_map(|i| {
+                    let v = value(i) as $t;
+                    if $big {
+                        v.to_be_bytes().to_vec()
+                    } else {
+                        v.to_le_bytes().to_vec()
+                    }
+                })
+                .collect::<Vec<u8>>()
+        };
+    }
+    let bools: Vec<u8> = (0..30).map(|i| u8::from(value(i) > 1)).collect();
+    let seed = |name, bytes| Seed {
+        name,
+        extension: "npy",
+        bytes,
+    };
+    vec![
+        seed(
+            "npy-u8",
+            npy_by_hand("|u1", false, "(3, 4, 5)", 1, &array!(u8, 60, false)),
+        ),
+        seed(
+            "npy-u8-fortran",
+            npy_by_hand("|u1", true, "(3, 4, 5)", 1, &array!(u8, 60, false)),
+        ),
+        seed(
+            "npy-bool-2d",
+            npy_by_hand("|b1", false, "(5, 6)", 1, &bools),
+        ),
+        seed(
+            "npy-i8",
+            npy_by_hand("|i1", false, "(2, 3, 5)", 1, &array!(i8, 30, false)),
+        ),
+        seed(
+            "npy-u16-big",
+            npy_by_hand(">u2", true, "(2, 3, 5)", 1, &array!(u16, 30, true)),
+        ),
+        seed(
+            "npy-i16",
+            npy_by_hand("<i2", false, "(2, 3, 5)", 1, &array!(i16, 30, false)),
+        ),
+        seed(
+            "npy-u32",
+            npy_by_hand("<u4", false, "(5, 3, 2)", 1, &array!(u32, 30, false)),
+        ),
+        seed(
+            "npy-i32-big",
+            npy_by_hand(">i4", false, "(2, 5, 3)", 1, &array!(i32, 30, true)),
+        ),
+        seed(
+            "npy-u64",
+            npy_by_hand("<u8", true, "(3, 5, 2)", 1, &array!(u64, 30, false)),
+        ),
+        seed(
+            "npy-i64-v2",
+            npy_by_hand("<i8", false, "(2, 3, 5)", 2, &array!(i64, 30, false)),
+        ),
+        seed(
+            "npy-f32-fortran",
+            npy_by_hand("<f4", true, "(2, 3, 5)", 1, &array!(f32, 30, false)),
+        ),
+        seed(
+            "npy-f64-big-2d",
+            npy_by_hand(">f8", false, "(6, 5)", 1, &array!(f64, 30, true)),
+        ),
+    ]
+}
+
 fn seeds() -> Vec<Seed> {
     use tiff::encoder::{Compression, DeflateLevel};
     let gray = DynamicImage::ImageLuma8(gradient(13, 7, |x, y| {
@@ -505,6 +608,9 @@ fn seeds() -> Vec<Seed> {
         seed("tiff-packbits", "tif", tiff_with(Compression::Packbits, false)),
         seed("bigtiff", "tif", tiff_with(Compression::Uncompressed, true)),
     ]
+    .into_iter()
+    .chain(npy_seeds())
+    .collect()
 }
 
 /// Where in a file a mutation lands: in the first 64 bytes (headers) half
@@ -814,8 +920,119 @@ fn tiff_header(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
     }
 }
 
-/// Random options: page, threshold, channel, inversion.
-fn options(rng: &mut Rng) -> ReadOptions {
+/// Where `needle` first occurs in `bytes`.
+fn find(bytes: &[u8], needle: &[u8]) -> Option<usize> {
+    bytes.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Changes one field of a `.npy` header: a number of the shape, the descr,
+/// the order, the header's length or the format version. Edits of the
+/// text mend the header length (three times in four) so that the parser
+/// reads what was edited.
+fn npy_header(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
+    if bytes.len() < 12 || !bytes.starts_with(crate::npy::MAGIC) {
+        return blind(rng, bytes);
+    }
+    let v1 = bytes[6] == 1;
+    let text_at = if v1 { 10 } else { 12 };
+    let description = match rng.below(5) {
+        0 => {
+            // A number of the shape tuple.
+            let Some(open) = find(bytes, b"'shape': (").map(|at| at + 10) else {
+                return blind(rng, bytes);
+            };
+            let mut runs = Vec::new();
+            let mut i = open;
+            while i < bytes.len() && bytes[i] != b')' {
+                if bytes[i].is_ascii_digit() {
+                    let start = i;
+                    while i < bytes.len() && bytes[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    runs.push(start..i);
+                } else {
+                    i += 1;
+                }
+            }
+            if runs.is_empty() {
+                return blind(rng, bytes);
+            }
+            let run = rng.pick(&runs).clone();
+            let text = *rng.pick(&[
+                "0",
+                "1",
+                "2",
+                "3",
+                "65535",
+                "65536",
+                "4294967295",
+                "4294967296",
+                "18446744073709551615",
+                "99999999999999999999",
+                "-1",
+                "",
+                "1, 1",
+                "2L",
+            ]);
+            bytes.splice(run.clone(), text.bytes());
+            format!("shape number at {}..{} = {text:?}", run.start, run.end)
+        }
+        1 => {
+            let Some(at) = find(bytes, b"'descr': '").map(|at| at + 10) else {
+                return blind(rng, bytes);
+            };
+            let Some(end) = bytes[at..].iter().position(|&b| b == b'\'').map(|n| at + n) else {
+                return blind(rng, bytes);
+            };
+            let descr = *rng.pick(&[
+                "|u1", "|b1", "|i1", "<u2", ">i2", "<u4", ">i4", "<u8", ">i8", "<f4", ">f8", "<f2",
+                "<c8", "|u2", "u1", "O", "<U3", "", "<", "=u4", "|V8",
+            ]);
+            bytes.splice(at..end, descr.bytes());
+            format!("descr = {descr:?}")
+        }
+        2 => {
+            let (from, to): (&[u8], &[u8]) = if find(bytes, b"False").is_some() {
+                (b"False", b"True")
+            } else {
+                (b"True", b"False")
+            };
+            let Some(at) = find(bytes, from) else {
+                return blind(rng, bytes);
+            };
+            bytes.splice(at..at + from.len(), to.iter().copied());
+            format!("fortran_order = {}", String::from_utf8_lossy(to))
+        }
+        3 => {
+            let value = *rng.pick(&WORDS);
+            let width = if v1 { 2 } else { 4 };
+            put(bytes, 8, value, width, true);
+            return format!("header length = {value}");
+        }
+        _ => {
+            let version = *rng.pick(&[0u8, 1, 2, 3, 4, 255]);
+            bytes[6] = version;
+            return format!("version = {version}");
+        }
+    };
+    // The edited text: mend the length to end it at its newline.
+    if rng.chance(4) {
+        return description;
+    }
+    if let Some(newline) = bytes[text_at.min(bytes.len())..]
+        .iter()
+        .position(|&b| b == b'\n')
+    {
+        let length = (newline + 1) as u64;
+        put(bytes, 8, length, if v1 { 2 } else { 4 }, true);
+        return format!("{description}, length mended");
+    }
+    description
+}
+
+/// Random options: page, threshold, channel, inversion; for a volume,
+/// mostly no page (a volume refuses one).
+fn options(rng: &mut Rng, volume: bool) -> ReadOptions {
     let threshold = match rng.below(4) {
         0 => Threshold::Above(rng.below(300) as u32),
         1 => Threshold::Otsu,
@@ -836,16 +1053,50 @@ fn options(rng: &mut Rng) -> ReadOptions {
         // is refused before the pixels are decoded.
         page: match rng.below(8) {
             0 => Some(0),
-            1 => Some(1 + rng.below(3)),
+            1 if !volume => Some(1 + rng.below(3)),
             _ => None,
         },
         max_pixels: MAX_PIXELS,
     }
 }
 
+/// What a reader gives: its pixels must be what its size says, 0 or 1.
+trait Outcome {
+    fn verify(&self) -> Result<(), String>;
+}
+
+impl Outcome for crate::Decoded {
+    fn verify(&self) -> Result<(), String> {
+        let image = &self.image;
+        let pixels = image.width() as u64 * image.height() as u64;
+        if pixels > MAX_PIXELS || image.pixels().len() as u64 != pixels {
+            return Err(format!("an image of {}x{}", image.width(), image.height()));
+        }
+        if image.pixels().iter().any(|&p| p > 1) {
+            return Err("pixels other than 0 and 1".into());
+        }
+        Ok(())
+    }
+}
+
+impl Outcome for DecodedVolume {
+    fn verify(&self) -> Result<(), String> {
+        let volume = &self.volume;
+        let (width, height, depth) = (volume.width(), volume.height(), volume.depth());
+        let voxels = (width as u128) * (height as u128) * (depth as u128);
+        if voxels > u128::from(MAX_PIXELS) || volume.voxels().len() as u128 != voxels {
+            return Err(format!("a volume of {width}x{height}x{depth}"));
+        }
+        if volume.voxels().iter().any(|&p| p > 1) {
+            return Err("voxels other than 0 and 1".into());
+        }
+        Ok(())
+    }
+}
+
 /// What one decode gave, or what was wrong with it.
-fn check(
-    result: std::thread::Result<ccl_core::Result<crate::Decoded>>,
+fn check<T: Outcome>(
+    result: std::thread::Result<ccl_core::Result<T>>,
     largest: usize,
     elapsed: Duration,
 ) -> Result<(), String> {
@@ -864,17 +1115,7 @@ fn check(
                 .unwrap_or_default();
             Err(format!("panicked: {message}"))
         }
-        Ok(Ok(decoded)) => {
-            let image = &decoded.image;
-            let pixels = image.width() as u64 * image.height() as u64;
-            if pixels > MAX_PIXELS || image.pixels().len() as u64 != pixels {
-                return Err(format!("an image of {}x{}", image.width(), image.height()));
-            }
-            if image.pixels().iter().any(|&p| p > 1) {
-                return Err("pixels other than 0 and 1".into());
-            }
-            Ok(())
-        }
+        Ok(Ok(decoded)) => decoded.verify(),
         Ok(Err(error)) => {
             let message = error.to_string();
             if message.is_empty() || message.contains('\n') {
@@ -895,15 +1136,37 @@ pub(crate) fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
 /// One decode, timed and with its largest allocation: whether it gave an
 /// image, or what was wrong with it.
 fn run(bytes: &[u8], path: &Path, options: &ReadOptions, stdin: bool) -> Result<bool, String> {
-    LARGEST.with(|largest| largest.set(0));
-    let start = Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| {
+    timed(|| {
         if stdin {
             read_stream(Cursor::new(bytes), Path::new("-"), options)
         } else {
             decode_with(Cursor::new(bytes), path, options)
         }
-    }));
+    })
+}
+
+/// [`run`] for the volume readers.
+fn run_volume(
+    bytes: &[u8],
+    path: &Path,
+    options: &ReadOptions,
+    stdin: bool,
+) -> Result<bool, String> {
+    timed(|| {
+        if stdin {
+            read_volume_stream(Cursor::new(bytes), Path::new("-"), options)
+        } else {
+            decode_volume_with(Cursor::new(bytes), path, options)
+        }
+    })
+}
+
+/// Runs one decode under `catch_unwind`, timed and with its largest
+/// allocation: whether it gave an image, or what was wrong with it.
+fn timed<T: Outcome>(decode: impl FnOnce() -> ccl_core::Result<T>) -> Result<bool, String> {
+    LARGEST.with(|largest| largest.set(0));
+    let start = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(decode));
     let largest = LARGEST.with(Cell::get);
     let decoded = matches!(result, Ok(Ok(_)));
     check(result, largest, start.elapsed()).map(|()| decoded)
@@ -927,9 +1190,24 @@ fn mutated_files_decode_or_fail_cleanly() {
     let cases = env_number("CCL_FUZZ_ITERATIONS", DEFAULT_CASES);
     let seed = env_number("CCL_FUZZ_SEED", 0x5EED_0CC1);
     let seeds = seeds();
-    // Every seed decodes as it is.
+    // Every seed decodes as it is; the TIFF stacks as volumes too, of as
+    // many slices as they have pages.
     for s in &seeds {
         let path = Path::new("seed").with_extension(s.extension);
+        if s.extension == "npy" || s.name.ends_with("pages") {
+            let decoded = decode_volume_with(Cursor::new(&s.bytes), &path, &ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{} as a volume: {e}", s.name));
+            assert!(decoded.volume.voxels().contains(&1), "{}", s.name);
+            assert_eq!(
+                decoded.volume.depth() > 1,
+                !s.name.ends_with("2d"),
+                "{}",
+                s.name
+            );
+            if s.extension == "npy" {
+                continue;
+            }
+        }
         let options = ReadOptions {
             page: s.name.ends_with("pages").then_some(1),
             ..Default::default()
@@ -983,6 +1261,7 @@ fn mutated_files_decode_or_fail_cleanly() {
                     ("png", true) => png_header(&mut rng, &mut bytes),
                     ("tif", true) => tiff_header(&mut rng, &mut bytes),
                     ("pgm" | "pbm" | "ppm" | "pam", true) => pnm_header(&mut rng, &mut bytes),
+                    ("npy", true) => npy_header(&mut rng, &mut bytes),
                     _ => blind(&mut rng, &mut bytes),
                 };
                 steps.push(step);
@@ -991,14 +1270,18 @@ fn mutated_files_decode_or_fail_cleanly() {
                 mend_png(&mut bytes);
                 steps.push("CRCs mended".into());
             }
-            let options = options(&mut rng);
+            // The .npy seeds are volumes; every other seed is read as a
+            // volume one case in four.
+            let volume = s.extension == "npy" || rng.chance(4);
+            let options = options(&mut rng, volume);
             let stdin = rng.chance(8);
             let extension = if rng.chance(8) { "png" } else { s.extension };
             let path = Path::new("case").with_extension(extension);
             let description = format!(
-                "seed {seed:#x} case {case}: {} mutated by [{}], read {} with {options:?}",
+                "seed {seed:#x} case {case}: {} mutated by [{}], read{} {} with {options:?}",
                 s.name,
                 steps.join("; "),
+                if volume { " as a volume" } else { "" },
                 if stdin {
                     "from standard input".to_string()
                 } else {
@@ -1007,7 +1290,11 @@ fn mutated_files_decode_or_fail_cleanly() {
             );
             *CURRENT.lock().unwrap() = description.clone();
             started.store(clock.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
-            let outcome = run(&bytes, &path, &options, stdin);
+            let outcome = if volume {
+                run_volume(&bytes, &path, &options, stdin)
+            } else {
+                run(&bytes, &path, &options, stdin)
+            };
             started.store(0, Ordering::Relaxed);
             images += usize::from(outcome == Ok(true));
             if let Err(what) = outcome {

@@ -108,29 +108,16 @@ pub fn save_labels(labels: &LabelImage, path: &Path) -> Result<()> {
 
 fn write_tiff(labels: &LabelImage, out: &mut (impl Write + Seek)) -> Result<(), String> {
     let (width, height) = sides(labels)?;
-    tiff::encoder::TiffEncoder::new(out)
-        .and_then(|mut encoder| {
-            encoder.write_image::<tiff::encoder::colortype::Gray32>(width, height, labels.labels())
-        })
-        .map_err(|e| e.to_string())
+    crate::volume::write_tiff_pages::<tiff::encoder::colortype::Gray32>(
+        out,
+        (width, height),
+        labels.labels(),
+        false,
+    )
 }
 
 fn write_npy(labels: &LabelImage, out: &mut impl Write) -> std::io::Result<()> {
-    let dict = format!(
-        "{{'descr': '<u4', 'fortran_order': False, 'shape': ({}, {}), }}",
-        labels.height(),
-        labels.width()
-    );
-    // Magic, version and header length, then the header padded with spaces
-    // and ended by a newline so that the data starts 64-byte aligned.
-    let unpadded = 10 + dict.len() + 1;
-    let header = format!(
-        "{dict}{}\n",
-        " ".repeat(unpadded.next_multiple_of(64) - unpadded)
-    );
-    out.write_all(b"\x93NUMPY\x01\x00")?;
-    out.write_all(&(header.len() as u16).to_le_bytes())?;
-    out.write_all(header.as_bytes())?;
+    crate::npy::write_header(out, "<u4", &[labels.height(), labels.width()])?;
     for label in labels.labels() {
         out.write_all(&label.to_le_bytes())?;
     }

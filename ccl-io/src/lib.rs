@@ -4,8 +4,11 @@
 //! not, of the colour channels or of the alpha channel), one page of a
 //! TIFF at a time, and no larger than a pixel limit checked from the header
 //! ([`ReadOptions`]); label images are written as data (a 32-bit TIFF, a
-//! NumPy `.npy`) or as a colour PNG. The `ccl` facade re-exports it as
-//! `ccl::io`.
+//! NumPy `.npy`) or as a colour PNG. Volumes (3-D) are read from a NumPy
+//! `.npy` array or a TIFF stack by the same rules and limit
+//! ([`read_volume`]), and binary and label volumes are written as either
+//! ([`save_volume`], [`save_volume_labels`]). The `ccl` facade re-exports
+//! it as `ccl::io`.
 //!
 //! ```
 //! use ccl_core::{BinaryImageBuf, Connectivity, LabelImage};
@@ -28,6 +31,11 @@
 //! // Labels as a NumPy array of uint32, shape (height, width).
 //! let labels = LabelImage::new(2, 1, vec![1, 2])?;
 //! ccl_io::save_labels(&labels, &dir.join("labels.npy"))?;
+//!
+//! // A volume as a TIFF stack, one page a slice, and back.
+//! let volume = ccl_core::BinaryVolumeBuf::from_fn(4, 4, 3, |x, y, z| x == y || z == 1)?;
+//! ccl_io::save_volume(&volume, &dir.join("volume.tif"))?;
+//! assert_eq!(ccl_io::load_volume(&dir.join("volume.tif"))?, volume);
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -36,13 +44,18 @@ mod binarize;
 #[cfg(test)]
 mod fuzz;
 mod labels;
+mod npy;
 mod pages;
 mod read;
+mod volume;
 mod write;
 
 pub use binarize::{Binarization, Channel, Threshold};
 pub use labels::{LabelFormat, label_colour, save_labels};
 pub use read::{DEFAULT_MAX_PIXELS, Decoded, ReadOptions, decode, load_image, read_image};
+pub use volume::{
+    DecodedVolume, VolumeFormat, load_volume, read_volume, save_volume, save_volume_labels,
+};
 pub use write::save_image;
 
 #[cfg(test)]

@@ -58,6 +58,50 @@ impl Layout {
     }
 }
 
+/// The chain of directories of a TIFF, as [`chain`] read it.
+pub(crate) struct Chain {
+    layout: Layout,
+    /// The file's first bytes, up to the end of the first-directory offset.
+    header: Vec<u8>,
+    /// Where the first-directory offset lies in `header`.
+    first_at: usize,
+    /// The offset of each page's directory, in order.
+    offsets: Vec<u64>,
+    /// Whether the chain goes on past the pages counted.
+    more: bool,
+}
+
+impl Chain {
+    /// The pages counted.
+    pub(crate) fn count(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// Whether the chain goes on past [`Chain::count`] pages.
+    pub(crate) fn more(&self) -> bool {
+        self.more
+    }
+
+    /// The header that makes `page` (`< count`) the first, once its entries
+    /// are checked ([`check_entries`]); `input` is left at position 0.
+    pub(crate) fn header_for<R: Read + Seek>(
+        &self,
+        input: &mut R,
+        page: usize,
+    ) -> io::Result<Result<Vec<u8>, String>> {
+        let mut patched = self.header.clone();
+        if let Some(&offset) = self.offsets.get(page) {
+            if let Err(message) = check_entries(input, &self.layout, offset)? {
+                return Ok(Err(message));
+            }
+            self.layout
+                .write_uint(offset, &mut patched[self.first_at..]);
+        }
+        input.seek(SeekFrom::Start(0))?;
+        Ok(Ok(patched))
+    }
+}
+
 /// Walks the chain of directories of the TIFF that `input` holds from its
 /// position 0, and returns the header that makes `page` (0 when `None`)
 /// the first.
@@ -76,6 +120,33 @@ pub(crate) fn walk<R: Read + Seek>(
     input: &mut R,
     page: Option<usize>,
 ) -> io::Result<Result<Pages, String>> {
+    let chain = match chain(input, MAX_PAGES)? {
+        Ok(Some(chain)) => chain,
+        Ok(None) => return Ok(Ok(unknown())),
+        Err(message) => return Ok(Err(message)),
+    };
+    let header = match chain.header_for(input, page.unwrap_or(0))? {
+        Ok(header) => header,
+        Err(message) => return Ok(Err(message)),
+    };
+    Ok(Ok(Pages {
+        count: chain.count(),
+        more: chain.more,
+        header: Some(header),
+    }))
+}
+
+/// Reads the chain of directories of the TIFF that `input` holds from its
+/// position 0, up to `max_pages` of them (counted as [`walk`] counts);
+/// `None` when the header is not one this reader understands.
+///
+/// # Errors
+/// A message when the file has no directory, or when the chain loops back
+/// on itself.
+pub(crate) fn chain<R: Read + Seek>(
+    input: &mut R,
+    max_pages: usize,
+) -> io::Result<Result<Option<Chain>, String>> {
     input.seek(SeekFrom::Start(0))?;
     let mut header = [0u8; 16];
     let read = read_up_to(input, &mut header)?;
@@ -83,7 +154,7 @@ pub(crate) fn walk<R: Read + Seek>(
     let little_endian = match header.get(..2) {
         Some(b"II") => true,
         Some(b"MM") => false,
-        _ => return Ok(Ok(unknown())),
+        _ => return Ok(Ok(None)),
     };
     let mut layout = Layout {
         little_endian,
@@ -96,26 +167,25 @@ pub(crate) fn walk<R: Read + Seek>(
             layout.big_tiff = true;
             8
         }
-        _ => return Ok(Ok(unknown())),
+        _ => return Ok(Ok(None)),
     };
     let width = layout.offset_bytes();
     let Some(first) = header
         .get(first_at..first_at + width)
         .map(|b| layout.uint(b))
     else {
-        return Ok(Ok(unknown()));
+        return Ok(Ok(None));
     };
     if first == 0 {
         return Ok(Err(
             "not a valid TIFF file (it has no image directory)".into()
         ));
     }
-    let wanted = page.unwrap_or(0);
     let mut seen = HashSet::new();
-    let (mut count, mut more, mut chosen) = (0, false, None);
+    let (mut offsets, mut more) = (Vec::new(), false);
     let mut next = first;
     while next != 0 {
-        if count == MAX_PAGES {
+        if offsets.len() == max_pages {
             more = true;
             break;
         }
@@ -124,28 +194,19 @@ pub(crate) fn walk<R: Read + Seek>(
                 "not a valid TIFF file (its pages link back in a cycle)".into(),
             ));
         }
-        if count == wanted {
-            chosen = Some(next);
-        }
-        count += 1;
+        offsets.push(next);
         match next_directory(input, &layout, next)? {
             Some(after) => next = after,
             None => break,
         }
     }
-    let mut patched = header[..first_at + width].to_vec();
-    if let Some(offset) = chosen {
-        if let Err(message) = check_entries(input, &layout, offset)? {
-            return Ok(Err(message));
-        }
-        layout.write_uint(offset, &mut patched[first_at..]);
-    }
-    input.seek(SeekFrom::Start(0))?;
-    Ok(Ok(Pages {
-        count,
+    Ok(Ok(Some(Chain {
+        header: header[..first_at + width].to_vec(),
+        layout,
+        first_at,
+        offsets,
         more,
-        header: Some(patched),
-    }))
+    })))
 }
 
 fn unknown() -> Pages {

@@ -43,7 +43,9 @@ use crate::pages::{self, Repointed};
 pub const DEFAULT_MAX_PIXELS: u64 = 1 << 30;
 
 /// How [`read_image`] reads a file: the binarization, the page of a
-/// multi-page TIFF and the size limit.
+/// multi-page TIFF and the size limit; and how
+/// [`read_volume`](crate::read_volume) reads a volume (every page, so no
+/// page, and the limit counts voxels).
 ///
 /// Error messages name each option by the `ccl` flag that sets it (`ccl`
 /// is this crate's main user): `page` is `--page`, `max_pixels` is
@@ -62,11 +64,13 @@ pub struct ReadOptions {
     /// slice N is page N - 1). `None` reads a file of one page and refuses
     /// one of several, naming the page count: a stack read as its first
     /// page would be silently wrong. Every other format has one page, 0.
+    /// [`read_volume`](crate::read_volume) reads every page, one slice
+    /// each, and refuses a page.
     pub page: Option<usize>,
-    /// The most pixels an image may have, checked against the header
-    /// before anything is decoded ([`DEFAULT_MAX_PIXELS`] by default). The
-    /// labels' own limit, [`MAX_PIXELS`](ccl_core::MAX_PIXELS), applies
-    /// whatever this says.
+    /// The most pixels an image (voxels a volume) may have, checked
+    /// against the header before anything is decoded
+    /// ([`DEFAULT_MAX_PIXELS`] by default). The labels' own limit,
+    /// [`MAX_PIXELS`](ccl_core::MAX_PIXELS), applies whatever this says.
     pub max_pixels: u64,
 }
 
@@ -186,10 +190,22 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BinaryImageBuf> {
 /// memory, refusing it as soon as its header declares too many pixels, and
 /// stopping at the bytes the declared image can need.
 pub(crate) fn read_stream(
-    mut input: impl BufRead,
+    input: impl BufRead,
     path: &Path,
     options: &ReadOptions,
 ) -> Result<Decoded> {
+    let bytes = read_stream_bytes(input, path, options)?;
+    decode_with(Cursor::new(bytes), path, options)
+}
+
+/// The bytes of an image on a stream that cannot seek, as [`read_stream`]
+/// bounds them: a TIFF (a stack read as a volume included) to what
+/// `options.max_pixels` 8-bit pixels can need.
+pub(crate) fn read_stream_bytes(
+    mut input: impl BufRead,
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<Vec<u8>> {
     let decode_error = |message: String| Error::Decode {
         path: path.to_path_buf(),
         message,
@@ -240,15 +256,38 @@ pub(crate) fn read_stream(
              ({STDIN_BYTES_PER_BYTE} bytes for every byte of it, and 16 MiB); read it from a file"
         )));
     }
-    decode_with(Cursor::new(bytes), path, options)
+    Ok(bytes)
 }
 
 /// Decodes an image whose first byte is at position 0 of `input`.
 pub(crate) fn decode_with<R: BufRead + Seek>(
-    mut input: R,
+    input: R,
     path: &Path,
     options: &ReadOptions,
 ) -> Result<Decoded> {
+    let page = decode_image(input, path, options)?;
+    binarize(&page.image, page.pbm, options.binarization, page.pages)
+        .map_err(|message| Error::InvalidArgument(format!("{}: {message}", path.display())))
+}
+
+/// One decoded page of an image file, before binarization.
+pub(crate) struct Page {
+    /// The page's samples as the decoder gave them.
+    pub(crate) image: DynamicImage,
+    /// The file is a PBM, whose 1 bits (decoded as 0) are foreground.
+    pub(crate) pbm: bool,
+    /// The pages of the file (see [`Decoded::pages`]).
+    pub(crate) pages: usize,
+}
+
+/// Decodes the page `options` choose of the PNG, PNM or TIFF whose first
+/// byte is at position 0 of `input`, its size checked against the limit
+/// before its pixels are decoded.
+pub(crate) fn decode_image<R: BufRead + Seek>(
+    mut input: R,
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<Page> {
     let decode_error = |message: String| Error::Decode {
         path: path.to_path_buf(),
         message,
@@ -294,32 +333,57 @@ pub(crate) fn decode_with<R: BufRead + Seek>(
     {
         check_pixels(width, height, path, options)?;
     }
-    let mut decoder = match pages.header {
+    let decoder = open_page(input, pages.header, format).map_err(decode_error)?;
+    let (width, height) = decoder.dimensions();
+    check_pixels(width, height, path, options)?;
+    let image = decode_page(decoder, name).map_err(decode_error)?;
+    Ok(Page {
+        image,
+        pbm,
+        pages: pages.count,
+    })
+}
+
+/// A decoder of `format` for `input`, its header read; for a TIFF,
+/// `header` (from [`pages`]) chooses the page.
+pub(crate) fn open_page<'a, R: BufRead + Seek + 'a>(
+    input: R,
+    header: Option<Vec<u8>>,
+    format: ImageFormat,
+) -> std::result::Result<Box<dyn ImageDecoder + 'a>, String> {
+    let name = match format {
+        ImageFormat::Png => "PNG",
+        ImageFormat::Pnm => "PNM",
+        _ => "TIFF",
+    };
+    match header {
         Some(header) => open(Repointed::new(input, header), format),
         None => open(input, format),
     }
-    .map_err(|e| decode_error(describe(name, e)))?;
+    .map_err(|e| describe(name, e))
+}
+
+/// Decodes the pixels of an opened decoder whose size has been checked.
+pub(crate) fn decode_page(
+    mut decoder: Box<dyn ImageDecoder + '_>,
+    name: &str,
+) -> std::result::Result<DynamicImage, String> {
     let (width, height) = decoder.dimensions();
-    check_pixels(width, height, path, options)?;
     // The decoders may allocate the image and twice as much again
     // (a TIFF's compressed strips), and 1 MiB: bounded by what the header
     // declares, which is bounded by the limit.
     let total = decoder.total_bytes();
     let mut limits = image::Limits::default();
     limits.max_alloc = Some(total.saturating_mul(3).saturating_add(1 << 20));
-    decoder
-        .set_limits(limits)
-        .map_err(|e| decode_error(describe(name, e)))?;
+    decoder.set_limits(limits).map_err(|e| describe(name, e))?;
     // An image without pixels has nothing to decode, and decoders trip on
     // the sides of one (image 0.25's PBM reader adds 7 to a width of
     // 2^32 - 1, for a height of 0).
-    let decoded = if u64::from(width) * u64::from(height) == 0 {
-        DynamicImage::new(width, height, decoder.color_type())
+    if u64::from(width) * u64::from(height) == 0 {
+        Ok(DynamicImage::new(width, height, decoder.color_type()))
     } else {
-        DynamicImage::from_decoder(decoder).map_err(|e| decode_error(describe(name, e)))?
-    };
-    binarize(&decoded, pbm, options.binarization, pages.count)
-        .map_err(|message| Error::InvalidArgument(format!("{}: {message}", path.display())))
+        DynamicImage::from_decoder(decoder).map_err(|e| describe(name, e))
+    }
 }
 
 /// The size a PNG's IHDR chunk declares (it must come first), and the
@@ -440,7 +504,7 @@ fn check_pixels(width: u32, height: u32, path: &Path, options: &ReadOptions) -> 
 }
 
 /// What went wrong, in a user's words rather than the decoder's.
-fn describe(name: &str, error: ImageError) -> String {
+pub(crate) fn describe(name: &str, error: ImageError) -> String {
     let text = error.to_string();
     match error {
         ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
