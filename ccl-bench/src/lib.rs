@@ -5,8 +5,11 @@
 //! images and checks come from `ccl-testkit`; the algorithms from the `ccl`
 //! facade, which links them all. [`updates`] holds the atomic feature
 //! update counts of `ccl-cuda-flsl`'s analyses against density (`ccl
-//! updates`), as CSV and as a plot.
+//! updates`), as CSV and as a plot. [`volume_sweep`] times the variants
+//! that label volumes on random volumes in 6-, 18- and 26-connectivity
+//! (`ccl sweep --volume`), with its own CSV and summary.
 
 mod chart;
 pub mod sweep;
 pub mod updates;
+pub mod volume_sweep;

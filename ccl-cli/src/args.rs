@@ -34,6 +34,41 @@ impl FromStr for Size {
     }
 }
 
+/// `WIDTHxHEIGHTxDEPTH`, e.g. `512x512x512`, of a volume with voxels: a
+/// volume sweep's, refused while the arguments are read when it has none,
+/// as [`Size`] refuses an image without pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct VolumeSize {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+impl FromStr for VolumeSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let invalid = || format!("expected WIDTHxHEIGHTxDEPTH, e.g. 512x512x512, not `{text}`");
+        let sides = text
+            .split(['x', 'X'])
+            .map(|side| side.trim().parse::<usize>().map_err(|_| invalid()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let [width, height, depth] = sides[..] else {
+            return Err(invalid());
+        };
+        if width == 0 || height == 0 || depth == 0 {
+            return Err(format!(
+                "`{text}` has no voxels: give a size of at least 1x1x1"
+            ));
+        }
+        Ok(VolumeSize {
+            width,
+            height,
+            depth,
+        })
+    }
+}
+
 /// The image, its binarization, the algorithm and the connectivity that
 /// `label` and `analyze` take.
 #[derive(clap::Args)]
@@ -184,6 +219,14 @@ pub(crate) fn parse_connectivity(text: &str) -> Result<Connectivity, String> {
         .map_err(|_| format!("expected 4 or 8 (or four, eight), not `{text}`"))
 }
 
+/// Parses any connectivity, an image's or a volume's: `4`, `8`, `6`, `18`,
+/// `26` (or their words), for a command that takes both and checks which
+/// its input needs.
+pub(crate) fn parse_any_connectivity(text: &str) -> Result<Connectivity, String> {
+    text.parse()
+        .map_err(|_| format!("expected 4 or 8 (images), or 6, 18 or 26 (volumes), not `{text}`"))
+}
+
 /// The algorithm a user named, or the preferred available one for `task`
 /// and `connectivity`; either way one that can run it here.
 pub(crate) fn choose_algorithm(
@@ -224,6 +267,39 @@ mod tests {
         assert!("-1x3".parse::<Size>().is_err());
         assert!("0x3".parse::<Size>().unwrap_err().contains("at least 1x1"));
         assert!("3x0".parse::<Size>().is_err());
+    }
+
+    #[test]
+    fn volume_sizes_parse_and_reject() {
+        assert_eq!(
+            "24x20X16".parse::<VolumeSize>(),
+            Ok(VolumeSize {
+                width: 24,
+                height: 20,
+                depth: 16
+            })
+        );
+        for bad in ["24x20", "24x20x16x2", "x20x16", "24x-1x16", "axbxc", ""] {
+            let message = bad.parse::<VolumeSize>().unwrap_err();
+            assert!(message.contains("WIDTHxHEIGHTxDEPTH"), "{bad}: {message}");
+        }
+        assert!(
+            "4x0x4"
+                .parse::<VolumeSize>()
+                .unwrap_err()
+                .contains("at least 1x1x1")
+        );
+    }
+
+    #[test]
+    fn any_connectivity_parses_both_kinds() {
+        assert_eq!(parse_any_connectivity("26"), Ok(Connectivity::TwentySix));
+        assert_eq!(parse_any_connectivity("four"), Ok(Connectivity::Four));
+        assert!(
+            parse_any_connectivity("12")
+                .unwrap_err()
+                .contains("6, 18 or 26")
+        );
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! `ccl sweep`: times variants over docs/benchmark.md's densities and
 //! granularities, or on structured patterns by size (`--pattern`), checks
 //! every result against cpu-uf, prints the summary table (or the pattern
-//! table), writes every measurement as CSV and draws the plots.
+//! table), writes every measurement as CSV and draws the plots; with
+//! `--volume`, times the variants that label volumes on random volumes in
+//! 6-, 18- and 26-connectivity, checked against cpu-rle, and writes their
+//! CSV and summary.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -11,9 +14,10 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use ccl_bench::sweep::{self, Config};
+use ccl_bench::volume_sweep::{self, VolumeConfig};
 use ccl_core::{Algorithm, Connectivity, Task};
 
-use crate::args::{Size, join, parse_connectivity};
+use crate::args::{Size, VolumeSize, join, parse_any_connectivity};
 use crate::output::{Stdout, out};
 
 #[derive(clap::Args)]
@@ -21,23 +25,34 @@ pub(crate) struct Args {
     /// Variant to time (repeatable); default: every available one.
     #[arg(short, long = "algorithm", value_name = "ALGO")]
     algorithms: Vec<String>,
-    /// Connectivity; default: both (each variant in those it supports).
-    #[arg(short, long, value_name = "4|8", value_parser = parse_connectivity)]
+    /// Connectivity: 4 or 8, or with --volume 6, 18 or 26; default: every
+    /// one of the sweep's kind (each variant in those it supports).
+    #[arg(short, long, value_name = "4|8|6|18|26", value_parser = parse_any_connectivity)]
     connectivity: Option<Connectivity>,
     /// Image size [default: 2048x2048, or 512x512 with --quick].
     #[arg(long, value_name = "WxH")]
     size: Option<Size>,
-    /// A short sweep: 512x512 images, 3 repetitions.
+    /// Time random volumes of this size instead of images, in 6-, 18- and
+    /// 26-connectivity, every answer checked against cpu-rle; writes
+    /// volume-sweep.csv and summary.txt, no plots [default size:
+    /// 512x512x512, or 96x96x96 with --quick].
+    #[arg(long, value_name = "WxHxD", num_args = 0..=1,
+          conflicts_with_all = ["size", "patterns", "sizes"])]
+    volume: Option<Option<VolumeSize>>,
+    /// A short sweep: 512x512 images (96x96x96 volumes), 3 repetitions.
     #[arg(long)]
     quick: bool,
-    /// Timed runs per image, after one warm-up run [default: 10, or 3 with --quick].
+    /// Timed runs per image (or volume), after one warm-up run [default: 10,
+    /// or 3 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     reps: Option<u32>,
-    /// Densities in percent, comma separated [default: 0,5,...,100].
+    /// Densities in percent, comma separated [default: 0,5,...,100; with
+    /// --volume 5,10,14,20,31,40,50,60,70,80].
     #[arg(long, value_name = "D,...", value_delimiter = ',',
           value_parser = clap::value_parser!(u32).range(0..=100))]
     densities: Vec<u32>,
-    /// Granularities (cell sides in pixels), comma separated [default: 1,4,16].
+    /// Granularities (cell sides in pixels, or voxels with --volume), comma
+    /// separated [default: 1,4,16].
     #[arg(long, value_name = "G,...", value_delimiter = ',',
           value_parser = clap::value_parser!(u32).range(1..))]
     granularities: Vec<u32>,
@@ -54,7 +69,8 @@ pub(crate) struct Args {
     /// What to time: labeling (CCL), analysis (CCA) or both.
     #[arg(long, value_enum, default_value_t = Tasks::Both)]
     task: Tasks,
-    /// Folder for sweep.csv and the plots.
+    /// Folder for sweep.csv and the plots (with --volume, volume-sweep.csv
+    /// and summary.txt).
     #[arg(long, value_name = "DIR", default_value = "target/sweep")]
     out: PathBuf,
 }
@@ -77,9 +93,19 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         Tasks::Analyze => vec![Task::Analyze],
         Tasks::Both => vec![Task::Label, Task::Analyze],
     };
-    let connectivities = args
-        .connectivity
-        .map_or(Connectivity::PLANE.to_vec(), |c| vec![c]);
+    if let Some(size) = args.volume {
+        return run_volume(args, size, tasks);
+    }
+    let connectivities = match args.connectivity {
+        None => Connectivity::PLANE.to_vec(),
+        Some(c) if c.dimensions() == 2 => vec![c],
+        Some(c) => {
+            return Err(format!(
+                "{c}-connectivity is for volumes: add --volume [WxHxD] (an image sweep takes 4 or 8)"
+            )
+            .into());
+        }
+    };
     let default_size = if args.quick { 512 } else { 2048 };
     let size = args.size.unwrap_or(Size {
         width: default_size,
@@ -184,6 +210,108 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         measurements.len()
     )?;
     crate::plot::write_plots(&mut out, &measurements, &args.out)
+}
+
+/// The side of a volume sweep's cubes with --quick: 96³ ≈ 0.9 M voxels,
+/// small enough for a short sweep on a CPU, large enough that g = 16 still
+/// has 6³ cells.
+const QUICK_SIDE: usize = 96;
+
+/// `ccl sweep --volume`: the volume sweep of `size` (or the default cube).
+fn run_volume(
+    args: Args,
+    size: Option<VolumeSize>,
+    tasks: Vec<Task>,
+) -> Result<ExitCode, crate::Error> {
+    let connectivities = match args.connectivity {
+        None => Connectivity::VOLUME.to_vec(),
+        Some(c) if c.dimensions() == 3 => vec![c],
+        Some(c) => {
+            return Err(format!(
+                "{c}-connectivity is for images; a volume sweep (--volume) takes 6, 18 or 26"
+            )
+            .into());
+        }
+    };
+    let side = if args.quick {
+        QUICK_SIDE
+    } else {
+        volume_sweep::SIDE
+    };
+    let size = size.unwrap_or(VolumeSize {
+        width: side,
+        height: side,
+        depth: side,
+    });
+    ccl_core::check_volume_size(size.width, size.height, size.depth)?;
+    let variants = select(&args.algorithms, &tasks, &connectivities)?;
+    let defaults = VolumeConfig::new(size.width, size.height, size.depth);
+    let config = VolumeConfig {
+        densities: if args.densities.is_empty() {
+            defaults.densities.clone()
+        } else {
+            args.densities
+        },
+        granularities: if args.granularities.is_empty() {
+            defaults.granularities.clone()
+        } else {
+            args.granularities
+        },
+        reps: args
+            .reps
+            .map_or(if args.quick { 3 } else { 10 }, |r| r as usize),
+        tasks,
+        connectivities,
+        ..defaults
+    };
+    // Created before anything is timed, as the image sweep's CSV.
+    let mut csv = volume_sweep::csv::VolumeCsvWriter::create(&args.out)?;
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    eprintln!(
+        "volume sweep: {}x{}x{}, densities {}, g {}, {} reps after a warm-up; {}; answers checked against {}",
+        config.width,
+        config.height,
+        config.depth,
+        join(&config.densities),
+        join(&config.granularities),
+        config.reps,
+        names.join(", "),
+        volume_sweep::REFERENCE
+    );
+    let volumes = config.sources().len();
+    let progress = if std::io::stderr().is_terminal() {
+        ProgressBar::new(volumes as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(ProgressStyle::with_template(
+        "volume {pos}/{len} {bar:30} {elapsed:>4}  {msg}",
+    )?);
+    progress.enable_steady_tick(Duration::from_millis(250));
+    let measurements = volume_sweep::run(
+        &config,
+        &variants,
+        |volume| {
+            progress.inc(1);
+            progress.set_message(volume.to_string());
+        },
+        |rows| csv.append(rows),
+    );
+    progress.finish_and_clear();
+    let measurements = measurements?;
+
+    let summary = volume_sweep::summary::table(&volume_sweep::summary::summarize(&measurements));
+    let mut out = Stdout::lock();
+    out.text(&summary)?;
+    let path = volume_sweep::summary::write(&args.out, &summary)?;
+    out!(
+        out,
+        "wrote {} ({} rows)",
+        csv.path().display(),
+        measurements.len()
+    )?;
+    out!(out, "wrote {}", path.display())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The sides of a pattern sweep unless told: Kasagi et al.'s 256 … 2048

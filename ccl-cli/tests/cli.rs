@@ -130,7 +130,7 @@ fn unsupported_connectivity() {
         &dir,
         &["gen", "--size", "8x8", "-d", "50", "-g", "1", "-o", "a.png"],
     );
-    fails_with(&dir, &["label", "a.png", "-c", "6"], "expected 4 or 8");
+    fails_with(&dir, &["label", "a.png", "-c", "6"], "an image (2-D) takes 4 or 8");
     fails_with(
         &dir,
         &["analyze", "a.png", "-c", "sixteen"],

@@ -375,8 +375,8 @@ mod tests {
                 "line 2: backend: cannot read `gpu`",
             ),
             (
-                &row("v,cuda,6,cca,2,1,4,45,10,2,1.5,1,0.25,,"),
-                "line 2: connectivity: cannot read `6`",
+                &row("v,cuda,12,cca,2,1,4,45,10,2,1.5,1,0.25,,"),
+                "line 2: connectivity: cannot read `12`",
             ),
             (
                 &row("v,cuda,8,cca,2,1,4,45,10,NaN,1.5,1,0.25,,"),

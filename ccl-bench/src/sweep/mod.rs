@@ -221,6 +221,23 @@ pub enum SweepError {
         /// How the answer differs (boxed: it is large and rare).
         mismatch: Box<Mismatch>,
     },
+    /// A variant's answer on a volume differs from the reference's
+    /// ([`crate::volume_sweep::REFERENCE`]): its time is not kept.
+    #[error(
+        "{variant} gave a wrong answer on {volume}, {connectivity}-connectivity {task} ({difference}); its time is not reported"
+    )]
+    WrongVolumeAnswer {
+        /// Variant name.
+        variant: &'static str,
+        /// The volume, as [`crate::volume_sweep::VolumeSource`] describes it.
+        volume: String,
+        /// Connectivity.
+        connectivity: Connectivity,
+        /// Labeling or analysis.
+        task: Task,
+        /// How the answer differs, in words.
+        difference: String,
+    },
     /// Writing the results, or reading saved ones, failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -489,7 +506,7 @@ impl Answer {
 }
 
 /// The median of each stage over runs, in the first run's stage order.
-fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageMedian> {
+pub(crate) fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageMedian> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
@@ -510,7 +527,7 @@ fn stage_medians(runs: &[Vec<StageTime>]) -> Vec<StageMedian> {
 }
 
 /// The median; the mean of the middle two for an even count; NaN for none.
-fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
     match n {

@@ -216,8 +216,8 @@ mod tests {
                 "line 1: not an update count's CSV",
             ),
             (
-                &row("flsl,6,2,1,1,45,10,20,2,5"),
-                "line 2: connectivity: cannot read `6`",
+                &row("flsl,12,2,1,1,45,10,20,2,5"),
+                "line 2: connectivity: cannot read `12`",
             ),
             (
                 &row("flsl,8,2,1,1,45,-1,20,2,5"),
