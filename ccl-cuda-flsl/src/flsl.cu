@@ -245,8 +245,15 @@ struct BlockTotal {
     unsigned long long sum_x;
 };
 
-template <bool Cd>
-__device__ void vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts) {
+// `Out` is an image's stats array (CclStatsOut) or a volume's
+// (CclVolumeStatsOut: row y of the run table is a row of the volume's
+// rows, which ccl_add_to_component splits into y and z).
+//
+// With SkipRoots, root runs are left out: their records were stored
+// already (flsl_volume_root_records), so a component of one run costs no
+// atomic at all.
+template <bool Cd, typename Out, bool SkipRoots = false>
+__device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
     __shared__ BlockTotal block;
     const u32 y = blockIdx.x, runs = t.count[y];
     if (Cd && threadIdx.x < 32) {
@@ -267,13 +274,18 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* count
     if (Cd) __syncthreads();
     for (u32 round = 0; round < runs; round += blockDim.x) {
         const u32 j = round + threadIdx.x, slot = y * t.capacity + j;
-        const bool valid = j < runs;
+        bool valid = j < runs;
         u32 rank = NO_RANK, first = 0, last = 0;
         if (valid) {
             const uint2 run = t.runs[slot];
             first = run.x;
             last = run.y;
-            rank = rank_of_slot(t, roots, ccl_find_final(t.parent, slot));
+            const u32 root = ccl_find_final(t.parent, slot);
+            rank = rank_of_slot(t, roots, root);
+            if (SkipRoots && root == slot) {
+                valid = false;
+                rank = NO_RANK;
+            }
         }
         u32 area = valid ? last - first + 1 : 0;
         u64 sum_x = (u64)(first + last) * area / 2;
@@ -403,35 +415,51 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
     unite_runs<true>(t, nodes, counts);
 }
 
-// Volumes (one block per row, a thread per run): the unions of each run
-// with the runs it touches in the slice before — row y of that slice within
+// Volumes (one warp per row, a lane per run): the unions of each run with
+// the runs it touches in the slice before — row y of that slice within
 // `face_reach` columns, rows y - 1 and y + 1 within `edge_reach` (negative:
-// not at all, 6-connectivity). The runs of a row are in column order, so
-// the first that reaches the run is found by a binary search on their ends.
+// not at all, 6-connectivity). Which runs of such a row touch a run is two
+// counts on the bit image, as the run kernel counts the row above: the runs
+// begun there before column x are the row's count before x's word
+// (word_runs) plus the starts in the word below x.
+
+// The runs of row `row` begun before column x (0 <= x <= width).
+__device__ __forceinline__ u32 runs_begun_before(CclBits bits, FlslRuns t, u32 row, u32 x) {
+    const u32 w = x / 32, p = x % 32;
+    const u32 word = ccl_bits_word(bits, (int)row, (int)w);
+    const u32 left = __funnelshift_l(ccl_bits_word(bits, (int)row, (int)w - 1), word, 1);
+    const u32 starts = word & ~left;
+    return t.word_runs[row * t.row_words + w] + (u32)__popc(starts & ((1u << p) - 1u));
+}
+
+__device__ __forceinline__ bool bits_pixel(CclBits bits, u32 row, int x) {
+    return x >= 0 && ((ccl_bits_word(bits, (int)row, x / 32) >> (x % 32)) & 1u);
+}
+
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_volume_unions(FlslRuns t, u32 slice_height, u32 face_reach, int edge_reach) {
-    const u32 row = blockIdx.x;
-    if (row < slice_height) return;
-    const u32 y = row % slice_height, runs = t.count[row];
-    for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
+    flsl_volume_unions(CclBits bits, FlslRuns t, u32 slice_height, u32 face_reach, int edge_reach) {
+    const u32 row = blockIdx.x * blockDim.y + threadIdx.y;
+    if (row >= bits.height || row < slice_height) return;
+    const u32 y = row % slice_height, runs = t.count[row], width = bits.width;
+    for (u32 j = threadIdx.x; j < runs; j += 32) {
         const u32 slot = row * t.capacity + j;
         const uint2 run = t.runs[slot];
+        u32 root = slot;
         for (int dy = -1; dy <= 1; ++dy) {
             if (dy != 0 && (edge_reach < 0 || (dy < 0 && y == 0) || (dy > 0 && y + 1 == slice_height)))
                 continue;
             const u32 reach = dy == 0 ? face_reach : (u32)edge_reach;
-            const u32 other = row - slice_height + dy, first = other * t.capacity;
-            // The first run of `other` ending at or after run.x - reach.
-            u32 lo = 0, hi = t.count[other];
-            while (lo < hi) {
-                const u32 mid = (lo + hi) / 2;
-                if (t.runs[first + mid].y + reach < run.x) lo = mid + 1;
-                else hi = mid;
-            }
-            for (u32 k = lo; k < t.count[other]; ++k) {
-                if (t.runs[first + k].x > run.y + reach) break;
-                ccl_merge(t.parent, slot, first + k);
-            }
+            const u32 other = row - slice_height + dy;
+            const u32 lo = run.x >= reach ? run.x - reach : 0;
+            const u32 hi = min(run.y + reach, width - 1);
+            // Runs of `other` ending before lo: those begun before it, less
+            // the one that covers lo having begun before it.
+            const u32 first = runs_begun_before(bits, t, other, lo) -
+                              (bits_pixel(bits, other, (int)lo) && bits_pixel(bits, other, (int)lo - 1) ? 1u : 0u);
+            const u32 end = runs_begun_before(bits, t, other, hi + 1);
+            // The merges start from the last one's root, not the run: its
+            // path is walked once.
+            for (u32 k = first; k < end; ++k) root = ccl_merge_root(t.parent, root, other * t.capacity + k);
         }
     }
 }
@@ -443,12 +471,48 @@ extern "C" __global__ void __launch_bounds__(256)
 
 extern "C" __global__ void __launch_bounds__(256)
     flsl_vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts) {
-    vote<false>(t, roots, out, counts);
+    vote<false, CclStatsOut>(t, roots, out, counts);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
     flsl_vote_cd(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts) {
-    vote<true>(t, roots, out, counts);
+    vote<true, CclStatsOut>(t, roots, out, counts);
+}
+
+// A volume's features, step 1 (one warp per row, a lane per run): each root
+// run's own features stored as its component's record (plain stores: one
+// run per record), which step 2 then completes.
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_volume_root_records(FlslRuns t, u32 rows, CclRootIndex roots, CclVolumeStatsOut out) {
+    const u32 row = blockIdx.x * blockDim.y + threadIdx.y;
+    if (row >= rows) return;
+    const u32 y = row % out.height, z = row / out.height, runs = t.count[row];
+    for (u32 j = threadIdx.x; j < runs; j += 32) {
+        const u32 slot = row * t.capacity + j;
+        if (t.parent[slot] != slot + 1) continue;
+        const uint2 run = t.runs[slot];
+        const u32 r = rank_of_slot(t, roots, slot);
+        if (r >= out.capacity) continue;
+        const u32 area = run.y - run.x + 1;
+        CclVolumeStats s;
+        s.area = area;
+        s.x_min = run.x;
+        s.x_max = run.y;
+        s.y_min = s.y_max = y;
+        s.z_min = s.z_max = z;
+        s.padding = 0;
+        s.sum_x = (u64)(run.x + run.y) * area / 2;
+        s.sum_y = (u64)y * area;
+        s.sum_z = (u64)z * area;
+        out.stats[r] = s;
+    }
+}
+
+// Step 2: flsl_vote_cd's voting of every other run, into a volume's stats
+// array.
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_vote_cd_volume(FlslRuns t, CclRootIndex roots, CclVolumeStatsOut out, u32* counts) {
+    vote<true, CclVolumeStatsOut, true>(t, roots, out, counts);
 }
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
     Analyzed, BitImage, BitImageArgs, DeviceNode, DeviceVariant, Features, Numbered, RootIndexArgs,
-    RootLayout, RootsFlagged, Run, StatsOutArgs, VariantInfo,
+    RootLayout, RootsFlagged, Run, Slices, StatsOutArgs, VariantInfo, VolumeFeatures,
+    VolumeStatsOutArgs,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
@@ -194,11 +195,13 @@ struct Kernels {
     runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32)>,
     runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32)>,
     unions: Kernel<(RunTableArgs,)>,
-    volume_unions: Kernel<(RunTableArgs, u32, u32, i32)>,
+    volume_unions: Kernel<(BitImageArgs, RunTableArgs, u32, u32, i32)>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
     vote_cd: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
+    vote_cd_volume: Kernel<(RunTableArgs, RootIndexArgs, VolumeStatsOutArgs, DevPtr<u32>)>,
+    volume_root_records: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     store_roots: Kernel<(
         RunTableArgs,
         DevPtr<DeviceNode>,
@@ -221,6 +224,8 @@ impl Kernels {
             count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
             vote: Kernel::load(gpu, module, "flsl_vote")?,
             vote_cd: Kernel::load(gpu, module, "flsl_vote_cd")?,
+            vote_cd_volume: Kernel::load(gpu, module, "flsl_vote_cd_volume")?,
+            volume_root_records: Kernel::load(gpu, module, "flsl_volume_root_records")?,
             store_roots: Kernel::load(gpu, module, "flsl_store_roots")?,
             label_runs: Kernel::load(gpu, module, "flsl_label_runs")?,
             number_runs: Kernel::load(gpu, module, "flsl_number_runs")?,
@@ -241,11 +246,14 @@ pub struct Flsl {
     counter: UpdateCounter,
 }
 
-/// A grid of one block per row of the image.
-fn row_grid(height: usize) -> Result<LaunchConfig> {
+/// A grid of one block per row of the image: of [`ROW_BLOCK`] threads for
+/// an image, of one warp for a volume's rows (`slices`), which are short
+/// and many (a row of a few dozen runs would leave most of 256 threads
+/// idle).
+fn row_grid(height: usize, slices: Option<Slices>) -> Result<LaunchConfig> {
     Ok(LaunchConfig {
         grid_dim: (blocks(height, 1)?, 1, 1),
-        block_dim: (ROW_BLOCK, 1, 1),
+        block_dim: (if slices.is_some() { 32 } else { ROW_BLOCK }, 1, 1),
         shared_mem_bytes: 0,
     })
 }
@@ -324,7 +332,7 @@ impl Flsl {
         // the bit image's words only (0 outside it).
         unsafe { runs.launch(stream, grid, (bits, table, nodes, slice_height)) }?;
         run.clock.mark("runs")?;
-        let grid = row_grid(geometry.height)?;
+        let grid = row_grid(geometry.height, run.slices)?;
         // SAFETY: each block walks the runs its row's count gives; parents
         // and the runs above they name are slots of the table.
         unsafe {
@@ -346,13 +354,14 @@ impl Flsl {
                 Connectivity::Eighteen => (1, 0),
                 _ => (1, 1),
             };
-            // SAFETY: each block walks the runs its row's count gives and
-            // those of the rows of the slice before, all slots of the table.
+            // SAFETY: each warp walks the runs its row's count gives and
+            // those of the rows of the slice before, all slots of the
+            // table, and reads the bit image's words (0 outside it).
             unsafe {
                 self.kernels.volume_unions.launch(
                     stream,
-                    grid,
-                    (table, slice_height, face_reach, edge_reach),
+                    warp_grid(geometry.height, WORD_WARPS)?,
+                    (bits, table, slice_height, face_reach, edge_reach),
                 )
             }?;
         }
@@ -441,7 +450,7 @@ impl DeviceVariant for Flsl {
         unsafe {
             self.kernels.label_runs.launch(
                 run.stream,
-                row_grid(geometry.height)?,
+                row_grid(geometry.height, run.slices)?,
                 (table, geometry.width as u32),
             )
         }?;
@@ -463,7 +472,7 @@ impl DeviceVariant for Flsl {
     ) -> Result<Numbered> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        let rows = row_grid(geometry.height)?;
+        let rows = row_grid(geometry.height, run.slices)?;
         let labels = DevPtr::of_mut(labels, run.stream);
         self.flag_roots(run.stream, geometry, table, numbering)?
             .number_with(run.clock, |index, stream| {
@@ -497,7 +506,7 @@ impl DeviceVariant for Flsl {
         let (table, _) = self.build_forest(run, image, geometry, otf)?;
         let ranked = self.flag_roots(stream, geometry, table, features)?.rank()?;
         run.clock.mark("roots")?;
-        let grid = row_grid(geometry.height)?;
+        let grid = row_grid(geometry.height, None)?;
         // FLSL's own accumulation: a record per run, not per pixel.
         let analyzed = ranked.accumulate_with(|index, output, stream| {
             // SAFETY: the root index covers every slot; ranks past the stats
@@ -522,6 +531,62 @@ impl DeviceVariant for Flsl {
         })?;
         run.clock.mark("features")?;
         Ok(analyzed)
+    }
+
+    /// A volume's features by FLSL-CD's voting (a record per run, one
+    /// atomic per root and warp) into a volume's stats array, without a
+    /// label image: runs, unions, the root runs flagged and ranked (stage
+    /// `roots`), then the votes (stage `features`).
+    fn analyze_volume(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        _forest: &mut CudaViewMut<'_, u32>,
+        _labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+        features: &mut VolumeFeatures,
+    ) -> Result<()> {
+        let slices = run
+            .slices
+            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))?;
+        let geometry = Geometry::of(rows.width(), rows.height())?;
+        let stream = run.stream;
+        let (table, _) = self.build_forest(run, rows, geometry, None)?;
+        let index = self
+            .flag_roots(stream, geometry, table, numbering)?
+            .rank_only()?
+            .index();
+        run.clock.mark("roots")?;
+        // The stats array is sized by the count, read back (a
+        // synchronisation, as an image's analysis reads it to check its
+        // capacity).
+        let count = numbering.component_count(stream)?;
+        // Every record is a root run's first: stored, then completed.
+        let output = features.output_for_roots(stream, slices, count)?;
+        if count > 0 {
+            let rows = u32::try_from(geometry.height)
+                .map_err(|_| Error::InvalidDimensions("a volume of more than 2^32 rows".into()))?;
+            // SAFETY: a warp per row walks the runs its count gives; the
+            // root index covers every slot, whose ranks are below `count`.
+            unsafe {
+                self.kernels.volume_root_records.launch(
+                    stream,
+                    warp_grid(geometry.height, WORD_WARPS)?,
+                    (table, rows, index, output),
+                )
+            }?;
+            // SAFETY: the root index covers every slot; ranks are below
+            // `count`, the stats array's capacity; no update counts.
+            let grid = row_grid(geometry.height, Some(slices))?;
+            unsafe {
+                self.kernels.vote_cd_volume.launch(
+                    stream,
+                    grid,
+                    (table, index, output, DevPtr::null()),
+                )
+            }?;
+        }
+        run.clock.mark("features")
     }
 }
 

@@ -24,4 +24,4 @@ pub use features::{
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};
-pub use volume::{DeviceVolumeStats, Slices, VolumeFeatures, with_rows};
+pub use volume::{DeviceVolumeStats, Slices, VolumeFeatures, VolumeStatsOutArgs, with_rows};

@@ -116,6 +116,21 @@ __device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
     }
 }
 
+// ccl_merge that returns a root of the joined tree (the smaller of the two
+// roots it saw), so that a caller merging one node with many starts each
+// merge from there instead of walking the node's path again.
+__device__ __forceinline__ u32 ccl_merge_root(u32* L, u32 a, u32 b) {
+    while (true) {
+        a = ccl_find(L, a);
+        b = ccl_find(L, b);
+        if (a == b) return a;
+        if (a > b) { u32 t = a; a = b; b = t; }
+        u32 old = atomicMin(L + b, a + 1);
+        if (old == b + 1) return a;
+        b = old - 1;
+    }
+}
+
 // ------------------------------------------------------- segment distances
 
 __device__ __forceinline__ bool ccl_bit(u32 mask, int p) { return (mask >> p) & 1u; }

@@ -506,8 +506,9 @@ impl Features {
         Ok(false)
     }
 
-    /// The number of components the last analysis found (a read-back).
-    pub(crate) fn component_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
+    /// The number of components the last analysis or labeling found (a
+    /// read-back: waits for the stream).
+    pub fn component_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
         match self.analysis {
             Analysis::None => Err(ccl_core::not_run()),
             Analysis::Empty => Ok(0),

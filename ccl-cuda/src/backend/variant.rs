@@ -98,6 +98,36 @@ pub trait DeviceVariant {
         self.forest(run, image, forest)?;
         features.analyze_forest(run.stream, image, forest, run.clock)
     }
+
+    /// Computes the features of a volume (`rows`, sliced as
+    /// `run.slices`) into `features`, with `forest` and `labels` (a voxel
+    /// each) as scratch. By default: [`label`](Self::label) into `labels`,
+    /// then one pass over them ([`VolumeFeatures::accumulate`]); a variant
+    /// with its own accumulation ranks its roots and adds into
+    /// [`VolumeFeatures::output`].
+    fn analyze_volume(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+        features: &mut VolumeFeatures,
+    ) -> Result<()> {
+        let slices = run
+            .slices
+            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))?;
+        self.label(run, rows, forest, labels, numbering)?;
+        let count = numbering.component_count(run.stream)?;
+        features.accumulate(
+            run.stream,
+            rows,
+            &labels.as_view(),
+            slices,
+            count,
+            run.clock,
+        )
+    }
 }
 
 /// The facts of a registry entry that [`CudaVariant`] checks calls against.
@@ -305,6 +335,9 @@ impl<V: DeviceVariant> CudaVariant<V> {
         self.variant.check_size(rows.width(), rows.height())?;
         self.features.set_label_stats(false);
         let pixels = rows.pixel_count();
+        // The labels buffer is the analysis's scratch: it no longer holds
+        // the last labeling's labels.
+        self.labeled = false;
         let labels = self.labels.reserve(&self.stream, pixels)?;
         let mut labels = labels.slice_mut(..pixels);
         let mut parts = Parts {
@@ -313,12 +346,14 @@ impl<V: DeviceVariant> CudaVariant<V> {
             forest: &mut self.forest,
             features: &mut self.features,
         };
-        parts.label(rows, &mut labels, connectivity, Some(slices), clock)?;
-        // The variant's labels buffer now holds another input's labels.
-        self.labeled = false;
-        let count = self.features.component_count(&self.stream)?;
-        self.volume_features
-            .accumulate(&self.stream, rows, &labels.as_view(), slices, count, clock)
+        parts.analyze_volume(
+            rows,
+            slices,
+            &mut labels,
+            connectivity,
+            &mut self.volume_features,
+            clock,
+        )
     }
 
     /// The features of the last volume analysis, in raster order of the
@@ -427,20 +462,18 @@ impl<V: DeviceVariant> CudaVariant<V> {
             (Task::Analyze, None) => {
                 parts.analyze(&image, connectivity, None, clock)?;
             }
-            // A volume's features come from its canonical labels.
             (Task::Analyze, Some(slices)) => {
+                // The labels buffer is the analysis's scratch.
                 self.labeled = false;
                 let pixels = width * height;
                 let labels = self.labels.reserve(&self.stream, pixels)?;
                 let mut labels = labels.slice_mut(..pixels);
-                parts.label(&image, &mut labels, connectivity, Some(slices), clock)?;
-                let count = self.features.component_count(&self.stream)?;
-                self.volume_features.accumulate(
-                    &self.stream,
+                parts.analyze_volume(
                     &image,
-                    &labels.as_view(),
                     slices,
-                    count,
+                    &mut labels,
+                    connectivity,
+                    &mut self.volume_features,
                     clock,
                 )?;
             }
@@ -593,6 +626,41 @@ fn check_slices(rows: &DeviceImage<'_>, slices: Slices) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+impl<V: DeviceVariant> Parts<'_, V> {
+    /// Analyzes a volume (the image of its rows) once, with `labels` as
+    /// scratch; for one without voxels, records no components.
+    fn analyze_volume(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        features: &mut VolumeFeatures,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        if rows.is_empty() {
+            features.output(self.stream, slices, 0)?;
+            return Ok(());
+        }
+        let pixels = rows.pixel_count();
+        let forest = self.forest.reserve(self.stream, pixels)?;
+        let mut run = Run {
+            stream: self.stream,
+            connectivity,
+            clock,
+            slices: Some(slices),
+        };
+        self.variant.analyze_volume(
+            &mut run,
+            rows,
+            &mut forest.slice_mut(..pixels),
+            labels,
+            self.features,
+            features,
+        )
+    }
 }
 
 /// The error of an analysis that outgrew its stats array twice: its

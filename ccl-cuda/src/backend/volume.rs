@@ -96,10 +96,11 @@ impl From<DeviceVolumeStats> for VolumeStats {
     }
 }
 
-/// `CclVolumeStatsOut`.
+/// `CclVolumeStatsOut`: where a volume's components' features go, for a
+/// variant's own accumulation kernel ([`VolumeFeatures::output`]).
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct VolumeStatsOutArgs {
+pub struct VolumeStatsOutArgs {
     stats: DevPtr<DeviceVolumeStats>,
     capacity: u32,
     height: u32,
@@ -131,6 +132,50 @@ impl VolumeFeatures {
         })
     }
 
+    /// The stats array of `count` components, set to empty ones (area 0,
+    /// minima at their largest), for a variant that accumulates the
+    /// features itself (one `ccl_add_to_component` of `ccl_device.cuh` per
+    /// part of a component); [`read`](Self::read) then gives them.
+    pub fn output(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        slices: Slices,
+        count: usize,
+    ) -> Result<VolumeStatsOutArgs> {
+        let out = self.output_for_roots(stream, slices, count)?;
+        if count > 0 {
+            // SAFETY: the stats array holds `count` entries, the capacity.
+            unsafe {
+                self.init
+                    .launch(stream, linear_grid(count, 256)?, (out, out.capacity))?
+            };
+        }
+        Ok(out)
+    }
+
+    /// The stats array of `count` components, not initialised: for a
+    /// variant that stores each component's first record itself (one per
+    /// root: every entry) before it adds the others.
+    pub fn output_for_roots(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        slices: Slices,
+        count: usize,
+    ) -> Result<VolumeStatsOutArgs> {
+        let capacity = u32::try_from(count).map_err(|_| {
+            Error::InvalidDimensions(format!("{count} components exceed 32-bit ranks"))
+        })?;
+        let height = u32::try_from(slices.height)
+            .map_err(|_| Error::InvalidDimensions("a volume taller than 2^32 rows".into()))?;
+        self.count = Some(count);
+        let stats = self.stats.reserve(stream, count.max(1))?;
+        Ok(VolumeStatsOutArgs {
+            stats: DevPtr::of_mut(stats, stream),
+            capacity,
+            height,
+        })
+    }
+
     /// Gathers the features of the `count` components of `labels`, the
     /// canonical labels of the volume whose rows are `image`, sliced as
     /// `slices`. Stage `features`.
@@ -152,24 +197,13 @@ impl VolumeFeatures {
                 image.height()
             )));
         }
-        self.count = None;
+        let out = self.output(stream, slices, count)?;
         if count > 0 {
-            let capacity = u32::try_from(count).map_err(|_| {
-                Error::InvalidDimensions(format!("{count} components exceed 32-bit ranks"))
-            })?;
-            let stats = self.stats.reserve(stream, count)?;
-            let out = VolumeStatsOutArgs {
-                stats: DevPtr::of_mut(stats, stream),
-                capacity,
-                height: slices.height as u32,
-            };
             let (words_per_row, spans_per_row, spans) = accumulation_spans(image)?;
-            // SAFETY: `stats` holds `count` entries, the capacity given;
-            // `labels` holds a canonical label (at most `count`) per pixel
-            // of `image` (checked); one warp per span.
+            // SAFETY: the stats array holds `count` entries, the capacity
+            // given; `labels` holds a canonical label (at most `count`) per
+            // pixel of `image` (checked); one warp per span.
             unsafe {
-                self.init
-                    .launch(stream, linear_grid(count, 256)?, (out, capacity))?;
                 self.accumulate.launch(
                     stream,
                     warp_grid(spans as usize, WARPS_PER_BLOCK)?,
@@ -184,9 +218,7 @@ impl VolumeFeatures {
                 )?;
             }
         }
-        clock.mark("features")?;
-        self.count = Some(count);
-        Ok(())
+        clock.mark("features")
     }
 
     /// The features of the last accumulation, in raster order of the
