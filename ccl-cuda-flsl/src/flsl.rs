@@ -575,9 +575,9 @@ impl DeviceVariant for Flsl {
                     (table, rows, index, output),
                 )
             }?;
+            let grid = row_grid(geometry.height, Some(slices))?;
             // SAFETY: the root index covers every slot; ranks are below
             // `count`, the stats array's capacity; no update counts.
-            let grid = row_grid(geometry.height, Some(slices))?;
             unsafe {
                 self.kernels.vote_cd_volume.launch(
                     stream,
