@@ -6,13 +6,16 @@
 //! Python allocates in its framework.
 
 use ccl::{Backend, Connectivity, Task, Variant};
+use ccl_cuda::backend::Slices;
 use ccl_cuda::cudarc::driver::{CudaStream, sys::CUstream};
 use ccl_cuda::interop::pool::on_caller_stream;
 use ccl_cuda::interop::{ArrayLabeler, DeviceArray, Element};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::{connectivity, pick, to_python};
+use crate::host_array::HostArray;
+use crate::volume::feature_columns;
+use crate::{connectivity, pick, to_python, volume_connectivity};
 
 /// The CUDA variant a device array runs with: the one named, or the
 /// preferred available CUDA variant.
@@ -174,7 +177,88 @@ fn analyze_device(
     })
 }
 
+/// The slices of a device volume given as the array of its rows
+/// (`depth * height` rows): `height` rows each.
+fn slices(rows: &DeviceArray, depth: usize, height: usize) -> PyResult<Slices> {
+    if depth.checked_mul(height) != Some(rows.height) {
+        return Err(PyValueError::new_err(format!(
+            "{depth} slices of {height} rows are not the {} rows given",
+            rows.height
+        )));
+    }
+    Ok(Slices { height, depth })
+}
+
+/// Labels a device volume, given as `rows` (its `depth * height` rows, slice
+/// after slice), into `labels` (`depth × height × width` 32-bit, C order,
+/// on the same device); returns the number of components.
+///
+/// The addresses must be device memory of `device` as described, alive
+/// until the call returns; `stream` is the caller's current stream there.
+#[pyfunction]
+#[pyo3(signature = (device, stream, rows, depth, height, labels, connectivity_value, algorithm=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn label_volume_device(
+    py: Python<'_>,
+    device: usize,
+    stream: usize,
+    rows: ArrayArgs,
+    depth: usize,
+    height: usize,
+    labels: u64,
+    connectivity_value: u32,
+    algorithm: Option<&str>,
+) -> PyResult<usize> {
+    let connectivity = volume_connectivity(connectivity_value)?;
+    let variant = cuda_variant(algorithm, Task::Label, connectivity)?;
+    let rows = device_array(rows)?;
+    let slices = slices(&rows, depth, height)?;
+    py.detach(|| {
+        let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
+            // SAFETY: the Python caller's contract above.
+            unsafe { labeler.label_volume(&rows, slices, labels, connectivity) }.map_err(to_python)
+        };
+        // SAFETY: the Python caller passes its framework's current stream.
+        unsafe { on_stream(variant, device, stream, work) }
+    })
+}
+
+/// The features of every component of a device volume (given as its rows,
+/// as [`label_volume_device`]): `(bounds, sums, centroids)` on the host, the
+/// columns of `analyze_volume_host` (one record per component: Python
+/// moves them to the array's device).
+#[pyfunction]
+#[pyo3(signature = (device, stream, rows, depth, height, connectivity_value, algorithm=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature
+fn analyze_volume_device(
+    py: Python<'_>,
+    device: usize,
+    stream: usize,
+    rows: ArrayArgs,
+    depth: usize,
+    height: usize,
+    connectivity_value: u32,
+    algorithm: Option<&str>,
+) -> PyResult<(HostArray, HostArray, HostArray)> {
+    let connectivity = volume_connectivity(connectivity_value)?;
+    let variant = cuda_variant(algorithm, Task::Analyze, connectivity)?;
+    let rows = device_array(rows)?;
+    let slices = slices(&rows, depth, height)?;
+    py.detach(|| {
+        let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
+            // SAFETY: the Python caller's contract above.
+            let components = unsafe { labeler.analyze_volume(&rows, slices, connectivity) }
+                .map_err(to_python)?;
+            Ok(feature_columns(&components))
+        };
+        // SAFETY: the Python caller passes its framework's current stream.
+        unsafe { on_stream(variant, device, stream, work) }
+    })
+}
+
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(label_volume_device, module)?)?;
+    module.add_function(wrap_pyfunction!(analyze_volume_device, module)?)?;
     module.add_function(wrap_pyfunction!(label_device, module)?)?;
     module.add_function(wrap_pyfunction!(
         connected_components_with_stats_device,

@@ -1,8 +1,8 @@
 //! The host path of volumes: 3-D arrays in host memory, labeled and
 //! analyzed by the preferred available variant that labels volumes (or the
 //! one named) through the `ccl` facade ([`ccl::Variant::label_volume`] and
-//! its siblings). No CUDA variant labels volumes yet, so device arrays
-//! never come here; this module only translates.
+//! its siblings; a CUDA variant gets the volume uploaded). Volumes in GPU
+//! memory take the device path (`cuda.rs`). This module only translates.
 
 use ccl::{BinaryVolume, Error, Task, VolumeStats};
 use pyo3::prelude::*;
@@ -119,7 +119,7 @@ fn analyze_volume_host(
 }
 
 /// The features as numpy columns: bounds, sums and centroids.
-fn feature_columns(components: &[VolumeStats]) -> (HostArray, HostArray, HostArray) {
+pub(crate) fn feature_columns(components: &[VolumeStats]) -> (HostArray, HostArray, HostArray) {
     let count = components.len();
     let bounds = components
         .iter()

@@ -537,3 +537,85 @@ def test_opencv_s_ltypes_and_empty_tensors_on_torch():
     assert stats.cpu().tolist() == [[-1, 2**31 - 1, 0, 0, 0], [0, 0, 6, 5, 30]]
     labels, n = ccl.label(torch.zeros((0, 4), device="cuda"))
     assert n == 0 and labels.is_cuda and tuple(labels.shape) == (0, 4)
+
+
+# --------------------------------------------------------------------------------------------
+# Volumes on the device
+# --------------------------------------------------------------------------------------------
+
+VOLUME_STRUCTURE = {6: 1, 18: 2, 26: 3}
+
+
+def _volume_params():
+    params = [
+        pytest.param(name, c, id=f"{name}-c{c}")
+        for c in VOLUME_STRUCTURE
+        for name in algorithm_names("label", c, backend="cuda")
+    ]
+    if not params:
+        params.append(
+            pytest.param(None, None, marks=pytest.mark.skip(reason="no CUDA volume algorithm"))
+        )
+    return params
+
+
+def _random_volumes():
+    rng = np.random.default_rng(7)
+    for shape, density in [((9, 17, 70), 0.31), ((33, 5, 64), 0.14), ((4, 40, 40), 0.10),
+                           ((1, 1, 300), 0.6), ((20, 1, 1), 0.6), ((12, 13, 14), 0.9)]:
+        yield shape, density, (rng.random(shape) < density).astype(np.uint8)
+
+
+def _scipy_volume(volume: np.ndarray, connectivity: int):
+    from scipy import ndimage
+
+    structure = ndimage.generate_binary_structure(3, VOLUME_STRUCTURE[connectivity])
+    return ndimage.label(volume, structure=structure)
+
+
+@needs_cupy
+@pytest.mark.parametrize("algorithm, connectivity", _volume_params())
+def test_cuda_algorithm_labels_cupy_volumes_as_scipy(algorithm, connectivity):
+    for shape, density, volume in _random_volumes():
+        expected, n = _scipy_volume(volume, connectivity)
+        context = f"[{algorithm}, c{connectivity}, {shape}, d={density}]"
+        for layout, x in [
+            ("C", cp.asarray(volume)),
+            ("transposed", cp.ascontiguousarray(cp.asarray(volume).transpose(2, 1, 0)).transpose(2, 1, 0)),
+            ("window", cp.pad(cp.asarray(volume), 1, constant_values=1)[1:-1, 1:-1, 1:-1]),
+            ("float32", cp.asarray(volume.astype(np.float32))),
+        ]:
+            labels, count = ccl.label(x, connectivity, algorithm=algorithm)
+            assert isinstance(labels, cp.ndarray) and labels.dtype == cp.uint32, context
+            assert count == n, f"{context} {layout}: {count} components, scipy {n}"
+            np.testing.assert_array_equal(cp.asnumpy(labels), expected, err_msg=f"{context} {layout}")
+        features = ccl.analyze(cp.asarray(volume), connectivity, algorithm=algorithm)
+        host = ccl.analyze(volume, connectivity, algorithm="cpu-uf")
+        for field in ("area", "x_min", "y_min", "z_min", "x_max", "y_max", "z_max",
+                      "sum_x", "sum_y", "sum_z"):
+            np.testing.assert_array_equal(
+                cp.asnumpy(getattr(features, field)), getattr(host, field), err_msg=f"{context} {field}"
+            )
+
+
+@needs_torch
+@pytest.mark.parametrize("algorithm, connectivity", _volume_params())
+def test_cuda_algorithm_labels_torch_volumes_as_scipy(algorithm, connectivity):
+    for shape, density, volume in _random_volumes():
+        expected, n = _scipy_volume(volume, connectivity)
+        for x in (torch.from_numpy(volume).cuda(), torch.from_numpy(volume).cuda().permute(0, 2, 1).contiguous().permute(0, 2, 1)):
+            labels, count = ccl.label(x, connectivity, algorithm=algorithm)
+            assert labels.is_cuda and count == n
+            np.testing.assert_array_equal(labels.cpu().numpy().astype(np.int64), expected)
+
+
+@needs_cupy
+def test_cupy_volume_errors_and_empty_volumes():
+    volume = cp.zeros((3, 4, 5), cp.uint8)
+    with pytest.raises(ValueError):
+        ccl.label(volume, 8)
+    with pytest.raises(ValueError):
+        ccl.label(volume, 26, algorithm="cpu-rle")
+    for shape in [(0, 4, 5), (3, 0, 5), (3, 4, 0)]:
+        labels, count = ccl.label(cp.zeros(shape, cp.uint8), 6)
+        assert count == 0 and labels.shape == shape and isinstance(labels, cp.ndarray)

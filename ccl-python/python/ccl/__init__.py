@@ -188,12 +188,11 @@ def label(
         A 2-D array-like ``(height, width)``, or a 3-D one ``(depth, height,
         width)``, a volume, indexed ``[z, y, x]`` (bool, integer or float;
         any layout); nonzero is foreground. CuPy arrays and CUDA torch
-        tensors of images are labeled on their GPU, on the current stream,
-        and ``labels`` is an array of the same framework on the same device
-        (torch: ``torch.uint32`` where torch has it, else ``torch.int32``).
-        Volumes are read from host memory (a CUDA variant that labels
-        volumes gets them uploaded); a volume in GPU memory raises
-        ``ValueError``: device volumes are not supported yet.
+        tensors (images and volumes) are labeled on their GPU, on the
+        current stream, and ``labels`` is an array of the same framework on
+        the same device (torch: ``torch.uint32`` where torch has it, else
+        ``torch.int32``). A host volume labeled by a CUDA variant is
+        uploaded for the call.
     connectivity:
         Of an image, 4 (edge neighbours) or 8 (edges and corners); of a
         volume, 6 (face neighbours, scipy's
@@ -222,8 +221,8 @@ def label(
         connectivity other than 4, 8, 6, 18 or 26 or one for the other
         number of dimensions (6, 18 or 26 of an image, 4 or 8 of a
         volume), an unknown algorithm or one that lacks the connectivity;
-        for an ``out`` that is not such an array, or with a GPU image; for
-        a volume in GPU memory.
+        for an ``out`` that is not such an array, or with a GPU array; for
+        a GPU array with a CPU variant named.
     RuntimeError
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
@@ -239,9 +238,23 @@ def _label(
     device = _DeviceInput.of(image, volumes)
     if device is not None:
         connectivity = _for_dimensions(connectivity, device.ndim)
-        _check_not_volume(device)
         if out is not None:
             raise ValueError("out= takes the labels of a host (numpy) image, not of a GPU array")
+        if device.ndim == 3:
+            labels = device.empty(device.shape, device.label_dtype)
+            if device.empty_input:
+                return device.result(labels), 0
+            n = _ccl.label_volume_device(
+                device.ordinal,
+                device.stream,
+                device.args,
+                device.depth,
+                device.height,
+                device.address_of(labels),
+                connectivity,
+                algorithm,
+            )
+            return device.result(labels), n
         labels = device.empty((device.height, device.width), device.label_dtype)
         if device.height * device.width == 0:
             return device.result(labels), 0
@@ -414,7 +427,8 @@ def analyze(
     device = _DeviceInput.of(image, volumes=True)
     if device is not None:
         connectivity = _for_dimensions(connectivity, device.ndim)
-        _check_not_volume(device)
+        if device.ndim == 3:
+            return _analyze_device_volume(device, connectivity, algorithm)
     if device is not None and device.height * device.width == 0:
         bounds, sums, centroids = (
             device.empty(shape, dtype)
@@ -448,6 +462,26 @@ def analyze(
     return Features(
         bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
         sums[:, 0], sums[:, 1], centroids,
+    )  # fmt: skip
+
+
+def _analyze_device_volume(
+    device: "_DeviceInput", connectivity: int, algorithm: Optional[str]
+) -> VolumeFeatures:
+    """:func:`analyze` of a volume in GPU memory: the variant's analysis there, its records
+    (one per component) brought to the volume's device."""
+    results = (
+        [np.zeros((0, 7), np.uint32), np.zeros((0, 3), np.uint64), np.zeros((0, 3))]
+        if device.empty_input
+        else _ccl.analyze_volume_device(
+            device.ordinal, device.stream, device.args, device.depth, device.height,
+            connectivity, algorithm,
+        )
+    )  # fmt: skip
+    bounds, sums, centroids = (device.from_host(np.asarray(a)) for a in results)
+    return VolumeFeatures(
+        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4], bounds[:, 5],
+        bounds[:, 6], sums[:, 0], sums[:, 1], sums[:, 2], centroids,
     )  # fmt: skip
 
 
@@ -743,19 +777,12 @@ def _is_device(obj: Any) -> bool:
     return hasattr(obj, "__dlpack_device__") and obj.__dlpack_device__()[0] == 2  # kDLCUDA
 
 
-def _check_not_volume(device: "_DeviceInput") -> None:
-    if device.ndim == 3:
-        raise ValueError(
-            f"this {device.dtype_name} volume lies in GPU memory: ccl takes volumes from host "
-            f"memory only, for now. Copy it to the host first (cupy.asnumpy(volume), "
-            f"volume.cpu())"
-        )
-
-
 class _DeviceInput:
-    """A 2-D array in GPU memory: where it lies, its layout, the caller's stream, and how to
-    allocate results in the caller's framework on the same device. A 3-D one (where
-    ``volumes`` is true) is only described by its ``ndim`` and dtype: none is labeled yet."""
+    """A 2-D array in GPU memory, or a 3-D one (where ``volumes`` is true): where it lies, its
+    layout, the caller's stream, and how to allocate results in the caller's framework on the
+    same device. A volume is described by the 2-D array of its rows, slice after slice
+    (``depth * height`` rows), which is a view where its slices lie one after the other and a
+    contiguous copy otherwise (``_contiguous``)."""
 
     @staticmethod
     def of(image: Any, volumes: bool = False) -> Optional["_DeviceInput"]:
@@ -778,6 +805,16 @@ class _DeviceInput:
         _check_kind(kind, self.dtype_name)
         self.ndim = len(shape)
         if self.ndim == 3:
+            self.shape = tuple(int(n) for n in shape)
+            self.depth, self.height, self.width = self.shape
+            self.empty_input = self.depth * self.height * self.width == 0
+            if self.empty_input:
+                return
+            if int(strides[0]) != self.height * int(strides[1]):
+                # Slices apart from one another: the rows of a copy.
+                address, strides = self._contiguous()
+            self.args = (address, self.depth * self.height, self.width, int(strides[1]),
+                         int(strides[2]), kind, itemsize)  # fmt: skip
             return
         self.height, self.width = int(shape[0]), int(shape[1])
         self.args = (address, self.height, self.width, int(strides[0]), int(strides[1]), kind,
@@ -799,7 +836,12 @@ class _CupyInput(_DeviceInput):
             array.data.ptr, array.shape, array.strides, dtype.kind, dtype.itemsize, volumes
         )
 
-    def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
+    def _contiguous(self) -> Tuple[int, Tuple[int, ...]]:
+        with self.cupy.cuda.Device(self.ordinal):
+            self.array = self.cupy.ascontiguousarray(self.array)
+        return self.array.data.ptr, self.array.strides
+
+    def empty(self, shape: Tuple[int, ...], dtype: str) -> Any:
         with self.cupy.cuda.Device(self.ordinal):
             return self.cupy.empty(shape, dtype=dtype)
 
@@ -831,7 +873,12 @@ class _TorchInput(_DeviceInput):
         strides = [s * itemsize for s in tensor.stride()]
         self._describe(tensor.data_ptr(), tensor.shape, strides, kind, itemsize, volumes)
 
-    def empty(self, shape: Tuple[int, int], dtype: str) -> Any:
+    def _contiguous(self) -> Tuple[int, Tuple[int, ...]]:
+        self.tensor = self.tensor.contiguous()
+        itemsize = self.tensor.element_size()
+        return self.tensor.data_ptr(), tuple(s * itemsize for s in self.tensor.stride())
+
+    def empty(self, shape: Tuple[int, ...], dtype: str) -> Any:
         return self.torch.empty(shape, dtype=_torch_dtype(self.torch, dtype), device=self.device)
 
     def from_host(self, array: np.ndarray) -> Any:
