@@ -1,12 +1,13 @@
 //! `ccl analyze`: every component's features, one row per component in
-//! canonical order (row i is canonical label i + 1).
+//! canonical order (row i is canonical label i + 1), of an image or of a
+//! volume (whose rows add the z columns).
 
 use std::process::ExitCode;
 
-use ccl_core::{ComponentStats, Task};
+use ccl_core::{ComponentStats, Task, VolumeStats};
 use serde::Serialize;
 
-use crate::args::Input;
+use crate::input::{Data, Input, Loaded};
 use crate::output::{Stdout, StdoutError, out};
 
 #[derive(clap::Args)]
@@ -24,24 +25,46 @@ enum Format {
     Table,
     /// Comma-separated values with a header line.
     Csv,
-    /// One JSON object with the image, the settings and every component.
+    /// One JSON object with the input's size, the settings and every
+    /// component.
     Json,
 }
 
 /// The JSON document; field order is the output's key order.
 #[derive(Serialize)]
-struct Report<'a> {
+struct Report<'a, R> {
     width: usize,
     height: usize,
+    /// A volume's; an image's document has no `depth` key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    depth: Option<usize>,
     connectivity: u32,
     algorithm: &'a str,
     components: usize,
-    stats: Vec<Row>,
+    stats: Vec<R>,
 }
 
-/// One component; field order is the column and key order.
+/// A component's row in every format.
+trait Row: Serialize {
+    /// The column names, the CSV and table header.
+    const COLUMNS: &'static [&'static str];
+
+    /// The cells in [`Row::COLUMNS`] order; centroids with `decimals`
+    /// digits, or in full where `None`.
+    fn cells(&self, decimals: Option<usize>) -> Vec<String>;
+}
+
+/// A real number with `decimals` digits, or in full.
+fn real(value: f64, decimals: Option<usize>) -> String {
+    match decimals {
+        Some(d) => format!("{value:.d$}"),
+        None => value.to_string(),
+    }
+}
+
+/// One component of an image; field order is the column and key order.
 #[derive(Serialize)]
-struct Row {
+struct ImageRow {
     label: usize,
     area: u32,
     x_min: u32,
@@ -54,23 +77,11 @@ struct Row {
     centroid_y: f64,
 }
 
-const COLUMNS: [&str; 10] = [
-    "label",
-    "area",
-    "x_min",
-    "y_min",
-    "x_max",
-    "y_max",
-    "sum_x",
-    "sum_y",
-    "centroid_x",
-    "centroid_y",
-];
-
-impl Row {
+impl ImageRow {
+    /// The row of component `index` (canonical label `index + 1`).
     fn new(index: usize, s: &ComponentStats) -> Self {
         let (centroid_x, centroid_y) = s.centroid();
-        Row {
+        ImageRow {
             label: index + 1,
             area: s.area,
             x_min: s.x_min,
@@ -83,15 +94,24 @@ impl Row {
             centroid_y,
         }
     }
+}
 
-    /// The cells in [`COLUMNS`] order; centroids with `decimals` digits, or
-    /// in full where `None`.
-    fn cells(&self, decimals: Option<usize>) -> [String; 10] {
-        let real = |v: f64| match decimals {
-            Some(d) => format!("{v:.d$}"),
-            None => v.to_string(),
-        };
-        [
+impl Row for ImageRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "label",
+        "area",
+        "x_min",
+        "y_min",
+        "x_max",
+        "y_max",
+        "sum_x",
+        "sum_y",
+        "centroid_x",
+        "centroid_y",
+    ];
+
+    fn cells(&self, decimals: Option<usize>) -> Vec<String> {
+        vec![
             self.label.to_string(),
             self.area.to_string(),
             self.x_min.to_string(),
@@ -100,64 +120,178 @@ impl Row {
             self.y_max.to_string(),
             self.sum_x.to_string(),
             self.sum_y.to_string(),
-            real(self.centroid_x),
-            real(self.centroid_y),
+            real(self.centroid_x, decimals),
+            real(self.centroid_y, decimals),
+        ]
+    }
+}
+
+/// One component of a volume: the image's columns with z beside x and y.
+#[derive(Serialize)]
+struct VolumeRow {
+    label: usize,
+    area: u32,
+    x_min: u32,
+    y_min: u32,
+    z_min: u32,
+    x_max: u32,
+    y_max: u32,
+    z_max: u32,
+    sum_x: u64,
+    sum_y: u64,
+    sum_z: u64,
+    centroid_x: f64,
+    centroid_y: f64,
+    centroid_z: f64,
+}
+
+impl VolumeRow {
+    /// The row of component `index` (canonical label `index + 1`).
+    fn new(index: usize, s: &VolumeStats) -> Self {
+        let (centroid_x, centroid_y, centroid_z) = s.centroid();
+        VolumeRow {
+            label: index + 1,
+            area: s.area,
+            x_min: s.x_min,
+            y_min: s.y_min,
+            z_min: s.z_min,
+            x_max: s.x_max,
+            y_max: s.y_max,
+            z_max: s.z_max,
+            sum_x: s.sum_x,
+            sum_y: s.sum_y,
+            sum_z: s.sum_z,
+            centroid_x,
+            centroid_y,
+            centroid_z,
+        }
+    }
+}
+
+impl Row for VolumeRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "label",
+        "area",
+        "x_min",
+        "y_min",
+        "z_min",
+        "x_max",
+        "y_max",
+        "z_max",
+        "sum_x",
+        "sum_y",
+        "sum_z",
+        "centroid_x",
+        "centroid_y",
+        "centroid_z",
+    ];
+
+    fn cells(&self, decimals: Option<usize>) -> Vec<String> {
+        vec![
+            self.label.to_string(),
+            self.area.to_string(),
+            self.x_min.to_string(),
+            self.y_min.to_string(),
+            self.z_min.to_string(),
+            self.x_max.to_string(),
+            self.y_max.to_string(),
+            self.z_max.to_string(),
+            self.sum_x.to_string(),
+            self.sum_y.to_string(),
+            self.sum_z.to_string(),
+            real(self.centroid_x, decimals),
+            real(self.centroid_y, decimals),
+            real(self.centroid_z, decimals),
         ]
     }
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
-    let (image, algorithm) = args.input.load(Task::Analyze)?;
-    let stats = algorithm
-        .analyzer()?
-        .analyze(&image.view(), args.input.connectivity)?;
-    let rows: Vec<Row> = stats
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Row::new(i, s))
-        .collect();
-    let mut out = Stdout::lock();
-    match args.format {
-        Format::Json => {
+    let plan = args.input.plan()?;
+    let Loaded {
+        data,
+        connectivity,
+        algorithm,
+    } = args.input.load(plan, Task::Analyze)?;
+    let mut analyzer = algorithm.analyzer()?;
+    let connectivity_number = connectivity.neighbours();
+    match data {
+        Data::Image(image) => {
+            let stats = analyzer.analyze(&image.view(), connectivity)?;
+            let rows: Vec<ImageRow> = stats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ImageRow::new(i, s))
+                .collect();
             let report = Report {
                 width: image.width(),
                 height: image.height(),
-                connectivity: args.input.connectivity.neighbours(),
+                depth: None,
+                connectivity: connectivity_number,
                 algorithm: algorithm.name,
                 components: rows.len(),
                 stats: rows,
             };
-            // A write error (a closed pipe) stays an io::Error, which `main`
-            // knows; serde_json would wrap it in its own error type.
-            let json = serde_json::to_string(&report)?;
-            out!(out, "{json}")?;
+            write(args.format, &report)?;
         }
-        Format::Csv => {
-            out!(out, "{}", COLUMNS.join(","))?;
-            for row in &rows {
-                out!(out, "{}", row.cells(None).join(","))?;
-            }
+        Data::Volume(volume) => {
+            let stats = analyzer.analyze_volume(&volume.view(), connectivity)?;
+            let rows: Vec<VolumeRow> = stats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| VolumeRow::new(i, s))
+                .collect();
+            let report = Report {
+                width: volume.width(),
+                height: volume.height(),
+                depth: Some(volume.depth()),
+                connectivity: connectivity_number,
+                algorithm: algorithm.name,
+                components: rows.len(),
+                stats: rows,
+            };
+            write(args.format, &report)?;
         }
-        Format::Table => write_table(&mut out, &rows)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Prints `report` in `format`.
+fn write<R: Row>(format: Format, report: &Report<'_, R>) -> Result<(), crate::Error> {
+    let mut out = Stdout::lock();
+    match format {
+        Format::Json => {
+            // A write error (a closed pipe) stays an io::Error, which `main`
+            // knows; serde_json would wrap it in its own error type.
+            let json = serde_json::to_string(report)?;
+            out!(out, "{json}")?;
+        }
+        Format::Csv => {
+            out!(out, "{}", R::COLUMNS.join(","))?;
+            for row in &report.stats {
+                out!(out, "{}", row.cells(None).join(","))?;
+            }
+        }
+        Format::Table => write_table(&mut out, &report.stats)?,
+    }
+    Ok(())
+}
+
 /// Right-aligned columns under a header line.
-fn write_table(out: &mut Stdout, rows: &[Row]) -> Result<(), StdoutError> {
-    let cells: Vec<[String; 10]> = rows.iter().map(|r| r.cells(Some(3))).collect();
-    let mut widths = COLUMNS.map(str::len);
+fn write_table<R: Row>(out: &mut Stdout, rows: &[R]) -> Result<(), StdoutError> {
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| r.cells(Some(3))).collect();
+    let mut widths: Vec<usize> = R::COLUMNS.iter().map(|c| c.len()).collect();
     for row in &cells {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.len());
         }
     }
-    let header = COLUMNS.map(String::from);
+    let header: Vec<String> = R::COLUMNS.iter().map(|c| c.to_string()).collect();
     for row in std::iter::once(&header).chain(&cells) {
         let line: Vec<String> = row
             .iter()
-            .zip(widths)
-            .map(|(cell, width)| format!("{cell:>width$}"))
+            .zip(&widths)
+            .map(|(cell, &width)| format!("{cell:>width$}"))
             .collect();
         out!(out, "{}", line.join("  "))?;
     }

@@ -3,7 +3,6 @@
 use std::str::FromStr;
 
 use ccl_core::{Algorithm, Connectivity, Task};
-use ccl_io::{Binarization, Channel, ReadOptions, Threshold};
 
 /// `WIDTHxHEIGHT`, e.g. `2048x2048`, of an image with pixels: every command
 /// that takes a size makes images (a sweep's, a written one), and none has
@@ -34,9 +33,9 @@ impl FromStr for Size {
     }
 }
 
-/// `WIDTHxHEIGHTxDEPTH`, e.g. `512x512x512`, of a volume with voxels: a
-/// volume sweep's, refused while the arguments are read when it has none,
-/// as [`Size`] refuses an image without pixels.
+/// `WIDTHxHEIGHTxDEPTH`, e.g. `512x512x512`, of a volume with voxels (a
+/// volume sweep's, a written one), refused while the arguments are read
+/// when it has none, as [`Size`] refuses an image without pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct VolumeSize {
     pub width: usize,
@@ -69,117 +68,30 @@ impl FromStr for VolumeSize {
     }
 }
 
-/// The image, its binarization, the algorithm and the connectivity that
-/// `label` and `analyze` take.
-#[derive(clap::Args)]
-pub(crate) struct Input {
-    /// Input image (PNG, PGM/PBM/PPM/PAM, TIFF), or - for standard input. By
-    /// default every nonzero pixel is foreground (masks): in a colour image,
-    /// a pixel with any colour channel nonzero, whatever its alpha (--alpha
-    /// reads the alpha channel instead). Gray photos and scans need
-    /// --threshold or --otsu.
-    pub image: std::path::PathBuf,
-    /// Foreground where the gray value is above T (0..=255, or 0..=65535
-    /// for 16-bit images), as OpenCV's THRESH_BINARY.
-    #[arg(
-        long,
-        value_name = "T",
-        conflicts_with = "otsu",
-        allow_negative_numbers = true,
-        value_parser = parse_threshold
-    )]
-    pub threshold: Option<u32>,
-    /// Foreground above Otsu's threshold of the gray values (the automatic
-    /// choice, as OpenCV's THRESH_OTSU).
-    #[arg(long)]
-    pub otsu: bool,
-    /// Swap foreground and background after thresholding: dark objects on
-    /// a light background (scans, bright-field microscopy).
-    #[arg(long)]
-    pub invert: bool,
-    /// Use the alpha channel as the mask: every pixel that is not fully
-    /// transparent is foreground (with --threshold or --otsu, the alpha
-    /// values are thresholded). For RGBA and gray + alpha images.
-    #[arg(long)]
-    pub alpha: bool,
-    /// The page of a multi-page TIFF to read, counted from 0 (as tifffile
-    /// and ImageMagick count; ImageJ's slice N is page N-1). A TIFF of
-    /// several pages is refused without it.
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_page)]
-    pub page: Option<usize>,
-    /// The most pixels the image may have, checked from its header before
-    /// anything is decoded: a guard against decompression bombs and typos
-    /// (reading and labelling take 5 bytes a pixel or more; the default,
-    /// 2^30 = 32768x32768, about 6 GiB). 32-bit labels allow at most
-    /// 4294967294 whatever this says.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = ccl_io::DEFAULT_MAX_PIXELS,
-        allow_negative_numbers = true,
-        value_parser = parse_max_pixels
-    )]
-    pub max_pixels: u64,
-    /// Algorithm (see `ccl list`); default: the preferred one available here.
-    #[arg(short, long)]
-    pub algorithm: Option<String>,
-    /// Connectivity: 4 or 8.
-    #[arg(short, long, value_name = "4|8", default_value = "8", value_parser = parse_connectivity)]
-    pub connectivity: Connectivity,
+/// `WIDTHxHEIGHT` or `WIDTHxHEIGHTxDEPTH`: the size of what `gen` writes,
+/// whose number of sides says whether it is an image or a volume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AnySize {
+    /// Two sides: an image.
+    Image(Size),
+    /// Three sides: a volume.
+    Volume(VolumeSize),
 }
 
-impl Input {
-    /// The loaded, binarized image and the algorithm that will run `task`
-    /// on it. Says on stderr when a gray image (or alpha channel) is read
-    /// with the nonzero rule, when the default rule ignored transparent
-    /// pixels, and which threshold Otsu's method chose.
-    pub(crate) fn load(
-        &self,
-        task: Task,
-    ) -> Result<(ccl_core::BinaryImageBuf, &'static Algorithm), crate::Error> {
-        let algorithm = choose_algorithm(self.algorithm.as_deref(), task, self.connectivity)?;
-        let threshold = match (self.threshold, self.otsu) {
-            (Some(t), _) => Threshold::Above(t),
-            (None, true) => Threshold::Otsu,
-            (None, false) => Threshold::Nonzero,
-        };
-        let options = ReadOptions {
-            binarization: Binarization {
-                threshold,
-                invert: self.invert,
-                channel: if self.alpha {
-                    Channel::Alpha
-                } else {
-                    Channel::Colour
-                },
-            },
-            page: self.page,
-            max_pixels: self.max_pixels,
-        };
-        let decoded = ccl_io::read_image(&self.image, &options)?;
-        let name = self.image.display();
-        match (threshold, decoded.threshold) {
-            (Threshold::Nonzero, _) if decoded.gray_levels > 2 && self.alpha => eprintln!(
-                "note: the alpha channel of {name} is not binary (it has more than two \
-                 levels); every pixel that is not fully transparent is foreground. Use \
-                 --threshold T or --otsu to binarize it."
-            ),
-            (Threshold::Nonzero, _) if decoded.gray_levels > 2 => eprintln!(
-                "note: {name} is not a binary mask (it has more than two gray levels); every \
-                 nonzero pixel is foreground. Use --threshold T or --otsu to binarize it, with \
-                 --invert for dark objects on a light background."
-            ),
-            (Threshold::Otsu, Some(t)) => eprintln!("note: Otsu's threshold for {name} is {t}"),
-            _ => {}
+impl FromStr for AnySize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        // The count of sides chooses the kind; each kind's parser then says
+        // what is wrong with its sides (a zero, a word).
+        match text.split(['x', 'X']).count() {
+            2 => text.parse().map(AnySize::Image),
+            3 => text.parse().map(AnySize::Volume),
+            _ => Err(format!(
+                "expected WIDTHxHEIGHT (an image) or WIDTHxHEIGHTxDEPTH (a volume), e.g. \
+                 1024x768 or 256x256x256, not `{text}`"
+            )),
         }
-        if decoded.translucent && !self.alpha {
-            eprintln!(
-                "note: {name} has transparent pixels; the alpha channel is ignored (the colour \
-                 channels decide, and transparent pixels with colour are foreground). Use \
-                 --alpha to make the alpha channel the mask."
-            );
-        }
-        Ok((decoded.image, algorithm))
     }
 }
 
@@ -196,17 +108,17 @@ fn parse_whole<T: FromStr>(text: &str, what: &str) -> Result<T, String> {
 }
 
 /// Parses `--threshold`.
-fn parse_threshold(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_threshold(text: &str) -> Result<u32, String> {
     parse_whole(text, "the threshold")
 }
 
 /// Parses `--page`.
-fn parse_page(text: &str) -> Result<usize, String> {
+pub(crate) fn parse_page(text: &str) -> Result<usize, String> {
     parse_whole(text, "the page (counted from 0)")
 }
 
 /// Parses `--max-pixels`.
-fn parse_max_pixels(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_max_pixels(text: &str) -> Result<u64, String> {
     match parse_whole(text, "the pixel limit")? {
         0 => Err("the pixel limit must be 1 or more".into()),
         n => Ok(n),
@@ -288,6 +200,41 @@ mod tests {
                 .parse::<VolumeSize>()
                 .unwrap_err()
                 .contains("at least 1x1x1")
+        );
+    }
+
+    #[test]
+    fn any_size_is_an_image_or_a_volume_by_its_sides() {
+        assert_eq!(
+            "7x5".parse::<AnySize>(),
+            Ok(AnySize::Image(Size {
+                width: 7,
+                height: 5
+            }))
+        );
+        assert_eq!(
+            "7x5x3".parse::<AnySize>(),
+            Ok(AnySize::Volume(VolumeSize {
+                width: 7,
+                height: 5,
+                depth: 3
+            }))
+        );
+        for bad in ["7", "7by5", "7x5x3x2"] {
+            let message = bad.parse::<AnySize>().unwrap_err();
+            assert!(message.contains("WIDTHxHEIGHTxDEPTH"), "{bad}: {message}");
+        }
+        assert!(
+            "0x5"
+                .parse::<AnySize>()
+                .unwrap_err()
+                .contains("has no pixels")
+        );
+        assert!(
+            "7x0x5"
+                .parse::<AnySize>()
+                .unwrap_err()
+                .contains("has no voxels")
         );
     }
 

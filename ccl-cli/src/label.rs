@@ -1,13 +1,15 @@
 //! `ccl label`: the component count, and optionally the canonical labels as
-//! data (a 32-bit TIFF, a NumPy `.npy`) or as a colour PNG.
+//! data (a 32-bit TIFF, a NumPy `.npy`) or, for an image, as a colour PNG;
+//! of an image or of a volume (a TIFF stack, a 3-D `.npy`), which the
+//! connectivity or the file says ([`crate::input`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ccl_core::Task;
-use ccl_io::LabelFormat;
+use ccl_io::{LabelFormat, VolumeFormat};
 
-use crate::args::Input;
+use crate::input::{Data, Input, Loaded};
 use crate::output::{Stdout, out};
 
 #[derive(clap::Args)]
@@ -15,41 +17,82 @@ pub(crate) struct Args {
     #[command(flatten)]
     input: Input,
     /// Write the canonical labels (0 background, 1..=N components), chosen
-    /// by extension: .tif / .tiff, 32-bit unsigned gray; .npy, a NumPy
-    /// uint32 array of shape (height, width); .png, a colour picture
-    /// (background black; the first 262,143 labels all distinct colours).
+    /// by extension: .tif / .tiff, 32-bit unsigned gray (a volume: one page
+    /// a slice); .npy, a NumPy uint32 array of shape (height, width), or
+    /// (depth, height, width) for a volume; .png, a colour picture of an
+    /// image's labels (background black; the first 262,143 labels all
+    /// distinct colours).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
+    let plan = args.input.plan()?;
     // Refused before any work: a wrong extension is a typo, and writing
     // over the input loses it.
     if let Some(output) = &args.output {
-        LabelFormat::of(output)?;
-        if same_file(&args.input.image, output) {
+        match plan.dimensions() {
+            Some(3) => {
+                VolumeFormat::of(output)?;
+            }
+            Some(_) => {
+                LabelFormat::of(output)?;
+            }
+            // Until the input is read, either kind's extension may do.
+            None => {
+                if VolumeFormat::of(output).is_err() {
+                    LabelFormat::of(output)?;
+                }
+            }
+        }
+        if same_file(&args.input.path, output) {
+            let kind = if plan.dimensions() == Some(3) {
+                "volume"
+            } else {
+                "image"
+            };
             return Err(format!(
-                "-o {}: that is the input image, which the labels would overwrite; name \
+                "-o {}: that is the input {kind}, which the labels would overwrite; name \
                  another file",
                 output.display()
             )
             .into());
         }
     }
-    let (image, algorithm) = args.input.load(Task::Label)?;
-    let labels = algorithm
-        .labeler()?
-        .label(&image.view(), args.input.connectivity)?
-        .canonical();
-    if let Some(output) = &args.output {
-        ccl_io::save_labels(&labels, output)?;
+    let Loaded {
+        data,
+        connectivity,
+        algorithm,
+    } = args.input.load(plan, Task::Label)?;
+    let mut labeler = algorithm.labeler()?;
+    let plural = |count: usize| if count == 1 { "" } else { "s" };
+    match data {
+        Data::Image(image) => {
+            let labels = labeler.label(&image.view(), connectivity)?.canonical();
+            if let Some(output) = &args.output {
+                ccl_io::save_labels(&labels, output)?;
+            }
+            let count = labels.component_count();
+            out!(Stdout::lock(), "{count} component{}", plural(count))?;
+        }
+        Data::Volume(volume) => {
+            let labels = labeler
+                .label_volume(&volume.view(), connectivity)?
+                .into_canonical();
+            if let Some(output) = &args.output {
+                ccl_io::save_volume_labels(&labels, output)?;
+            }
+            let count = labels.component_count();
+            out!(
+                Stdout::lock(),
+                "{count} component{} in a {}x{}x{} volume",
+                plural(count),
+                volume.width(),
+                volume.height(),
+                volume.depth()
+            )?;
+        }
     }
-    let count = labels.component_count();
-    out!(
-        Stdout::lock(),
-        "{count} component{}",
-        if count == 1 { "" } else { "s" }
-    )?;
     Ok(ExitCode::SUCCESS)
 }
 

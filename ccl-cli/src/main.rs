@@ -1,10 +1,11 @@
-//! `ccl`: label, analyze, generate, verify and benchmark binary images with
-//! every registered connected-component algorithm, plot the benchmarks, and
-//! count the atomic feature updates of the FLSL analyses.
+//! `ccl`: label, analyze, generate, verify and benchmark binary images (and
+//! volumes) with every registered connected-component algorithm, plot the
+//! benchmarks, and count the atomic feature updates of the FLSL analyses.
 
 mod analyze;
 mod args;
 mod generate;
+mod input;
 mod label;
 mod list;
 mod output;
@@ -32,14 +33,15 @@ struct Cli {
 enum Command {
     /// List every registered variant and whether it can run here.
     List,
-    /// Label an image's components; print their count.
+    /// Label an image's or a volume's components; print their count.
     Label(label::Args),
     /// Print every component's features, in canonical order.
     Analyze(analyze::Args),
-    /// Write a benchmark image (MT19937 density / granularity) or a pattern.
+    /// Write a benchmark image or volume (MT19937 density / granularity) or
+    /// a pattern.
     Gen(generate::Args),
     /// Check variants against the cpu-uf reference on random, pattern and
-    /// real images.
+    /// real images, and on random, pattern and edge-shaped volumes.
     Verify(verify::Args),
     /// Time variants over the benchmark's densities and granularities.
     Sweep(sweep::Args),

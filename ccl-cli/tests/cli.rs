@@ -130,7 +130,9 @@ fn unsupported_connectivity() {
         &dir,
         &["gen", "--size", "8x8", "-d", "50", "-g", "1", "-o", "a.png"],
     );
-    fails_with(&dir, &["label", "a.png", "-c", "6"], "an image (2-D) takes 4 or 8");
+    // A volume's connectivity reads the image as a volume of depth 1.
+    let out = succeeds(&dir, &["label", "a.png", "-a", "cpu-uf", "-c", "6"]);
+    assert!(out.ends_with("in a 8x8x1 volume\n"), "{out}");
     fails_with(
         &dir,
         &["analyze", "a.png", "-c", "sixteen"],
@@ -143,6 +145,7 @@ fn unsupported_connectivity() {
         }
         for c in Connectivity::PLANE
             .into_iter()
+            .chain(Connectivity::VOLUME)
             .filter(|&c| !algorithm.supports(c))
         {
             let c = c.to_string();
@@ -1084,18 +1087,16 @@ fn write_stack(path: &Path) {
 }
 
 #[test]
-fn multi_page_tiffs_are_refused_without_a_page_and_read_with_one() {
+fn multi_page_tiffs_are_volumes_without_a_page_and_images_with_one() {
     let dir = scratch("pages");
     write_stack(&dir.join("stack.tif"));
-    // Not silently the first page: the count, the option and its base.
-    for needle in [
-        "stack.tif",
-        "3 pages",
-        "--page N",
-        "counted from 0",
-        "0 to 2",
-    ] {
-        fails_with(&dir, &["label", "stack.tif"], needle);
+    // Not silently the first page: every page, one slice each. The dots at
+    // x = 1, 4 and 7 of row 1 reach back through the pages before.
+    let out = succeeds(&dir, &["label", "stack.tif", "-a", "cpu-uf"]);
+    assert_eq!(out.trim(), "3 components in a 9x3x3 volume");
+    // An image's connectivity names the volume's and the option of a page.
+    for needle in ["stack.tif", "several pages", "6, 18 or 26", "--page N"] {
+        fails_with(&dir, &["label", "stack.tif", "-c", "8"], needle);
     }
     for (page, expected) in [
         ("0", "1 component"),

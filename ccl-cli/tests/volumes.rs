@@ -1,0 +1,641 @@
+//! `ccl` on volumes as a user runs it: `gen` writes the random and pattern
+//! volumes of ccl-testdata, `label` writes labels that `numpy.load` and
+//! tifffile read as `ccl::label_volume` numbers them, `analyze` prints the
+//! volume features with z columns, `verify` runs the volume conformance
+//! kit, and the inputs and arguments a volume cannot take are one-line
+//! errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ccl_core::{BinaryVolumeBuf, Connectivity};
+
+/// A fresh, empty folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-volumes-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The `ccl` binary. Under a nextest archive (the GPU machine) it is not
+/// where cargo built it: nextest says where.
+fn ccl_binary() -> std::ffi::OsString {
+    std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into())
+}
+
+/// Runs `ccl` with `args` in `dir`, `input` (if any) on its standard input.
+fn ccl_with(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(ccl_binary())
+        .args(args)
+        .current_dir(dir)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = input {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Asserts success and returns stdout.
+fn succeeds(dir: &Path, args: &[&str]) -> String {
+    succeeds_with(dir, args, None).0
+}
+
+/// Asserts success; returns stdout and stderr.
+fn succeeds_with(dir: &Path, args: &[&str], input: Option<&[u8]>) -> (String, String) {
+    let output = ccl_with(dir, args, input);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "ccl {args:?} failed: {stderr}");
+    (String::from_utf8(output.stdout).unwrap(), stderr)
+}
+
+/// Asserts a non-zero exit status and a single `error:` line on stderr that
+/// contains `needle`, without a panic.
+fn fails_with(dir: &Path, args: &[&str], needle: &str) {
+    fails_with_input(dir, args, None, needle);
+}
+
+/// [`fails_with`], `input` on standard input.
+fn fails_with_input(dir: &Path, args: &[&str], input: Option<&[u8]>, needle: &str) {
+    let output = ccl_with(dir, args, input);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "ccl {args:?} succeeded");
+    assert!(
+        !stderr.contains("panicked"),
+        "ccl {args:?} panicked: {stderr}"
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "ccl {args:?}: not one line: {stderr}"
+    );
+    assert!(stderr.starts_with("error: "), "ccl {args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "ccl {args:?}: no `{needle}` in: {stderr}"
+    );
+}
+
+/// A `.npy` array's header dictionary and data, read as numpy reads the
+/// files `ccl` writes (format 1.0).
+fn read_npy(path: &Path) -> (String, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00", "{}", path.display());
+    let length = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + length])
+        .unwrap()
+        .to_owned();
+    (header, bytes[10 + length..].to_vec())
+}
+
+/// The labels of a `.npy` of shape (depth, height, width) and `<u4`.
+fn read_npy_labels(path: &Path, (width, height, depth): (usize, usize, usize)) -> Vec<u32> {
+    let (header, data) = read_npy(path);
+    let shape = format!("'shape': ({depth}, {height}, {width})");
+    assert!(
+        header.contains("'descr': '<u4'") && header.contains(&shape),
+        "{header}"
+    );
+    data.chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+/// The labels of a TIFF stack of 32-bit pages of `width` x `height`.
+fn read_tiff_labels(path: &Path, (width, height): (usize, usize)) -> Vec<u32> {
+    let file = std::fs::File::open(path).unwrap();
+    let mut tiff = tiff::decoder::Decoder::new(file).unwrap();
+    let mut labels = Vec::new();
+    loop {
+        assert_eq!(
+            tiff.dimensions().unwrap(),
+            (width as u32, height as u32),
+            "page {}",
+            labels.len() / (width * height)
+        );
+        match tiff.read_image().unwrap() {
+            tiff::decoder::DecodingResult::U32(page) => labels.extend(page),
+            _ => panic!("not a 32-bit unsigned TIFF"),
+        }
+        if !tiff.more_images() {
+            return labels;
+        }
+        tiff.next_image().unwrap();
+    }
+}
+
+/// Writes a `.npy` of `uint8` values of shape (depth, height, width).
+fn write_npy_u8(path: &Path, (width, height, depth): (usize, usize, usize), values: &[u8]) {
+    let dict = format!(
+        "{{'descr': '|u1', 'fortran_order': False, 'shape': ({depth}, {height}, {width}), }}"
+    );
+    let mut bytes = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+    bytes.extend(format!("{dict:<117}\n").bytes());
+    bytes.extend(values);
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// `(width, height, depth)`.
+fn sides(volume: &BinaryVolumeBuf) -> (usize, usize, usize) {
+    (volume.width(), volume.height(), volume.depth())
+}
+
+#[test]
+fn gen_writes_the_random_and_pattern_volumes_in_both_formats() {
+    let dir = scratch("gen");
+    let random = ccl_testdata::random_volume(21, 13, 9, 31, 2, 5).unwrap();
+    let helix = ccl_testdata::volume_pattern("helix", 13, 11, 9).unwrap();
+    for file in ["r.npy", "r.tif"] {
+        let out = succeeds(
+            &dir,
+            &[
+                "gen", "--size", "21x13x9", "-d", "31", "-g", "2", "--seed", "5", "-o", file,
+            ],
+        );
+        let count = random.view().foreground_count();
+        assert_eq!(
+            out.trim(),
+            format!("wrote {file}: 21x13x9, {count} foreground voxels")
+        );
+        assert_eq!(ccl_io::load_volume(&dir.join(file)).unwrap(), random);
+    }
+    for file in ["h.npy", "h.tiff"] {
+        succeeds(
+            &dir,
+            &["gen", "--pattern", "helix", "--size", "13x11x9", "-o", file],
+        );
+        assert_eq!(ccl_io::load_volume(&dir.join(file)).unwrap(), helix);
+    }
+    // A .npy of uint8 0 / 1 of shape (depth, height, width), as numpy.save.
+    let (header, data) = read_npy(&dir.join("r.npy"));
+    assert!(
+        header.contains("'descr': '|u1'") && header.contains("'shape': (9, 13, 21)"),
+        "{header}"
+    );
+    assert_eq!(data, random.voxels());
+}
+
+#[test]
+fn label_writes_the_labels_of_label_volume_in_both_formats() {
+    let dir = scratch("label");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "40x24x16", "-d", "31", "-g", "1", "--seed", "3", "-o", "v.npy",
+        ],
+    );
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "40x24x16", "-d", "31", "-g", "1", "--seed", "3", "-o", "v.tif",
+        ],
+    );
+    let volume = ccl_testdata::random_volume(40, 24, 16, 31, 1, 3).unwrap();
+    let size = sides(&volume);
+    for c in Connectivity::VOLUME {
+        let expected = ccl::label_volume(&volume.view(), c).unwrap();
+        let count = expected.component_count();
+        assert!(count > 1, "{c}: {count}");
+        let c = c.to_string();
+        for input in ["v.npy", "v.tif"] {
+            for output in ["labels.npy", "labels.tif"] {
+                let out = succeeds(&dir, &["label", input, "-c", &c, "-o", output]);
+                assert_eq!(
+                    out.trim(),
+                    format!("{count} components in a 40x24x16 volume"),
+                    "{input} -c {c}"
+                );
+                let labels = match output {
+                    "labels.npy" => read_npy_labels(&dir.join(output), size),
+                    _ => read_tiff_labels(&dir.join(output), (40, 24)),
+                };
+                assert_eq!(labels, expected.labels(), "{input} -c {c} -o {output}");
+            }
+        }
+    }
+    // Without -c, a 3-D .npy and a TIFF stack are volumes in 26-connectivity,
+    // whichever variant labels them.
+    let expected = ccl::label_volume(&volume.view(), Connectivity::TwentySix).unwrap();
+    for input in ["v.npy", "v.tif"] {
+        for algorithm in [&[][..], &["-a", "cpu-uf"], &["-a", "cpu-rle"]] {
+            let args = [&["label", input, "-o", "d.npy"][..], algorithm].concat();
+            succeeds(&dir, &args);
+            assert_eq!(
+                read_npy_labels(&dir.join("d.npy"), size),
+                expected.labels(),
+                "{args:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn inputs_that_are_volumes_by_their_shape_or_connectivity() {
+    let dir = scratch("kinds");
+    let volume = ccl_testdata::random_volume(12, 10, 1, 40, 1, 0).unwrap();
+    // A 2-D image read with a volume's connectivity: a volume of depth 1.
+    let image = ccl_testdata::random_image(12, 10, 40, 1, 0).unwrap();
+    ccl_io::save_image(&image, &dir.join("a.png")).unwrap();
+    let count = ccl::label_volume(&volume.view(), Connectivity::Six)
+        .unwrap()
+        .component_count();
+    let out = succeeds(&dir, &["label", "a.png", "-c", "6", "-o", "l.npy"]);
+    assert_eq!(
+        out.trim(),
+        format!("{count} components in a 12x10x1 volume")
+    );
+    assert_eq!(
+        read_npy_labels(&dir.join("l.npy"), (12, 10, 1)),
+        ccl::label_volume(&volume.view(), Connectivity::Six)
+            .unwrap()
+            .labels()
+    );
+    // A 2-D .npy is an image: 8-connectivity, and a PNG of its labels.
+    let pixels: Vec<u8> = image.pixels().iter().map(|&p| p * 200).collect();
+    let dict = "{'descr': '|u1', 'fortran_order': False, 'shape': (10, 12), }";
+    let mut npy = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+    npy.extend(format!("{dict:<117}\n").bytes());
+    npy.extend(&pixels);
+    std::fs::write(dir.join("i.npy"), &npy).unwrap();
+    let count = ccl::label(&image.view(), Connectivity::Eight)
+        .unwrap()
+        .component_count();
+    let out = succeeds(&dir, &["label", "i.npy", "-o", "i.png"]);
+    assert_eq!(out.trim(), format!("{count} components"));
+    assert!(dir.join("i.png").exists());
+    // A 3-D .npy of one slice is still a volume.
+    write_npy_u8(&dir.join("one.npy"), (12, 10, 1), &pixels);
+    let out = succeeds(&dir, &["label", "one.npy"]);
+    assert!(out.ends_with("in a 12x10x1 volume\n"), "{out}");
+    // Standard input cannot be looked at first: it is read as a volume,
+    // and one slice is an image.
+    let stack = ccl_testdata::random_volume(12, 10, 3, 40, 1, 0).unwrap();
+    ccl_io::save_volume(&stack, &dir.join("s.npy")).unwrap();
+    let bytes = std::fs::read(dir.join("s.npy")).unwrap();
+    let count = ccl::label_volume(&stack.view(), Connectivity::TwentySix)
+        .unwrap()
+        .component_count();
+    let (out, _) = succeeds_with(&dir, &["label", "-"], Some(&bytes));
+    assert_eq!(
+        out.trim(),
+        format!("{count} components in a 12x10x3 volume")
+    );
+    let png = std::fs::read(dir.join("a.png")).unwrap();
+    let (out, _) = succeeds_with(&dir, &["label", "-", "-c", "4"], Some(&png));
+    let count = ccl::label(&image.view(), Connectivity::Four)
+        .unwrap()
+        .component_count();
+    assert_eq!(out.trim(), format!("{count} components"));
+    fails_with_input(
+        &dir,
+        &["label", "-", "-c", "8"],
+        Some(&bytes),
+        "standard input is a volume of 3 slices: 8-connectivity is for images; give -c 6, 18 or 26",
+    );
+}
+
+#[test]
+fn binarization_options_apply_to_volumes() {
+    let dir = scratch("binarize");
+    // Two bright slabs (200) on a noisy dark background (10..=14), and a
+    // black wall (0) between them, open at y = 3 and 4.
+    let (w, h, d) = (15, 5, 5);
+    let values: Vec<u8> = (0..w * h * d)
+        .map(|i| {
+            let x = i % w;
+            match x / 5 {
+                0 if x < 3 => 200,
+                1 if x < 8 && i / w % h < 3 => 0,
+                2 if x >= 12 => 200,
+                _ => 10 + (i % 5) as u8,
+            }
+        })
+        .collect();
+    write_npy_u8(&dir.join("gray.npy"), (w, h, d), &values);
+    // Every nonzero voxel: one component, and a note that it is not a mask.
+    let (out, stderr) = succeeds_with(&dir, &["label", "gray.npy", "-a", "cpu-uf"], None);
+    assert_eq!(out.trim(), "1 component in a 15x5x5 volume");
+    assert!(
+        stderr.contains("not a binary mask") && stderr.contains("nonzero voxel"),
+        "{stderr}"
+    );
+    for args in [&["--threshold", "100"][..], &["--otsu"]] {
+        let all = [&["label", "gray.npy", "-a", "cpu-uf"][..], args].concat();
+        assert_eq!(
+            succeeds(&dir, &all).trim(),
+            "2 components in a 15x5x5 volume",
+            "{all:?}"
+        );
+    }
+    // Dark objects: the wall.
+    let out = succeeds(
+        &dir,
+        &[
+            "label",
+            "gray.npy",
+            "--threshold",
+            "5",
+            "--invert",
+            "-c",
+            "6",
+        ],
+    );
+    assert_eq!(out.trim(), "1 component in a 15x5x5 volume");
+    fails_with(
+        &dir,
+        &["label", "gray.npy", "--threshold", "255"],
+        "uint8 values run from 0 to 255",
+    );
+}
+
+#[test]
+fn analyze_prints_the_volume_features_with_z_columns() {
+    let dir = scratch("analyze");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "19x11x7", "-d", "20", "-g", "2", "--seed", "9", "-o", "v.tif",
+        ],
+    );
+    let volume = ccl_testdata::random_volume(19, 11, 7, 20, 2, 9).unwrap();
+    let expected = ccl::analyze_volume(&volume.view(), Connectivity::Six).unwrap();
+    assert!(expected.len() > 2);
+    let csv = succeeds(&dir, &["analyze", "v.tif", "-c", "6", "--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "label,area,x_min,y_min,z_min,x_max,y_max,z_max,sum_x,sum_y,sum_z,centroid_x,\
+         centroid_y,centroid_z"
+    );
+    assert_eq!(lines.len(), 1 + expected.len());
+    for (i, (line, s)) in lines[1..].iter().zip(&expected).enumerate() {
+        let (cx, cy, cz) = s.centroid();
+        let row = format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{cx},{cy},{cz}",
+            i + 1,
+            s.area,
+            s.x_min,
+            s.y_min,
+            s.z_min,
+            s.x_max,
+            s.y_max,
+            s.z_max,
+            s.sum_x,
+            s.sum_y,
+            s.sum_z
+        );
+        assert_eq!(*line, row);
+    }
+    let json = succeeds(
+        &dir,
+        &[
+            "analyze", "v.tif", "-a", "cpu-uf", "-c", "6", "--format", "json",
+        ],
+    );
+    assert!(
+        json.starts_with(
+            r#"{"width":19,"height":11,"depth":7,"connectivity":6,"algorithm":"cpu-uf","components":"#
+        ),
+        "{json}"
+    );
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["components"], expected.len());
+    let stats = value["stats"].as_array().unwrap();
+    assert_eq!(stats.len(), expected.len());
+    for (row, s) in stats.iter().zip(&expected) {
+        assert_eq!(row["z_max"].as_u64(), Some(u64::from(s.z_max)));
+        assert_eq!(row["sum_z"].as_u64(), Some(s.sum_z));
+        assert_eq!(row["centroid_z"].as_f64(), Some(s.centroid().2));
+    }
+    let table = succeeds(&dir, &["analyze", "v.tif", "-c", "6"]);
+    assert_eq!(table.lines().count(), 1 + expected.len());
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header.len(), 14);
+    assert_eq!(header[4], "z_min");
+    // Without -c: 26-connectivity.
+    let json = succeeds(&dir, &["analyze", "v.tif", "--format", "json"]);
+    assert!(json.contains(r#""connectivity":26"#), "{json}");
+}
+
+#[test]
+fn what_a_volume_cannot_take_is_one_error_line() {
+    let dir = scratch("errors");
+    for file in ["v.npy", "v.tif"] {
+        succeeds(
+            &dir,
+            &["gen", "--size", "8x6x4", "-d", "50", "-g", "1", "-o", file],
+        );
+    }
+    // An image's connectivity for a volume names the volume's.
+    for c in ["4", "8"] {
+        fails_with(&dir, &["label", "v.npy", "-c", c], "give -c 6, 18 or 26");
+        fails_with(&dir, &["analyze", "v.tif", "-c", c], "give -c 6, 18 or 26");
+    }
+    fails_with(&dir, &["label", "v.tif", "-c", "4"], "--page N");
+    // A page is an image's; a volume is every page.
+    fails_with(
+        &dir,
+        &["label", "v.tif", "-c", "26", "--page", "0"],
+        "a volume is every page",
+    );
+    fails_with(
+        &dir,
+        &["analyze", "v.npy", "--page", "1"],
+        "a volume is every page",
+    );
+    // Labels of a volume are written as .npy or .tif, refused before work.
+    fails_with(
+        &dir,
+        &["label", "v.npy", "-o", "labels.png"],
+        "a .png holds one 2-D image, not a volume",
+    );
+    fails_with(
+        &dir,
+        &["label", "v.npy", "-o", "v.npy"],
+        "that is the input volume",
+    );
+    // A variant that labels no volume says which connectivities it has.
+    fails_with(
+        &dir,
+        &["label", "v.npy", "-a", "ha4-32"],
+        "does not support",
+    );
+    // gen: unknown patterns list the kinds, and say which size the other
+    // kind's pattern needs.
+    fails_with(
+        &dir,
+        &["gen", "--pattern", "nope", "--size", "8x8x8", "-o", "p.npy"],
+        "known volume patterns: ",
+    );
+    fails_with(
+        &dir,
+        &[
+            "gen",
+            "--pattern",
+            "spiral",
+            "--size",
+            "8x8x8",
+            "-o",
+            "p.npy",
+        ],
+        "`spiral` is an image pattern: give --size WxH",
+    );
+    fails_with(
+        &dir,
+        &["gen", "--pattern", "helix", "--size", "8x8", "-o", "p.png"],
+        "`helix` is a volume pattern: give --size WxHxD",
+    );
+    // gen: sizes without voxels or of four sides, volume file types.
+    for (size, needle) in [
+        (
+            "8x0x8",
+            "`8x0x8` has no voxels: give a size of at least 1x1x1",
+        ),
+        ("8x8x8x8", "WIDTHxHEIGHTxDEPTH"),
+        ("8xx8", "WIDTHxHEIGHTxDEPTH"),
+        ("8x8x-1", "WIDTHxHEIGHTxDEPTH"),
+        ("8x8x", "WIDTHxHEIGHTxDEPTH"),
+    ] {
+        fails_with(
+            &dir,
+            &["gen", "--size", size, "-d", "5", "-g", "1", "-o", "g.npy"],
+            needle,
+        );
+    }
+    fails_with(
+        &dir,
+        &[
+            "gen", "--size", "8x8x8", "-d", "5", "-g", "1", "-o", "g.png",
+        ],
+        "not a volume",
+    );
+    fails_with(
+        &dir,
+        &[
+            "gen",
+            "--size",
+            "2048x2048x1024",
+            "-d",
+            "5",
+            "-g",
+            "1",
+            "-o",
+            "g.npy",
+        ],
+        "too large",
+    );
+    // Not a volume at all.
+    std::fs::write(dir.join("bad.npy"), "not numpy").unwrap();
+    fails_with(&dir, &["label", "bad.npy"], "bad.npy");
+    fails_with(&dir, &["label", "bad.npy", "-c", "26"], "bad.npy");
+}
+
+#[test]
+fn verify_runs_the_volume_kit_on_the_variants_that_label_volumes() {
+    let dir = scratch("verify");
+    // The small form for slow checkers: random volumes only.
+    let out = succeeds(
+        &dir,
+        &[
+            "verify",
+            "-a",
+            "cpu-rle",
+            "--volumes",
+            "--random-only",
+            "--cases",
+            "4",
+        ],
+    );
+    assert!(
+        out.starts_with("cpu-rle  ok") && out.contains("(6,18,26 x label,analyze on 4 volumes)"),
+        "{out}"
+    );
+    // By default images and volumes, in one line per variant; random
+    // volumes, every pattern volume and the edge-shaped ones.
+    let out = succeeds(
+        &dir,
+        &[
+            "verify",
+            "-a",
+            "cpu-uf",
+            "--cases",
+            "2",
+            "--worst-side",
+            "0",
+        ],
+    );
+    let line = out.lines().next().unwrap();
+    assert!(line.starts_with("cpu-uf  ok"), "{out}");
+    let volumes = 2
+        + ccl_testdata::volume_patterns().len()
+        + ccl_testkit::volumes::edge_volume_cases().count();
+    assert!(
+        line.contains("(4,8 x label,analyze on ")
+            && line.ends_with(&format!("; 6,18,26 x label,analyze on {volumes} volumes)")),
+        "{line}"
+    );
+    // A connectivity picks the kind.
+    let out = succeeds(
+        &dir,
+        &[
+            "verify",
+            "-a",
+            "cpu-uf",
+            "-c",
+            "18",
+            "--random-only",
+            "--cases",
+            "3",
+        ],
+    );
+    assert!(out.contains("(18 x label,analyze on 3 volumes)"), "{out}");
+    let out = succeeds(
+        &dir,
+        &[
+            "verify",
+            "-a",
+            "cpu-uf",
+            "--images",
+            "--random-only",
+            "--cases",
+            "3",
+        ],
+    );
+    assert!(out.contains("(4,8 x label,analyze on 3 images)"), "{out}");
+    fails_with(
+        &dir,
+        &["verify", "-a", "cpu-uf", "-c", "8", "--volumes"],
+        "--volumes verifies volumes in 6, 18 or 26",
+    );
+    fails_with(
+        &dir,
+        &["verify", "-a", "cpu-uf", "-c", "6", "--images"],
+        "--images verifies images in 4 or 8",
+    );
+    // A named variant that labels no volume is no check at all.
+    let output = ccl_with(
+        &dir,
+        &[
+            "verify",
+            "-a",
+            "ke4",
+            "--volumes",
+            "--random-only",
+            "--cases",
+            "1",
+        ],
+        None,
+    );
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success() && out.contains("FAILED"), "{out}");
+}
