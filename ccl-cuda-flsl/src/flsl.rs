@@ -623,6 +623,16 @@ register!(
         (Task::Label, Connectivity::Four),
         (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
-        (Task::Analyze, Connectivity::Eight)
+        (Task::Analyze, Connectivity::Eight),
+        // Volumes, bench/2026-11-24-h200-volumes (512^3, g = 1 / 4 / 16):
+        // labels at 49.4 / 104.8 / 126.5 Gvox/s in 6-connectivity (`playne`
+        // 18.4 / 23.8 / 32.7), 28.7 / 71.1 / 100.3 in 18, 25.0 / 65.8 / 98.5
+        // in 26 (`buf` 17.6 / 23.1 / 34.7).
+        (Task::Label, Connectivity::Six),
+        (Task::Label, Connectivity::Eighteen),
+        (Task::Label, Connectivity::TwentySix),
+        (Task::Analyze, Connectivity::Six),
+        (Task::Analyze, Connectivity::Eighteen),
+        (Task::Analyze, Connectivity::TwentySix)
     ]
 );
