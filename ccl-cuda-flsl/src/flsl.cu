@@ -248,11 +248,7 @@ struct BlockTotal {
 // `Out` is an image's stats array (CclStatsOut) or a volume's
 // (CclVolumeStatsOut: row y of the run table is a row of the volume's
 // rows, which ccl_add_to_component splits into y and z).
-//
-// With SkipRoots, root runs are left out: their records were stored
-// already (flsl_volume_root_records), so a component of one run costs no
-// atomic at all.
-template <bool Cd, typename Out, bool SkipRoots = false>
+template <bool Cd, typename Out>
 __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
     __shared__ BlockTotal block;
     const u32 y = blockIdx.x, runs = t.count[y];
@@ -274,18 +270,13 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
     if (Cd) __syncthreads();
     for (u32 round = 0; round < runs; round += blockDim.x) {
         const u32 j = round + threadIdx.x, slot = y * t.capacity + j;
-        bool valid = j < runs;
+        const bool valid = j < runs;
         u32 rank = NO_RANK, first = 0, last = 0;
         if (valid) {
             const uint2 run = t.runs[slot];
             first = run.x;
             last = run.y;
-            const u32 root = ccl_find_final(t.parent, slot);
-            rank = rank_of_slot(t, roots, root);
-            if (SkipRoots && root == slot) {
-                valid = false;
-                rank = NO_RANK;
-            }
+            rank = rank_of_slot(t, roots, ccl_find_final(t.parent, slot));
         }
         u32 area = valid ? last - first + 1 : 0;
         u64 sum_x = (u64)(first + last) * area / 2;
@@ -508,11 +499,92 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
-// Step 2: flsl_vote_cd's voting of every other run, into a volume's stats
-// array.
+// Step 2 (blocks of 8 warps, a warp per row, a lane per run): every other
+// run voted into its component's record, the lanes of one component
+// combined (__match_any_sync). The large component of a dense volume is in
+// nearly every row and would take one same-address update per row: the
+// component most frequent among 32 runs sampled across the block's first
+// row gathers its parts of the block's 8 rows in shared memory, and adds
+// them once (FLSL-CD's conflict detection, per block of rows).
+struct VolumeBlockTotal {
+    u32 rank, area, x_min, x_max, y_min, y_max, z_min, z_max;
+    unsigned long long sum_x, sum_y, sum_z;
+};
+
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_vote_cd_volume(FlslRuns t, CclRootIndex roots, CclVolumeStatsOut out, u32* counts) {
-    vote<true, CclVolumeStatsOut, true>(t, roots, out, counts);
+    flsl_vote_volume(FlslRuns t, u32 rows, CclRootIndex roots, CclVolumeStatsOut out) {
+    __shared__ VolumeBlockTotal block;
+    const u32 lane = threadIdx.x, first_row = blockIdx.x * blockDim.y, row = first_row + threadIdx.y;
+    if (threadIdx.y == 0) {
+        const u32 sampled = first_row < rows ? t.count[first_row] : 0;
+        const u32 sample = (u32)((u64)lane * sampled / 32);
+        const u32 rank =
+            sampled ? rank_of_slot(t, roots, ccl_find_final(t.parent, first_row * t.capacity + sample)) : NO_RANK;
+        // The largest group of equal samples, the lowest lane on a tie.
+        const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+        const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
+        if (lane == 31 - (best & 31u)) {
+            block.rank = rank;
+            block.area = 0;
+            block.x_min = block.y_min = block.z_min = 0xffffffffu;
+            block.x_max = block.y_max = block.z_max = 0;
+            block.sum_x = block.sum_y = block.sum_z = 0;
+        }
+    }
+    __syncthreads();
+    if (row < rows) {
+        const u32 y = row % out.height, z = row / out.height, runs = t.count[row];
+        for (u32 round = 0; round < runs; round += 32) {
+            const u32 j = round + lane, slot = row * t.capacity + j;
+            bool valid = j < runs;
+            u32 rank = NO_RANK, first = 0, last = 0;
+            if (valid) {
+                const uint2 run = t.runs[slot];
+                first = run.x;
+                last = run.y;
+                const u32 root = ccl_find_final(t.parent, slot);
+                // A root run's record is stored already.
+                valid = root != slot;
+                if (valid) rank = rank_of_slot(t, roots, root);
+            }
+            u32 area = valid ? last - first + 1 : 0;
+            u64 sum_x = (u64)(first + last) * area / 2;
+            const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+            area = __reduce_add_sync(group, area);
+            sum_x = ccl_reduce_add_u64(group, sum_x);
+            first = __reduce_min_sync(group, valid ? first : 0xffffffffu);
+            last = __reduce_max_sync(group, last);
+            const bool leader = valid && lane == (u32)__ffs(group) - 1;
+            if (leader && rank == block.rank) {
+                atomicAdd(&block.area, area);
+                atomicAdd(&block.sum_x, (unsigned long long)sum_x);
+                atomicAdd(&block.sum_y, (unsigned long long)y * area);
+                atomicAdd(&block.sum_z, (unsigned long long)z * area);
+                atomicMin(&block.x_min, first);
+                atomicMax(&block.x_max, last);
+                atomicMin(&block.y_min, y);
+                atomicMax(&block.y_max, y);
+                atomicMin(&block.z_min, z);
+                atomicMax(&block.z_max, z);
+            } else if (leader) {
+                ccl_add_to_component(out, rank, area, sum_x, first, last, row);
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0 && block.area && block.rank < out.capacity) {
+        CclVolumeStats* s = out.stats + block.rank;
+        atomicAdd(&s->area, block.area);
+        atomicAdd(&s->sum_x, block.sum_x);
+        atomicAdd(&s->sum_y, block.sum_y);
+        atomicAdd(&s->sum_z, block.sum_z);
+        atomicMin(&s->x_min, block.x_min);
+        atomicMax(&s->x_max, block.x_max);
+        atomicMin(&s->y_min, block.y_min);
+        atomicMax(&s->y_max, block.y_max);
+        atomicMin(&s->z_min, block.z_min);
+        atomicMax(&s->z_max, block.z_max);
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -200,7 +200,7 @@ struct Kernels {
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
     vote_cd: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
-    vote_cd_volume: Kernel<(RunTableArgs, RootIndexArgs, VolumeStatsOutArgs, DevPtr<u32>)>,
+    vote_volume: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     volume_root_records: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     store_roots: Kernel<(
         RunTableArgs,
@@ -224,7 +224,7 @@ impl Kernels {
             count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
             vote: Kernel::load(gpu, module, "flsl_vote")?,
             vote_cd: Kernel::load(gpu, module, "flsl_vote_cd")?,
-            vote_cd_volume: Kernel::load(gpu, module, "flsl_vote_cd_volume")?,
+            vote_volume: Kernel::load(gpu, module, "flsl_vote_volume")?,
             volume_root_records: Kernel::load(gpu, module, "flsl_volume_root_records")?,
             store_roots: Kernel::load(gpu, module, "flsl_store_roots")?,
             label_runs: Kernel::load(gpu, module, "flsl_label_runs")?,
@@ -575,14 +575,14 @@ impl DeviceVariant for Flsl {
                     (table, rows, index, output),
                 )
             }?;
-            let grid = row_grid(geometry.height, Some(slices))?;
-            // SAFETY: the root index covers every slot; ranks are below
-            // `count`, the stats array's capacity; no update counts.
+            // SAFETY: a warp per row walks the runs its count gives; the
+            // root index covers every slot; ranks are below `count`, the
+            // stats array's capacity.
             unsafe {
-                self.kernels.vote_cd_volume.launch(
+                self.kernels.vote_volume.launch(
                     stream,
-                    grid,
-                    (table, index, output, DevPtr::null()),
+                    warp_grid(geometry.height, WORD_WARPS)?,
+                    (table, rows, index, output),
                 )
             }?;
         }
