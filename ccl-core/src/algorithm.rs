@@ -78,6 +78,62 @@ pub trait Labeler {
             .component_count_if_canonical()
             .ok_or_else(|| Error::Unavailable("the labeler's labels were not canonical".into()))
     }
+
+    /// Labels a batch of images of one size, given as the slices of
+    /// `batch` (slice `i` is image `i`; no slice touches another), in an
+    /// image's connectivity (4 or 8): each image's labels into its plane of
+    /// `labels` (one label per pixel of the batch, packed, overwritten),
+    /// numbered 1..=n_i in raster order of its own components' first
+    /// pixels, and n_i into `counts[i]`.
+    ///
+    /// The default labels the images one after the other with
+    /// [`label_into`](Self::label_into); a variant that labels a whole
+    /// batch at once (one launch sequence on a GPU) overrides it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDimensions`] when `labels` does not hold one label
+    /// per pixel or `counts` one count per image; a volume's connectivity
+    /// is refused as [`Connectivity::check_dimensions`] says; otherwise
+    /// those of [`label_into`](Self::label_into).
+    fn label_batch(
+        &mut self,
+        batch: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+        counts: &mut [usize],
+    ) -> Result<()> {
+        check_batch_buffers(batch, connectivity, labels, counts)?;
+        let plane = batch.width() * batch.height();
+        if plane == 0 {
+            counts.fill(0);
+            return Ok(());
+        }
+        for ((z, labels), count) in labels.chunks_exact_mut(plane).enumerate().zip(counts) {
+            *count = self.label_into(&batch.slice(z), connectivity, labels)?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks a batch's connectivity (an image's), its label buffer (one label
+/// per pixel of every image) and its counts (one per image), as
+/// [`Labeler::label_batch`] needs.
+pub fn check_batch_buffers(
+    batch: &BinaryVolume<'_>,
+    connectivity: Connectivity,
+    labels: &[u32],
+    counts: &[usize],
+) -> Result<()> {
+    connectivity.check_dimensions(2)?;
+    check_volume_label_buffer(batch, labels)?;
+    if counts.len() != batch.depth() {
+        return Err(Error::InvalidDimensions(format!(
+            "{} counts for a batch of {} images",
+            counts.len(),
+            batch.depth()
+        )));
+    }
+    Ok(())
 }
 
 /// The error of asking a variant that labels only images for a volume.
@@ -138,6 +194,33 @@ pub trait Analyzer {
     ) -> Result<Vec<VolumeStats>> {
         let _ = volume;
         Err(no_volumes(connectivity))
+    }
+
+    /// The features of every image of a batch (the slices of `batch`, as
+    /// [`Labeler::label_batch`] takes them), in an image's connectivity:
+    /// entry `i` is what [`analyze`](Self::analyze) gives for image `i`.
+    /// The default analyzes the images one after the other; a variant that
+    /// analyzes a whole batch at once overrides it.
+    ///
+    /// # Errors
+    /// A volume's connectivity, as [`Connectivity::check_dimensions`]
+    /// says; otherwise those of [`analyze`](Self::analyze).
+    fn analyze_batch(
+        &mut self,
+        batch: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        connectivity.check_dimensions(2)?;
+        (0..batch.depth())
+            .map(|z| {
+                let image = batch.slice(z);
+                if image.is_empty() {
+                    Ok(Vec::new())
+                } else {
+                    self.analyze(&image, connectivity)
+                }
+            })
+            .collect()
     }
 }
 

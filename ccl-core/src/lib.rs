@@ -81,8 +81,8 @@ mod volume;
 
 pub use algorithm::{
     Algorithm, Analyzer, AnalyzerFactory, Backend, HostTimedRun, Labeler, LabelerFactory,
-    StageTime, Task, TimedFactory, TimedRun, check_connectivity, check_label_buffer,
-    check_volume_label_buffer, not_loaded, not_run,
+    StageTime, Task, TimedFactory, TimedRun, check_batch_buffers, check_connectivity,
+    check_label_buffer, check_volume_label_buffer, not_loaded, not_run,
 };
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};

@@ -77,7 +77,9 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
 // A volume is labeled as the image of its rows, slice after slice
 // (ccl_cuda::backend::Slices): with slice_height > 0, the first row of each
 // slice has no row above (the row before it is the last of the slice
-// before), and the slices are joined by flsl_volume_unions.
+// before), and the slices are joined by flsl_volume_unions. A batch of
+// images is labeled the same way in an image's connectivity, its slices
+// (the images) never joined.
 template <bool Eight>
 __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height) {
     const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
@@ -329,7 +331,8 @@ __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
     for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
         const u32 slot = y * t.capacity + j;
         const u32 root = ccl_find_final(t.parent, slot);
-        t.extra[slot] = Ranked ? rank_of_slot(t, roots, root) + 1 : (root / t.capacity) * width + t.runs[root].x + 1;
+        t.extra[slot] = Ranked ? ccl_root_label(roots, root % t.capacity, root / t.capacity)
+                              : (root / t.capacity) * width + t.runs[root].x + 1;
     }
 }
 

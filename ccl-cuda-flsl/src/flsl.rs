@@ -306,15 +306,18 @@ impl Flsl {
         let table = self.table.args(stream, geometry)?;
         let nodes = otf.map_or(DevPtr::null(), |(nodes, _)| nodes);
         // Within a slice of a volume, runs of adjacent rows touch
-        // diagonally in 18- and 26-connectivity.
-        let (diagonals, slice_height) = match run.slices {
-            None => (run.connectivity.image_diagonals()?, 0),
-            Some(slices) => (
-                run.connectivity != Connectivity::Six,
-                u32::try_from(slices.height).map_err(|_| {
-                    Error::InvalidDimensions("a volume taller than 2^32 rows".into())
-                })?,
-            ),
+        // diagonally in 18- and 26-connectivity; the images of a batch (an
+        // image's connectivity with slices) as the connectivity says.
+        let slice_height = match run.slices {
+            None => 0,
+            Some(slices) => u32::try_from(slices.height)
+                .map_err(|_| Error::InvalidDimensions("slices taller than 2^32 rows".into()))?,
+        };
+        let volume = run.slices.is_some() && run.connectivity.dimensions() == 3;
+        let diagonals = if volume {
+            run.connectivity != Connectivity::Six
+        } else {
+            run.connectivity.image_diagonals()?
         };
         let runs = if diagonals {
             &self.kernels.runs_c8
@@ -345,7 +348,7 @@ impl Flsl {
                 None => self.kernels.unions.launch(stream, grid, (table,)),
             }
         }?;
-        if slice_height > 0 {
+        if volume {
             // The slice before: its row y within the face reach, rows y ± 1
             // within the edge reach (6: none; 18: shared columns; 26: also
             // diagonal).
@@ -434,6 +437,11 @@ impl Flsl {
 impl DeviceVariant for Flsl {
     fn check_size(&self, width: usize, height: usize) -> Result<()> {
         Geometry::of(width, height).map(|_| ())
+    }
+
+    /// A batch's images are slices whose first rows have no row above.
+    fn labels_batches(&self) -> bool {
+        true
     }
 
     /// Raw labels, 1 + the raster index of each component's first pixel

@@ -299,7 +299,7 @@ __device__ void relabel(CclBits image, const u32* L, u32* out, CclRootIndex root
             root_label[k] = 0;
             if (piece_starts(word, p)) {
                 const u32 root = ccl_find_final(L, s.row_index + base + p);
-                root_label[k] = (Ranked ? ccl_root_rank(roots, root % (u32)width, root / (u32)width) : root) + 1;
+                root_label[k] = Ranked ? ccl_root_label(roots, root % (u32)width, root / (u32)width) : root + 1;
             }
         }
 #pragma unroll

@@ -214,7 +214,7 @@ extern "C" __global__ void block_number(CclBits image, const u32* __restrict__ L
         u32 label = 0;
         if (b.window & BLOCK_PIXELS) {
             const u32 root = ccl_find_final(L, b.key);
-            label = ccl_root_rank(roots, root % width, root / width) + 1;
+            label = ccl_root_label(roots, root % width, root / width);
         }
         block_store(image, labels, b, label);
     }

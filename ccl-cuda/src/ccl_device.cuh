@@ -221,16 +221,33 @@ struct CclStats {
 // of `bits` flags a root at row w / words_per_row, column
 // 32 (w % words_per_row) + b; `offsets[w]` counts the roots of the words
 // before w. A root's rank among all roots in raster order is its
-// component's index in the stats array.
+// component's index in the stats array. A batch of images labeled as the
+// rows of one image numbers each image apart: with `slice_rows` (the rows
+// of one image; 0 for a single image or a volume) a root's label is its
+// rank among the roots of its own image, from ccl_root_label.
 struct CclRootIndex {
     const u32* bits;
     const u32* offsets;
     u32 words_per_row;
+    u32 slice_rows;
 };
 
 __device__ __forceinline__ u32 ccl_root_rank(CclRootIndex roots, u32 x, u32 y) {
     const u32 word = y * roots.words_per_row + x / 32;
     return roots.offsets[word] + __popc(roots.bits[word] & ((1u << (x & 31u)) - 1u));
+}
+
+// The roots ranked before the first row of the image that holds row y (0
+// without slices): offsets[w] counts the roots before word w.
+__device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
+    if (roots.slice_rows == 0) return 0;
+    return roots.offsets[(size_t)(y - y % roots.slice_rows) * roots.words_per_row];
+}
+
+// The canonical label of the component whose root is at (x, y) of the root
+// layout: its rank + 1, counted in the root's own image of a batch.
+__device__ __forceinline__ u32 ccl_root_label(CclRootIndex roots, u32 x, u32 y) {
+    return ccl_root_rank(roots, x, y) - ccl_slice_base(roots, y) + 1;
 }
 
 // The stats array and how many entries it holds: components ranked past

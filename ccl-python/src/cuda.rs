@@ -19,7 +19,11 @@ use crate::{connectivity, pick, to_python, volume_connectivity};
 
 /// The CUDA variant a device array runs with: the one named, or the
 /// preferred available CUDA variant.
-fn cuda_variant(name: Option<&str>, task: Task, connectivity: Connectivity) -> PyResult<Variant> {
+pub(crate) fn cuda_variant(
+    name: Option<&str>,
+    task: Task,
+    connectivity: Connectivity,
+) -> PyResult<Variant> {
     let variant = pick(name, task, connectivity, Some(Backend::Cuda)).map_err(to_python)?;
     let algorithm = variant.algorithm();
     if algorithm.backend != Backend::Cuda {
@@ -38,7 +42,7 @@ fn cuda_variant(name: Option<&str>, task: Task, connectivity: Connectivity) -> P
 /// # Safety
 /// `stream` must be a live stream of `device` (or 0, the legacy default
 /// stream), kept alive by the caller for the call.
-unsafe fn on_stream<T>(
+pub(crate) unsafe fn on_stream<T>(
     variant: Variant,
     device: usize,
     stream: usize,
@@ -52,9 +56,9 @@ unsafe fn on_stream<T>(
 /// A device array as Python describes it: `(address, height, width,
 /// row_stride, column_stride, kind, itemsize)`, strides in bytes, `kind`
 /// numpy's dtype kind (`b`, `i`, `u` or `f`).
-type ArrayArgs = (u64, usize, usize, isize, isize, char, usize);
+pub(crate) type ArrayArgs = (u64, usize, usize, isize, isize, char, usize);
 
-fn device_array(
+pub(crate) fn device_array(
     (address, height, width, row_stride, column_stride, kind, itemsize): ArrayArgs,
 ) -> PyResult<DeviceArray> {
     let element = match kind {
@@ -179,7 +183,7 @@ fn analyze_device(
 
 /// The slices of a device volume given as the array of its rows
 /// (`depth * height` rows): `height` rows each.
-fn slices(rows: &DeviceArray, depth: usize, height: usize) -> PyResult<Slices> {
+pub(crate) fn slices(rows: &DeviceArray, depth: usize, height: usize) -> PyResult<Slices> {
     if depth.checked_mul(height) != Some(rows.height) {
         return Err(PyValueError::new_err(format!(
             "{depth} slices of {height} rows are not the {} rows given",

@@ -140,7 +140,7 @@ fn analyze_host(
 }
 
 /// The features as numpy columns: bounds, sums and centroids.
-fn feature_columns(components: &[ComponentStats]) -> (HostArray, HostArray, HostArray) {
+pub(crate) fn feature_columns(components: &[ComponentStats]) -> (HostArray, HostArray, HostArray) {
     let count = components.len();
     let bounds = components
         .iter()

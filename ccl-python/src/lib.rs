@@ -13,6 +13,7 @@
 //! with the Rust message: `ValueError` for bad arguments, `RuntimeError` for
 //! what failed on this machine.
 
+mod batch;
 mod cuda;
 mod host;
 mod host_array;
@@ -126,6 +127,7 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
         ccl::opencv::NO_BACKGROUND_STATS.to_vec(),
     )?;
     host::register(module)?;
+    batch::register(module)?;
     volume::register(module)?;
     statistics::register(module)?;
     cuda::register(module)?;

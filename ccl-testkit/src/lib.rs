@@ -32,6 +32,7 @@
 //!   reference's answer, every check);
 //! - [`wrong`]: a deliberately wrong variant, to show that checks fail.
 
+pub mod batches;
 pub mod cases;
 pub mod conformance;
 pub mod policy;

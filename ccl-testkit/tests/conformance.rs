@@ -125,3 +125,12 @@ fn a_large_volume_at_each_percolation_threshold() {
         })
     }));
 }
+
+#[test]
+fn every_image_variant_on_batches() {
+    use ccl_testkit::batches::{batch_cases, check_registry_batches};
+    let checked = check_registry_batches(batch_cases());
+    for name in ["cpu-uf", "cpu-rle", "cpu-rle-1t"] {
+        assert!(checked.contains(&name), "{name} not checked: {checked:?}");
+    }
+}

@@ -194,6 +194,57 @@ impl Variant {
             .analyze_volume(volume, connectivity)
     }
 
+    /// Labels a batch of images of one size, the slices of `batch` (image
+    /// `i` is slice `i`; no image touches another), in an image's
+    /// connectivity: each image's canonical labels, 1..=n_i in its own
+    /// raster order, into its plane of `labels` (the caller's buffer of one
+    /// label per pixel of the batch, packed; overwritten), and n_i into
+    /// `counts[i]`. A CUDA variant that labels batches does it in one
+    /// launch sequence; any other variant image by image.
+    ///
+    /// ```
+    /// use ccl::{BinaryVolume, Connectivity, Task, Variant};
+    ///
+    /// // Two 2x3 images: the first has two components in 4-connectivity,
+    /// // the second one (its pixels do not reach into the first).
+    /// let pixels = [1, 0, 1,
+    ///               0, 0, 1,
+    ///
+    ///               1, 1, 0,
+    ///               0, 1, 0];
+    /// let batch = BinaryVolume::new(&pixels, 3, 2, 2)?;
+    /// let variant = Variant::named("cpu-rle", Task::Label, Connectivity::Four)?;
+    /// let (mut labels, mut counts) = (vec![0; 12], vec![0; 2]);
+    /// variant.label_batch(&batch, Connectivity::Four, &mut labels, &mut counts)?;
+    /// assert_eq!(counts, [2, 1]);
+    /// assert_eq!(labels, [1, 0, 2, 0, 0, 2, 1, 1, 0, 0, 1, 0]);
+    /// # Ok::<(), ccl::Error>(())
+    /// ```
+    pub fn label_batch(
+        &self,
+        batch: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+        counts: &mut [usize],
+    ) -> Result<()> {
+        self.algorithm
+            .labeler()?
+            .label_batch(batch, connectivity, labels, counts)
+    }
+
+    /// The features of every image of a batch (as
+    /// [`label_batch`](Self::label_batch) takes it): entry `i` holds image
+    /// `i`'s components, index j for its canonical label j + 1.
+    pub fn analyze_batch(
+        &self,
+        batch: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        self.algorithm
+            .analyzer()?
+            .analyze_batch(batch, connectivity)
+    }
+
     /// OpenCV's `connectedComponentsWithStats` of `image`: canonical
     /// labels, and the statistics laid out by [`ccl_core::opencv`] from
     /// the components' features — a CPU variant's own analysis (or, for one

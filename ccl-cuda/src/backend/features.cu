@@ -254,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(256)
     u32 label = 0;
     if (ccl_row(image, y)[x]) {
         const u32 root = ccl_find_final(forest, y * width + x);
-        label = ccl_root_rank(roots, root % width, root / width) + 1;
+        label = ccl_root_label(roots, root % width, root / width);
     }
     labels[(size_t)y * width + x] = label;
 }
@@ -271,4 +271,16 @@ extern "C" __global__ void __launch_bounds__(256)
     if (x >= width) return;
     const u32 i = y * width + x;
     labels[i] = ccl_row(image, y)[x] ? ccl_find_final(forest, i) + 1 : 0;
+}
+
+// After the ranking of a batch's labeling (roots.slice_rows rows per
+// image): the components of each image, the roots ranked before the next
+// image's first row less those before its own (one thread per image).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_slice_counts(CclRootIndex roots, const u32* components, u32 images, u32* counts) {
+    const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= images) return;
+    const u32 begin = ccl_slice_base(roots, i * roots.slice_rows);
+    const u32 end = i + 1 < images ? ccl_slice_base(roots, (i + 1) * roots.slice_rows) : *components;
+    counts[i] = end - begin;
 }

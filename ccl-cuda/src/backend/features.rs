@@ -60,6 +60,9 @@ pub struct RootIndexArgs {
     pub offsets: DevPtr<u32>,
     /// Words per row of `bits`.
     pub words_per_row: u32,
+    /// Rows of one image of a batch, whose labels `ccl_root_label` counts
+    /// apart; 0 for one image or a volume.
+    pub slice_rows: u32,
 }
 
 // SAFETY: plain old data with C layout, matching CclRootIndex.
@@ -186,6 +189,7 @@ struct Kernels {
         u32,
     )>,
     number_forest: Kernel<(ImageArgs, DevPtr<u32>, RootIndexArgs, DevPtr<u32>, u32)>,
+    slice_counts: Kernel<(RootIndexArgs, DevPtr<u32>, u32, DevPtr<u32>)>,
 }
 
 /// The state of the last analysis.
@@ -219,6 +223,9 @@ pub struct Features {
     /// Whether a labeling's ranking ([`RootsFlagged::number_with`])
     /// initialises the stats array, for the features of its labels.
     label_stats: bool,
+    /// Rows of one image when a labeling numbers the images of a batch
+    /// apart ([`set_batch_numbering`](Self::set_batch_numbering)), else 0.
+    slice_rows: u32,
 }
 
 /// The smallest stats array: most images of a size have fewer components
@@ -238,6 +245,7 @@ impl Features {
                 accumulate: Kernel::load(gpu, &KERNELS, "ccl_accumulate")?,
                 accumulate_labels: Kernel::load(gpu, &KERNELS, "ccl_accumulate_labels")?,
                 number_forest: Kernel::load(gpu, &KERNELS, "ccl_number_forest")?,
+                slice_counts: Kernel::load(gpu, &KERNELS, "ccl_slice_counts")?,
             },
             root_bits: DeviceBuffer::new(),
             group_count: DeviceBuffer::new(),
@@ -249,7 +257,65 @@ impl Features {
             analysis: Analysis::None,
             stats_initialised: false,
             label_stats: false,
+            slice_rows: 0,
         })
+    }
+
+    /// Whether the next labelings number the images of a batch apart: with
+    /// `Some(rows)` (the rows of one image of the root layout), each
+    /// label is its root's rank among the roots of its own image, plus one
+    /// (`ccl_root_label`); the ranks themselves, and so any stats, stay
+    /// those of the whole batch.
+    pub(crate) fn set_batch_numbering(&mut self, rows: Option<usize>) -> Result<()> {
+        self.slice_rows = match rows {
+            None => 0,
+            Some(rows) => u32::try_from(rows)
+                .ok()
+                .filter(|&rows| rows > 0)
+                .ok_or_else(|| {
+                    Error::InvalidDimensions(format!("images of {rows} rows in a batch"))
+                })?,
+        };
+        Ok(())
+    }
+
+    /// After a labeling of a batch of `images` images numbered apart: the
+    /// components of each image into `counts` (one `u32` per image), from
+    /// the ranking, on the device.
+    pub(crate) fn batch_counts(
+        &self,
+        stream: &Arc<CudaStream>,
+        images: usize,
+        counts: DevPtr<u32>,
+    ) -> Result<()> {
+        let layout = match self.analysis {
+            Analysis::Ran(layout) => layout,
+            Analysis::Empty => {
+                return Err(Error::InvalidArgument(
+                    "a batch without pixels has no counts to write".into(),
+                ));
+            }
+            Analysis::None => return Err(ccl_core::not_run()),
+        };
+        if self.slice_rows == 0 {
+            return Err(Error::InvalidArgument(
+                "the last labeling did not number a batch's images apart".into(),
+            ));
+        }
+        let images_u32 = u32::try_from(images)
+            .map_err(|_| Error::InvalidDimensions(format!("a batch of {images} images")))?;
+        let index = self.index(stream, layout)?;
+        let components = DevPtr::of(self.components.get()?, stream);
+        // SAFETY: the last ranking wrote an offset per word of `layout`,
+        // whose rows are `images` slices of `slice_rows`; `counts` holds an
+        // entry per image (the caller's contract).
+        unsafe {
+            self.kernels.slice_counts.launch(
+                stream,
+                linear_grid(images, 256)?,
+                (index, components, images_u32, counts),
+            )
+        }
     }
 
     /// Whether the next labelings rank with the stats array initialised, so
@@ -482,6 +548,7 @@ impl Features {
             bits: DevPtr::of(self.root_bits.get()?, stream),
             offsets: DevPtr::of(self.word_offset.get()?, stream),
             words_per_row: layout.words_u32()?.1,
+            slice_rows: self.slice_rows,
         })
     }
 
@@ -492,6 +559,22 @@ impl Features {
             stats: DevPtr::of_mut(stats, stream),
             capacity: u32::try_from(self.capacity).unwrap_or(u32::MAX),
         })
+    }
+
+    /// Copies the component count of the last labeling or analysis into
+    /// `count` (one `u32` on the device), without waiting for it.
+    pub(crate) fn copy_count(
+        &self,
+        stream: &Arc<CudaStream>,
+        count: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        match self.analysis {
+            Analysis::None => Err(ccl_core::not_run()),
+            Analysis::Empty => stream.memset_zeros(count).map_err(cuda_error),
+            Analysis::Ran(_) => stream
+                .memcpy_dtod(&self.components.get()?.slice(..1), count)
+                .map_err(cuda_error),
+        }
     }
 
     /// Whether the last analysis stored every component. If it found more

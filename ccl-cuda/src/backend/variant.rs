@@ -46,6 +46,16 @@ pub trait DeviceVariant {
         Ok(())
     }
 
+    /// Whether the variant labels a batch of images in one launch
+    /// sequence: given an image's connectivity with `run.slices` (the
+    /// images' rows one after the other), its forest joins no row of one
+    /// slice to a row of another. [`CudaVariant`] then numbers the images
+    /// apart in the variant's own last pass (`ccl_root_label`); without
+    /// it, the images of a batch are labeled one after the other.
+    fn labels_batches(&self) -> bool {
+        false
+    }
+
     /// Builds a forest of the contract of `ccl_device.cuh` over `image`'s
     /// pixels in `forest` (width × height, packed): every foreground pixel
     /// reaches its component's root, the component's first pixel in raster
@@ -173,6 +183,8 @@ pub struct CudaVariant<V> {
     /// `Some` when the uploaded image is a volume's rows.
     slices: Option<Slices>,
     labels: DeviceBuffer<u32>,
+    /// The component counts of a host batch's images.
+    counts: DeviceBuffer<u32>,
     forest: DeviceBuffer<u32>,
     labeled: bool,
     /// A volume's features, from its canonical labels.
@@ -211,6 +223,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
             geometry: None,
             slices: None,
             labels: DeviceBuffer::new(),
+            counts: DeviceBuffer::new(),
             forest: DeviceBuffer::new(),
             labeled: false,
             volume_features,
@@ -347,6 +360,62 @@ impl<V: DeviceVariant> CudaVariant<V> {
             features: &mut self.features,
         };
         parts.analyze_volume(
+            rows,
+            slices,
+            &mut labels,
+            connectivity,
+            &mut self.volume_features,
+            clock,
+        )
+    }
+
+    /// Device-resident labeling of a batch of images of one size, given as
+    /// the image of their rows (`rows`, image after image, `slices.height`
+    /// rows each) in an image's connectivity: each image's canonical labels
+    /// (1..=n_i in its own raster order) into its plane of `labels`, and
+    /// n_i into `counts[i]` (one `u32` per image), on the device. A variant
+    /// that [labels batches](DeviceVariant::labels_batches) does it in one
+    /// launch sequence, any other image by image. Nothing waits for the
+    /// device.
+    pub fn label_device_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.info.check(Task::Label, connectivity, 2)?;
+        self.parts()
+            .label_batch(rows, slices, labels, counts, connectivity, clock)
+    }
+
+    /// The features of every image of a batch given as the image of its
+    /// rows (as [`label_device_batch`](Self::label_device_batch)), copied
+    /// to the host: entry `i` holds image `i`'s components in its raster
+    /// order, their y within the image. A variant that labels batches
+    /// analyzes them in one launch sequence (a volume's analysis, whose z
+    /// is the image), any other image by image. Waits for the stream.
+    pub fn analyze_device_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        self.info.check(Task::Analyze, connectivity, 2)?;
+        // The labels buffer is the analysis's scratch.
+        self.labeled = false;
+        let labels = self.labels.reserve(&self.stream, rows.pixel_count())?;
+        let mut labels = labels.slice_mut(..rows.pixel_count());
+        let mut parts = Parts {
+            variant: &mut self.variant,
+            stream: &self.stream,
+            forest: &mut self.forest,
+            features: &mut self.features,
+        };
+        parts.analyze_batch(
             rows,
             slices,
             &mut labels,
@@ -615,6 +684,111 @@ impl<V: DeviceVariant> Parts<'_, V> {
     }
 }
 
+impl<V: DeviceVariant> Parts<'_, V> {
+    /// [`CudaVariant::label_device_batch`], its connectivity checked.
+    fn label_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        check_slices(rows, slices)?;
+        if counts.len() < slices.depth {
+            return Err(Error::InvalidDimensions(format!(
+                "{} counts for a batch of {} images",
+                counts.len(),
+                slices.depth
+            )));
+        }
+        self.variant.check_size(rows.width(), rows.height())?;
+        self.features.set_label_stats(false);
+        let mut counts = counts.slice_mut(..slices.depth);
+        if rows.is_empty() {
+            self.features.begin_empty();
+            return self.stream.memset_zeros(&mut counts).map_err(cuda_error);
+        }
+        if self.variant.labels_batches() {
+            self.features.set_batch_numbering(Some(slices.height))?;
+            let labeled = self
+                .label(rows, labels, connectivity, Some(slices), clock)
+                .and_then(|()| {
+                    let counts = DevPtr::of_mut(&mut counts, self.stream);
+                    self.features
+                        .batch_counts(self.stream, slices.depth, counts)
+                });
+            self.features.set_batch_numbering(None)?;
+            return labeled;
+        }
+        let plane = rows.width() * slices.height;
+        for z in 0..slices.depth {
+            let image = rows.rows(z * slices.height, slices.height)?;
+            let mut plane_labels = labels.slice_mut(z * plane..(z + 1) * plane);
+            self.label(&image, &mut plane_labels, connectivity, None, clock)?;
+            self.features
+                .copy_count(self.stream, &mut counts.slice_mut(z..z + 1))?;
+        }
+        Ok(())
+    }
+
+    /// [`CudaVariant::analyze_device_batch`], its connectivity checked,
+    /// with `labels` (a pixel each) as scratch.
+    fn analyze_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        volume_features: &mut VolumeFeatures,
+        clock: &mut StageClock,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        check_slices(rows, slices)?;
+        self.variant.check_size(rows.width(), rows.height())?;
+        self.features.set_label_stats(false);
+        let mut images = vec![Vec::new(); slices.depth];
+        if rows.is_empty() {
+            return Ok(images);
+        }
+        if self.variant.labels_batches() {
+            self.analyze_volume(rows, slices, labels, connectivity, volume_features, clock)?;
+            // Components in raster order of the batch: image after image.
+            for stats in volume_features.read(self.stream)? {
+                let image = images.get_mut(stats.z_min as usize).ok_or_else(|| {
+                    Error::Unavailable("a component outside the batch's images".into())
+                })?;
+                image.push(ComponentStats {
+                    area: stats.area,
+                    x_min: stats.x_min,
+                    y_min: stats.y_min,
+                    x_max: stats.x_max,
+                    y_max: stats.y_max,
+                    sum_x: stats.sum_x,
+                    sum_y: stats.sum_y,
+                });
+            }
+            return Ok(images);
+        }
+        for (z, features) in images.iter_mut().enumerate() {
+            let image = rows.rows(z * slices.height, slices.height)?;
+            let mut complete = false;
+            for _ in 0..2 {
+                self.analyze(&image, connectivity, None, clock)?;
+                complete = self.features.complete(self.stream)?;
+                if complete {
+                    break;
+                }
+            }
+            if !complete {
+                return Err(count_grew());
+            }
+            *features = self.features.read(self.stream)?;
+        }
+        Ok(images)
+    }
+}
+
 /// `Ok` when `slices` cut exactly the rows of `rows`.
 fn check_slices(rows: &DeviceImage<'_>, slices: Slices) -> Result<()> {
     if slices.height.checked_mul(slices.depth) != Some(rows.height()) {
@@ -687,6 +861,52 @@ impl<V: DeviceVariant> Labeler for CudaVariant<V> {
         self.run_whole(Task::Label, connectivity, false)?;
         self.read_volume_labels()
     }
+
+    /// The batch uploaded as the image of its rows, labeled in one call of
+    /// [`label_device_batch`](CudaVariant::label_device_batch).
+    fn label_batch(
+        &mut self,
+        batch: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        labels: &mut [u32],
+        counts: &mut [usize],
+    ) -> Result<()> {
+        self.info.check(Task::Label, connectivity, 2)?;
+        ccl_core::check_batch_buffers(batch, connectivity, labels, counts)?;
+        self.load_volume_rows(batch)?;
+        let slices = self.slices.ok_or_else(not_loaded)?;
+        let (width, height, pitch) = self.geometry.ok_or_else(not_loaded)?;
+        let rows = DeviceImage::new(self.image.get()?.as_view(), width, height, pitch)?;
+        let pixels = rows.pixel_count();
+        let device_labels = self.labels.reserve(&self.stream, pixels.max(1))?;
+        let mut device_labels = device_labels.slice_mut(..pixels);
+        let device_counts = self.counts.reserve(&self.stream, slices.depth.max(1))?;
+        let mut device_counts = device_counts.slice_mut(..slices.depth);
+        let mut parts = Parts {
+            variant: &mut self.variant,
+            stream: &self.stream,
+            forest: &mut self.forest,
+            features: &mut self.features,
+        };
+        parts.label_batch(
+            &rows,
+            slices,
+            &mut device_labels,
+            &mut device_counts,
+            connectivity,
+            &mut StageClock::disabled(),
+        )?;
+        if pixels > 0 {
+            self.stream
+                .memcpy_dtoh(&device_labels, labels)
+                .map_err(cuda_error)?;
+        }
+        let device_counts = self.stream.clone_dtoh(&device_counts).map_err(cuda_error)?;
+        for (count, device) in counts.iter_mut().zip(device_counts) {
+            *count = device as usize;
+        }
+        Ok(())
+    }
 }
 
 impl<V: DeviceVariant> Analyzer for CudaVariant<V> {
@@ -710,6 +930,37 @@ impl<V: DeviceVariant> Analyzer for CudaVariant<V> {
         self.load_volume_rows(volume)?;
         self.run_whole(Task::Analyze, connectivity, false)?;
         self.volume_features.read(&self.stream)
+    }
+
+    /// The batch uploaded as the image of its rows, analyzed in one call of
+    /// [`analyze_device_batch`](CudaVariant::analyze_device_batch).
+    fn analyze_batch(
+        &mut self,
+        batch: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        self.info.check(Task::Analyze, connectivity, 2)?;
+        self.load_volume_rows(batch)?;
+        let slices = self.slices.ok_or_else(not_loaded)?;
+        let (width, height, pitch) = self.geometry.ok_or_else(not_loaded)?;
+        let rows = DeviceImage::new(self.image.get()?.as_view(), width, height, pitch)?;
+        let pixels = rows.pixel_count();
+        let labels = self.labels.reserve(&self.stream, pixels.max(1))?;
+        let mut labels = labels.slice_mut(..pixels);
+        let mut parts = Parts {
+            variant: &mut self.variant,
+            stream: &self.stream,
+            forest: &mut self.forest,
+            features: &mut self.features,
+        };
+        parts.analyze_batch(
+            &rows,
+            slices,
+            &mut labels,
+            connectivity,
+            &mut self.volume_features,
+            &mut StageClock::disabled(),
+        )
     }
 }
 
@@ -802,6 +1053,26 @@ pub trait DynVariant: Send {
         clock: &mut StageClock,
     ) -> Result<()>;
 
+    /// [`CudaVariant::label_device_batch`].
+    fn label_device_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
+    /// [`CudaVariant::analyze_device_batch`].
+    fn analyze_device_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<Vec<Vec<ComponentStats>>>;
+
     /// [`CudaVariant::analyze_device_volume`].
     fn analyze_device_volume(
         &mut self,
@@ -872,6 +1143,28 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<()> {
         CudaVariant::label_device_volume(self, rows, slices, labels, connectivity, clock)
+    }
+
+    fn label_device_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::label_device_batch(self, rows, slices, labels, counts, connectivity, clock)
+    }
+
+    fn analyze_device_batch(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        connectivity: Connectivity,
+        clock: &mut StageClock,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        CudaVariant::analyze_device_batch(self, rows, slices, connectivity, clock)
     }
 
     fn analyze_device_volume(

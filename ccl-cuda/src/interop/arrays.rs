@@ -282,6 +282,69 @@ impl ArrayLabeler {
         self.variant.component_count()
     }
 
+    /// Labels a batch of images of one size given as `rows`, the 2-D array
+    /// of their rows image after image (an `(images, height, width)` array
+    /// whose images lie one after the other, seen as `(images * height,
+    /// width)`), in an image's connectivity: into `labels` (one `u32` per
+    /// pixel, packed) each image's canonical labels, 1..=n_i in its own
+    /// raster order, and n_i into `counts` (one `u32` per image). Nothing
+    /// is read back: the results are ready in the stream's order.
+    ///
+    /// # Safety
+    /// As [`label`](Self::label); `counts` holds `slices.depth` `u32`.
+    pub unsafe fn label_batch(
+        &mut self,
+        rows: &DeviceArray,
+        slices: Slices,
+        labels: u64,
+        counts: u64,
+        connectivity: Connectivity,
+    ) -> Result<()> {
+        self.last = Last::None;
+        let stream = self.variant.stream().clone();
+        let pixels = rows.width * rows.height;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(rows)? };
+        let image = source.image(&self.packed)?;
+        // SAFETY: the caller's contract: `labels` holds the batch's pixels
+        // and `counts` a count per image.
+        let (mut labels, mut counts) = unsafe {
+            (
+                Borrowed::<u32>::new(&stream, labels, pixels),
+                Borrowed::<u32>::new(&stream, counts, slices.depth),
+            )
+        };
+        self.variant.label_device_batch(
+            &image,
+            slices,
+            &mut labels.0.slice_mut(..pixels),
+            &mut counts.0.slice_mut(..slices.depth),
+            connectivity,
+            &mut StageClock::disabled(),
+        )
+    }
+
+    /// The features of every image of a batch given as `rows` (as
+    /// [`label_batch`](Self::label_batch)), copied to the host: entry `i`
+    /// holds image `i`'s components in its raster order. Waits for the
+    /// stream.
+    ///
+    /// # Safety
+    /// As [`analyze`](Self::analyze).
+    pub unsafe fn analyze_batch(
+        &mut self,
+        rows: &DeviceArray,
+        slices: Slices,
+        connectivity: Connectivity,
+    ) -> Result<Vec<Vec<ComponentStats>>> {
+        self.last = Last::None;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(rows)? };
+        let image = source.image(&self.packed)?;
+        self.variant
+            .analyze_device_batch(&image, slices, connectivity, &mut StageClock::disabled())
+    }
+
     /// The features of every component of a volume given as `rows` (as
     /// [`label_volume`](Self::label_volume)), in raster order of the
     /// components' first voxels, copied to the host (small: one record per

@@ -89,6 +89,26 @@ impl<'a> DeviceImage<'a> {
         self.pixel_count() == 0
     }
 
+    /// The `count` rows from row `first` on, as an image of their own (an
+    /// image of a batch labeled as the rows of one).
+    pub fn rows(&self, first: usize, count: usize) -> Result<DeviceImage<'_>> {
+        if first.checked_add(count).is_none_or(|end| end > self.height) {
+            return Err(Error::InvalidDimensions(format!(
+                "rows {first}..{first}+{count} of an image of {} rows",
+                self.height
+            )));
+        }
+        if count == 0 || self.width == 0 {
+            return DeviceImage::new(self.pixels.slice(0..0), self.width, count, self.pitch);
+        }
+        DeviceImage::new(
+            self.pixels.slice(first * self.pitch..),
+            self.width,
+            count,
+            self.pitch,
+        )
+    }
+
     /// The image as the kernels' `CclImage` argument.
     pub fn args(&self, stream: &CudaStream) -> ImageArgs {
         // The dimensions fit an `int`: checked in `new`.

@@ -173,7 +173,8 @@ def label(
     *,
     algorithm: Optional[str] = None,
     out: Optional[np.ndarray] = None,
-) -> Tuple[Any, int]:
+    batch: bool = False,
+) -> Tuple[Any, Any]:
     """Label the connected components of ``image``: ``(labels, n)``, as ``scipy.ndimage.label``.
 
     ``labels`` has the image's shape and dtype uint32: 0 for background and
@@ -209,6 +210,16 @@ def label(
         labels are written (every element is overwritten); it is returned as
         ``labels``. Reused across calls, it spares each call a new array
         and, on the CPU, the page faults of its first writes.
+    batch:
+        ``True`` for a batch of images of one size: ``image`` is ``(n_images,
+        height, width)`` or ``(n_images, 1, height, width)`` (a network's
+        masks), each image labeled apart in an image's connectivity (4 or
+        8, default 8) and numbered 1..n_i in its own raster order; the
+        result is ``(labels, counts)``, ``labels`` of the input's shape and
+        ``counts`` the ``(n_images,)`` uint32 component counts (int32 in a
+        torch without uint32), both on the input's device: a GPU batch is
+        labeled in one launch sequence on the current stream, and nothing
+        is copied to the host.
 
     An image or volume with no pixels (a 0 in its shape) has no components:
     an empty ``labels`` and 0, as scipy returns.
@@ -226,7 +237,75 @@ def label(
     RuntimeError
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
+    if batch:
+        return _label_batch(image, connectivity, algorithm, out)
     return _label(image, connectivity, algorithm, out, volumes=True)
+
+
+def _batch_shape(shape: Tuple[int, ...]) -> Tuple[int, int, int]:
+    """The ``(n_images, height, width)`` of a batch of shape ``(n, h, w)`` or ``(n, 1, h, w)``."""
+    if len(shape) == 3 or (len(shape) == 4 and shape[1] == 1):
+        return (int(shape[0]), int(shape[-2]), int(shape[-1]))
+    raise ValueError(
+        f"batch=True takes images as (n_images, height, width) or (n_images, 1, height, width), "
+        f"got shape {tuple(shape)}"
+    )
+
+
+def _as_batch(image: Any, shape: Tuple[int, int, int]) -> Any:
+    """``image`` (a batch, in its framework) reshaped to ``(n_images, height, width)``."""
+    if _is_torch(image) or _is_device(image):
+        return image.reshape(shape)
+    return np.reshape(np.asarray(image), shape)
+
+
+def _batch_connectivity(connectivity: Any) -> int:
+    connectivity = 8 if connectivity is None else _connectivity(connectivity, volumes=True)
+    if connectivity in _VOLUME_CONNECTIVITIES:
+        raise ValueError(
+            f"connectivity {connectivity} is for volumes; the images of a batch take 4 or 8"
+        )
+    return connectivity
+
+
+def _label_batch(image: Any, connectivity: Any, algorithm: Any, out: Any) -> Tuple[Any, Any]:
+    """:func:`label` with ``batch=True``."""
+    connectivity = _batch_connectivity(connectivity)
+    algorithm = _algorithm(algorithm)
+    if image is None:
+        _HostInput.of(image)  # names None as such
+    shape = tuple(getattr(image, "shape", np.shape(image)))
+    images, height, width = _batch_shape(shape)
+    if _is_device(image):
+        if out is not None:
+            raise ValueError("out= takes the labels of a host (numpy) image, not of a GPU array")
+        device = _DeviceInput.of(_as_batch(image, (images, height, width)), volumes=True)
+        labels = device.empty((images, height, width), device.label_dtype)
+        counts = device.empty((images,), "uint32")
+        if device.empty_input:
+            if images:
+                counts[...] = 0
+        else:
+            _ccl.label_batch_device(
+                device.ordinal, device.stream, device.args, images, height,
+                device.address_of(labels), device.address_of(counts), connectivity, algorithm,
+            )  # fmt: skip
+        return device.result(labels.reshape(shape)), device.result(counts)
+    host = _HostInput.of(_as_batch(image, (images, height, width)), volumes=True)
+    if out is not None:
+        _check_out(out, host.data)
+        labels = out
+    else:
+        labels = np.empty(host.data.shape, np.uint32)
+    if host.empty:
+        return host.result(labels.reshape(shape)), host.result(np.zeros(images, np.uint32))
+    counts = _ccl.label_batch_host(
+        host.args, labels.__array_interface__["data"][0], connectivity, algorithm
+    )
+    return (
+        labels if out is not None else host.result(labels.reshape(shape)),
+        host.result(np.asarray(counts)),
+    )
 
 
 def _label(
@@ -407,8 +486,12 @@ def connected_components_with_stats(
 
 
 def analyze(
-    image: Any, connectivity: Optional[int] = None, *, algorithm: Optional[str] = None
-) -> Union[Features, VolumeFeatures]:
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+) -> Union[Features, VolumeFeatures, List[Features]]:
     """The features of every component, without a label image: a :class:`Features` (of a
     volume, a :class:`VolumeFeatures`).
 
@@ -421,7 +504,14 @@ def analyze(
     same extended with z (x_min, y_min, z_min, x_max, y_max, z_max; sum_x,
     sum_y, sum_z; ``(N, 3)`` centroids x, y, z), x being the last axis and
     z the first. See :func:`label` for the parameters and errors.
+
+    With ``batch=True``, ``image`` is a batch of images as :func:`label`
+    takes it, and the result a list of :class:`Features`, entry ``i`` those
+    of image ``i`` (its components in its own raster order, their y within
+    the image), on the input's device: a GPU batch is analyzed in one call.
     """
+    if batch:
+        return _analyze_batch(image, connectivity, algorithm)
     connectivity = _connectivity(connectivity, volumes=True)
     algorithm = _algorithm(algorithm)
     device = _DeviceInput.of(image, volumes=True)
@@ -463,6 +553,43 @@ def analyze(
         bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
         sums[:, 0], sums[:, 1], centroids,
     )  # fmt: skip
+
+
+def _analyze_batch(image: Any, connectivity: Any, algorithm: Any) -> List[Features]:
+    """:func:`analyze` with ``batch=True``."""
+    connectivity = _batch_connectivity(connectivity)
+    algorithm = _algorithm(algorithm)
+    if image is None:
+        _HostInput.of(image)  # names None as such
+    images, height, width = _batch_shape(tuple(getattr(image, "shape", np.shape(image))))
+    nothing = [np.zeros((0, 5), np.uint32), np.zeros((0, 2), np.uint64), np.zeros((0, 2))]
+    if _is_device(image):
+        device = _DeviceInput.of(_as_batch(image, (images, height, width)), volumes=True)
+        per_image = (
+            [nothing] * images
+            if device.empty_input
+            else _ccl.analyze_batch_device(
+                device.ordinal, device.stream, device.args, images, height, connectivity,
+                algorithm,
+            )
+        )  # fmt: skip
+        to_caller = device.from_host
+    else:
+        host = _HostInput.of(_as_batch(image, (images, height, width)), volumes=True)
+        per_image = (
+            [nothing] * images
+            if host.empty
+            else _ccl.analyze_batch_host(host.args, connectivity, algorithm)
+        )
+        to_caller = host.result
+    features = []
+    for columns in per_image:
+        bounds, sums, centroids = (to_caller(np.asarray(a)) for a in columns)
+        features.append(Features(
+            bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
+            sums[:, 0], sums[:, 1], centroids,
+        ))  # fmt: skip
+    return features
 
 
 def _analyze_device_volume(
