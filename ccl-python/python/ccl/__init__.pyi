@@ -71,11 +71,21 @@ class _StatisticsArrays(TypedDict):
 def algorithms() -> List[AlgorithmInfo]: ...
 @overload
 def label(
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    out: Optional[npt.NDArray[Any]] = None,
+    batch: Literal[True],
+) -> Tuple[Any, Any]: ...
+@overload
+def label(
     image: npt.ArrayLike,
     connectivity: Optional[int] = None,
     *,
     algorithm: Optional[str] = None,
     out: None = None,
+    batch: Literal[False] = False,
 ) -> Tuple[npt.NDArray[np.uint32], int]: ...
 @overload
 def label(
@@ -84,6 +94,7 @@ def label(
     *,
     algorithm: Optional[str] = None,
     out: npt.NDArray[Any],
+    batch: Literal[False] = False,
 ) -> Tuple[npt.NDArray[Any], int]: ...
 @overload
 def label(
@@ -92,6 +103,7 @@ def label(
     *,
     algorithm: Optional[str] = None,
     out: Optional[npt.NDArray[Any]] = None,
+    batch: Literal[False] = False,
 ) -> Tuple[Any, int]: ...
 def connected_components(
     image: Any, connectivity: int = 8, ltype: int = 4, *, algorithm: Optional[str] = None
@@ -112,6 +124,14 @@ def connected_components_with_stats_with_algorithm(
     *,
     algorithm: Optional[str] = None,
 ) -> Tuple[int, Any, Any, Any]: ...
+@overload
+def analyze(
+    image: Any,
+    connectivity: Optional[Literal[4, 8]] = None,
+    *,
+    algorithm: Optional[str] = None,
+    batch: Literal[True],
+) -> List[Features]: ...
 @overload
 def analyze(
     image: Any, connectivity: Literal[4, 8], *, algorithm: Optional[str] = None

@@ -76,3 +76,32 @@ def analyze_device(
     allocate: Callable[[int], Tuple[int, int, int]],
     algorithm: Optional[str] = None,
 ) -> int: ...
+def label_batch_host(
+    volume_args: _VolumeArgs,
+    labels_address: int,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> HostArray: ...
+def analyze_batch_host(
+    volume_args: _VolumeArgs, connectivity_value: int, algorithm: Optional[str] = None
+) -> List[Tuple[HostArray, HostArray, HostArray]]: ...
+def label_batch_device(
+    device: int,
+    stream: int,
+    rows: _ArrayArgs,
+    images: int,
+    height: int,
+    labels: int,
+    counts: int,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> None: ...
+def analyze_batch_device(
+    device: int,
+    stream: int,
+    rows: _ArrayArgs,
+    images: int,
+    height: int,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> List[Tuple[HostArray, HostArray, HostArray]]: ...
