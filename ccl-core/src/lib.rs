@@ -1,5 +1,6 @@
 //! The shared contracts of `ccl`: binary images and volumes, label images
-//! and volumes, component features, the [`Labeler`] / [`Analyzer`] traits, the registry through
+//! and volumes, component features, the [`Labeler`] / [`Analyzer`] traits, the
+//! clean-up that keeps components by size ([`Filter`]), the registry through
 //! which every algorithm crate makes itself known, and OpenCV's
 //! `connectedComponentsWithStats` layout of the features ([`opencv`]).
 //!
@@ -72,6 +73,7 @@
 mod algorithm;
 mod connectivity;
 mod error;
+mod filter;
 mod image;
 mod labels;
 pub mod opencv;
@@ -86,6 +88,7 @@ pub use algorithm::{
 };
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};
+pub use filter::{Filter, Measured};
 pub use image::{BinaryImage, BinaryImageBuf, MAX_PIXELS, check_size};
 pub use labels::{LabelImage, LabelVolume};
 pub use registry::{default_algorithm, default_algorithm_on, find, registry};

@@ -4,12 +4,14 @@
 //! [`CudaVariant`], [`register_variant!`](crate::register_variant)), the
 //! numbering and analysis of any forest of the contract in `ccl_device.cuh`
 //! ([`Features`]: root flags, ranking in raster order, canonical labels,
-//! features), the forest compression ([`Flatten`]), rounds until a fixed point ([`ChangeFlag`]), and
+//! features), the forest compression ([`Flatten`]), the clean-up of
+//! canonical labels by a `Filter` ([`DeviceFilter`]), rounds until a fixed point ([`ChangeFlag`]), and
 //! variants made by name on a caller's stream ([`variant_on`]).
 
 mod bits;
 mod by_name;
 mod features;
+mod filter;
 mod rounds;
 mod stats;
 mod variant;
@@ -21,6 +23,7 @@ pub use features::{
     Analyzed, DeviceNode, Features, FlagRoots, Flatten, Numbered, ROOT_GROUP_WORDS, Ranked,
     RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs, check_forest,
 };
+pub use filter::{DeviceFilter, FilterOutput, LabelShape};
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};

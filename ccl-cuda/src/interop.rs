@@ -8,4 +8,4 @@
 mod arrays;
 pub mod pool;
 
-pub use arrays::{ArrayLabeler, DeviceArray, Element};
+pub use arrays::{ArrayLabeler, Counts, DeviceArray, Element};

@@ -15,6 +15,7 @@
 
 mod batch;
 mod cuda;
+mod filter;
 mod host;
 mod host_array;
 mod statistics;
@@ -131,5 +132,6 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
     volume::register(module)?;
     statistics::register(module)?;
     cuda::register(module)?;
+    filter::register(module)?;
     Ok(())
 }

@@ -51,8 +51,9 @@
 
 pub use ccl_core::{
     Algorithm, Analyzer, Backend, BinaryImage, BinaryImageBuf, BinaryVolume, BinaryVolumeBuf,
-    ComponentStats, Connectivity, Error, LabelImage, LabelVolume, Labeler, MAX_PIXELS, Result,
-    StageTime, Task, TimedRun, VolumeStats, default_algorithm, default_algorithm_on, find,
+    ComponentStats, Connectivity, Error, Filter, LabelImage, LabelVolume, Labeler, MAX_PIXELS,
+    Measured, Result, StageTime, Task, TimedRun, VolumeStats, default_algorithm,
+    default_algorithm_on, find,
 };
 
 /// Files: binary images in, label images out (`ccl-io`).

@@ -13,10 +13,10 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use ccl_core::opencv::NO_BACKGROUND_STATS;
-use ccl_core::{ComponentStats, Connectivity, Error, Result, VolumeStats};
+use ccl_core::{ComponentStats, Connectivity, Error, Filter, Result, VolumeStats};
 use cudarc::driver::{CudaSlice, CudaStream};
 
-use crate::backend::{DeviceStats, DynVariant, Slices};
+use crate::backend::{DeviceFilter, DeviceStats, DynVariant, FilterOutput, LabelShape, Slices};
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Kernel, KernelSource, StageClock, cuda_error, linear_grid,
     tile_grid,
@@ -162,7 +162,21 @@ pub struct ArrayLabeler {
     packed: DeviceBuffer<u8>,
     /// The background's features.
     background: DeviceBuffer<DeviceStats>,
+    /// The clean-up, loaded on its first use.
+    filter: Option<DeviceFilter>,
+    /// The component count of one image or volume, for the clean-up.
+    count: DeviceBuffer<u32>,
     last: Last,
+}
+
+/// Where a clean-up finds the component counts of the labels it filters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counts {
+    /// One image or volume of this many components (known on the host).
+    One(usize),
+    /// A batch: the caller's device array of one `u32` per image, at this
+    /// address, rewritten with the kept counts where labels are written.
+    Device(u64),
 }
 
 impl ArrayLabeler {
@@ -179,6 +193,8 @@ impl ArrayLabeler {
             variant,
             packed: DeviceBuffer::new(),
             background: DeviceBuffer::new(),
+            filter: None,
+            count: DeviceBuffer::new(),
             last: Last::None,
         })
     }
@@ -245,6 +261,86 @@ impl ArrayLabeler {
                 .label_device(&image, &mut labels, connectivity, &mut clock)?;
         }
         self.variant.component_count()
+    }
+
+    /// Cleans up canonical labels in the caller's memory (`labels`, one
+    /// `u32` per pixel of `shape`, as the calls above leave them) by
+    /// `filter`: with `mask` (one byte per pixel), writes 1 where a pixel's
+    /// component is kept and leaves the labels; else renumbers what is kept
+    /// 1..=k per image in place. Returns the count of [`Counts::One`]
+    /// afterwards (a read-back: the kept count where labels are written),
+    /// `None` for a batch, whose kept counts are written over its counts on
+    /// the device where labels are (a mask leaves the counts).
+    ///
+    /// # Safety
+    /// As [`label`](Self::label): `labels` (and `mask`) hold `shape`'s
+    /// pixels, a [`Counts::Device`] address one `u32` per image.
+    pub unsafe fn filter(
+        &mut self,
+        labels: u64,
+        counts: Counts,
+        shape: LabelShape,
+        filter: &Filter,
+        mask: Option<u64>,
+    ) -> Result<Option<usize>> {
+        let stream = self.variant.stream().clone();
+        let pixels = shape.pixels();
+        if self.filter.is_none() {
+            self.filter = Some(DeviceFilter::new(self.variant.gpu())?);
+        }
+        let device_filter = self.filter.as_mut().expect("loaded above");
+        // SAFETY: the caller's contract: `labels` and `mask` hold the
+        // pixels, a device count array one `u32` per image.
+        let (mut labels, mut mask) = unsafe {
+            (
+                Borrowed::<u32>::new(&stream, labels, pixels),
+                mask.map(|address| Borrowed::<u8>::new(&stream, address, pixels)),
+            )
+        };
+        let mut labels = labels.0.slice_mut(..pixels);
+        let mut mask_view = mask.as_mut().map(|m| m.0.slice_mut(..pixels));
+        let output = match mask_view.as_mut() {
+            Some(view) => FilterOutput::Mask(view),
+            None => FilterOutput::Labels,
+        };
+        match counts {
+            Counts::One(count) => {
+                let count = u32::try_from(count).map_err(|_| {
+                    Error::InvalidArgument(format!("{count} components exceed 32-bit labels"))
+                })?;
+                let buffer = self.count.reserve(&stream, 1)?;
+                stream
+                    .memcpy_htod(&[count], &mut buffer.slice_mut(..1))
+                    .map_err(cuda_error)?;
+                let mut count_view = buffer.slice_mut(..1);
+                device_filter.run(
+                    &stream,
+                    &mut labels,
+                    &mut count_view,
+                    shape,
+                    filter,
+                    output,
+                    false,
+                )?;
+                let kept = stream.clone_dtoh(&buffer.slice(..1)).map_err(cuda_error)?[0];
+                Ok(Some(kept as usize))
+            }
+            Counts::Device(address) => {
+                // SAFETY: the caller's contract: one `u32` per image.
+                let mut counts = unsafe { Borrowed::<u32>::new(&stream, address, shape.images) };
+                let mut counts = counts.0.slice_mut(..shape.images);
+                device_filter.run(
+                    &stream,
+                    &mut labels,
+                    &mut counts,
+                    shape,
+                    filter,
+                    output,
+                    false,
+                )?;
+                Ok(None)
+            }
+        }
     }
 
     /// Labels a volume given as `rows`, the 2-D array of its rows slice

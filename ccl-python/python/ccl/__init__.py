@@ -51,7 +51,10 @@ __all__ = [
     "connected_components",
     "connected_components_with_stats",
     "connected_components_with_stats_with_algorithm",
+    "dust",
+    "keep",
     "label",
+    "largest_k",
     "statistics",
 ]
 
@@ -174,6 +177,12 @@ def label(
     algorithm: Optional[str] = None,
     out: Optional[np.ndarray] = None,
     batch: bool = False,
+    min_size: Optional[int] = None,
+    max_size: Optional[int] = None,
+    largest: Optional[int] = None,
+    min_extent: Optional[Tuple[int, ...]] = None,
+    max_extent: Optional[Tuple[int, ...]] = None,
+    dtype: Any = None,
 ) -> Tuple[Any, Any]:
     """Label the connected components of ``image``: ``(labels, n)``, as ``scipy.ndimage.label``.
 
@@ -220,6 +229,28 @@ def label(
         torch without uint32), both on the input's device: a GPU batch is
         labeled in one launch sequence on the current stream, and nothing
         is copied to the host.
+    min_size, max_size, largest, min_extent, max_extent:
+        The clean-up after the labeling (all ``None``: none): keep only the
+        components of ``min_size`` to ``max_size`` pixels (voxels),
+        inclusive (``min_size`` is cc3d's ``dust`` threshold), whose
+        bounding box spans ``min_extent`` to ``max_extent`` along each
+        axis (a tuple in the array's axis order: ``(height, width)`` or
+        ``(depth, height, width)``), and of those the ``largest`` by size
+        (``largest=1`` is MONAI's keep-largest; among equal sizes the
+        first in raster order); each image of a batch apart. What is kept
+        is numbered 1..k in the same order, and ``n`` (``counts``) is k. A
+        GPU array is cleaned on its device, on the current stream, from
+        the labels just made: nothing is labeled twice and the labels never
+        leave the device. :func:`keep` returns the mask instead.
+    dtype:
+        The labels' dtype: ``None`` for uint32 (torch: ``torch.uint32``
+        where torch has it, else ``torch.int32``); ``"uint16"``,
+        ``"uint32"``, ``"uint64"``, ``"int32"`` or ``"int64"`` (numpy,
+        CuPy or torch dtypes of those names work too); or ``"auto"``, the
+        smallest that holds ``n``: uint16 or uint32, as cc3d's
+        ``out_dtype=None`` (torch: int32 or int64, the types torch computes
+        with). A type too small for ``n`` is a ``ValueError``. The
+        conversion runs where the labels lie.
 
     An image or volume with no pixels (a 0 in its shape) has no components:
     an empty ``labels`` and 0, as scipy returns.
@@ -237,9 +268,111 @@ def label(
     RuntimeError
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
+    cleanup = _Cleanup.of(min_size, max_size, largest, min_extent, max_extent)
     if batch:
-        return _label_batch(image, connectivity, algorithm, out)
-    return _label(image, connectivity, algorithm, out, volumes=True)
+        labels, n = _label_batch(image, connectivity, algorithm, out)
+    else:
+        labels, n = _label(image, connectivity, algorithm, out, volumes=True)
+    if cleanup is not None:
+        n = cleanup.apply(labels, n, batch, connectivity, algorithm)
+    if dtype is not None:
+        labels = _cast_labels(labels, n, dtype)
+    return labels, n
+
+
+def keep(
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+    min_size: Optional[int] = None,
+    max_size: Optional[int] = None,
+    largest: Optional[int] = None,
+    min_extent: Optional[Tuple[int, ...]] = None,
+    max_extent: Optional[Tuple[int, ...]] = None,
+) -> Any:
+    """The mask of the components that a clean-up keeps: a bool array of ``image``'s shape,
+    in its framework and on its device.
+
+    ``ccl.keep(masks, batch=True, largest=1)`` is MONAI's
+    ``KeepLargestConnectedComponent`` of a batch; ``ccl.keep(image,
+    min_size=50)`` is scikit-image's ``remove_small_objects``. The
+    parameters are :func:`label`'s; the labels are made and filtered on
+    the image's device and only the mask is returned.
+    """
+    cleanup = _Cleanup.of(min_size, max_size, largest, min_extent, max_extent)
+    if batch:
+        labels, n = _label_batch(image, connectivity, algorithm, None)
+    else:
+        labels, n = _label(image, connectivity, algorithm, None, volumes=True)
+    if cleanup is None:
+        return labels != 0
+    return cleanup.mask(labels, n, batch, connectivity, algorithm)
+
+
+def dust(
+    image: Any,
+    threshold: Union[int, float, Tuple[Any, Any]],
+    connectivity: Optional[int] = None,
+    *,
+    invert: bool = False,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+) -> Any:
+    """cc3d's ``dust``: ``image`` without its components smaller than ``threshold`` pixels
+    (voxels), in its dtype, framework and device.
+
+    ``threshold`` is a size, or a ``(lower, upper)`` pair whose range
+    ``[lower, upper)`` is kept; ``invert=True`` keeps what is removed
+    otherwise (the components smaller than ``threshold``; those outside
+    the range). Nonzero is foreground, as everywhere in ccl: the classes of
+    a class map are one foreground here (cc3d labels each value apart).
+    :func:`keep` gives the mask alone.
+    """
+    options = dict(algorithm=algorithm, batch=batch)
+    if isinstance(threshold, (tuple, list)):
+        if len(threshold) != 2:
+            raise ValueError(f"threshold takes a size or (lower, upper), not {threshold!r}")
+        lower, upper = (_ceil_size(t, "threshold") for t in threshold)
+        inside = (
+            keep(image, connectivity, min_size=lower, max_size=upper - 1, **options)
+            if upper > lower
+            else _foreground(image) & False
+        )
+        kept = _foreground(image) & ~inside if invert else inside
+    else:
+        size = _ceil_size(threshold, "threshold")
+        if not invert:
+            kept = keep(image, connectivity, min_size=size, **options)
+        elif size == 0:
+            kept = _foreground(image) & False
+        else:
+            kept = keep(image, connectivity, max_size=size - 1, **options)
+    return _masked(image, kept)
+
+
+def largest_k(
+    image: Any,
+    k: int,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+    return_N: bool = False,
+    dtype: Any = None,
+) -> Any:
+    """cc3d's ``largest_k``: the labels 1..k of the ``k`` largest components of ``image``,
+    ``label(image, connectivity, largest=k)``; with ``return_N``, ``(labels, k)``.
+
+    The kept components are numbered in raster order of their first pixels
+    and, among equal sizes, the first are kept (cc3d numbers by size where
+    fastremap is missing, and returns a bool mask for ``k=1``). With
+    ``batch=True``, each image apart, and ``N`` the counts.
+    """
+    labels, n = label(image, connectivity, algorithm=algorithm, batch=batch, largest=k,
+                      dtype=dtype)  # fmt: skip
+    return (labels, n) if return_N else labels
 
 
 def _batch_shape(shape: Tuple[int, ...]) -> Tuple[int, int, int]:
@@ -699,6 +832,234 @@ def statistics(
         if counts[0] == 0:
             boxes[0] = None
     return {"voxel_counts": counts, "bounding_boxes": boxes, "centroids": centroids}
+
+
+# ---------------------------------------------------------------- clean-up
+
+_U32_MAX = 2**32 - 1
+
+
+class _Cleanup:
+    """What a clean-up keeps (ccl_core's ``Filter``), checked, and how it runs on labels."""
+
+    def __init__(self, sizes: Tuple[int, int, Optional[int]], extents: Tuple[Any, Any]):
+        self.sizes = sizes  # (min_size, max_size, largest)
+        self.extents = extents  # (min_extent, max_extent) in axis order, checked per call
+
+    @staticmethod
+    def of(min_size: Any, max_size: Any, largest: Any, min_extent: Any, max_extent: Any):
+        if all(v is None for v in (min_size, max_size, largest, min_extent, max_extent)):
+            return None
+        low = 0 if min_size is None else _count(min_size, "min_size")
+        high = _U32_MAX if max_size is None else _count(max_size, "max_size")
+        if low > high:
+            raise ValueError(f"min_size ({low}) exceeds max_size ({high})")
+        k = None if largest is None else _count(largest, "largest")
+        return _Cleanup((low, high, k), (min_extent, max_extent))
+
+    def _native(self, ndim: int) -> tuple:
+        """The native filter tuple (extents as x, y, z) for arrays of ``ndim`` axes."""
+        low, high, k = self.sizes
+        bounds = []
+        for extent, name, default in zip(self.extents, ("min_extent", "max_extent"),
+                                         (0, _U32_MAX)):  # fmt: skip
+            if extent is None:
+                bounds.append([default] * 3)
+                continue
+            values = [_count(v, name) for v in _sequence(extent, name)]
+            if len(values) != ndim:
+                axes = "(depth, height, width)" if ndim == 3 else "(height, width)"
+                raise ValueError(
+                    f"{name} takes {ndim} extents, one per axis {axes}, not {tuple(values)!r}"
+                )
+            bounds.append(values[::-1] + [default] * (3 - ndim))
+        if any(bounds[0][axis] > bounds[1][axis] for axis in range(3)):
+            raise ValueError(f"min_extent {self.extents[0]} exceeds max_extent {self.extents[1]}")
+        return (low, high, bounds[0], bounds[1], k)
+
+    def apply(self, labels: Any, n: Any, batch: bool, connectivity: Any, algorithm: Any) -> Any:
+        """Filters ``labels`` (canonical, from :func:`label`) in place; returns the kept count
+        (of a batch: ``n``, the counts, rewritten where they lie)."""
+        return self._run(labels, n, batch, connectivity, algorithm, None)
+
+    def mask(self, labels: Any, n: Any, batch: bool, connectivity: Any, algorithm: Any) -> Any:
+        """The bool mask of what is kept of ``labels`` (which it may overwrite)."""
+        if _is_device(labels):
+            mask = _empty_like(labels, "bool")
+            self._run(labels, n, batch, connectivity, algorithm, mask)
+            return mask
+        self._run(labels, n, batch, connectivity, algorithm, None)
+        return labels != 0
+
+    def _run(self, labels: Any, n: Any, batch: bool, connectivity: Any, algorithm: Any,
+             mask: Any) -> Any:  # fmt: skip
+        shape = tuple(labels.shape)
+        if batch:
+            images, height, width = _batch_shape(shape)
+            geometry, ndim = (images, 1, height, width), 2
+        elif len(shape) == 2:
+            geometry, ndim = (1, 1) + shape, 2
+        else:
+            geometry, ndim = (1,) + shape, 3
+        native = self._native(ndim)
+        if 0 in geometry:
+            if mask is not None:
+                mask[...] = False
+            return n
+        value = _connectivity(connectivity, volumes=True)
+        if value is None:
+            value = 26 if ndim == 3 else 8
+        if _is_device(labels):
+            ordinal, stream = _device_and_stream(labels)
+            count, counts = (None, _address_of(n)) if batch else (int(n), None)
+            kept = _ccl.filter_device(
+                ordinal, stream, _address_of(labels), geometry, count, counts, native,
+                None if mask is None else _address_of(mask), value, _algorithm(algorithm),
+            )  # fmt: skip
+            return n if batch or mask is not None else kept
+        host_labels = labels.numpy() if _is_torch(labels) else labels
+        counts = np.array(_to_numpy(n) if batch else [n], np.uint32)
+        _ccl.filter_host(
+            host_labels.__array_interface__["data"][0],
+            counts.__array_interface__["data"][0],
+            geometry,
+            native,
+        )
+        if not batch:
+            return int(counts[0])
+        if _is_torch(n):
+            n.copy_(_torch_from(n, counts))
+        else:
+            n[...] = counts
+        return n
+
+
+def _torch_from(like: Any, values: np.ndarray) -> Any:
+    """``values`` as a tensor of ``like``'s dtype (uint32 or its int32 stand-in)."""
+    import torch
+
+    return torch.from_numpy(values.astype(np.int64)).to(like.dtype)
+
+
+def _count(value: Any, name: str) -> int:
+    """A nonnegative integer below 2^32, else a ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, not {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be at least 0, not {value}")
+    if value > _U32_MAX:
+        raise ValueError(f"{name} must be below 2^32, not {value}")
+    return int(value)
+
+
+def _ceil_size(value: Any, name: str) -> int:
+    """A size threshold (an int, or a float as cc3d takes) as the smallest size it admits."""
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value):
+            raise ValueError(f"{name} must be finite, not {value}")
+        value = max(int(np.ceil(value)), 0)
+    return _count(value, name)
+
+
+def _sequence(value: Any, name: str) -> list:
+    try:
+        return list(value)
+    except TypeError:
+        raise ValueError(f"{name} takes a tuple of extents, one per axis, not {value!r}") from None
+
+
+def _to_numpy(array: Any) -> np.ndarray:
+    if _is_torch(array):
+        return array.detach().cpu().numpy()
+    if _is_cupy(array):
+        return array.get()
+    return np.asarray(array)
+
+
+def _address_of(array: Any) -> int:
+    return array.data_ptr() if _is_torch(array) else array.data.ptr
+
+
+def _device_and_stream(array: Any) -> Tuple[int, int]:
+    if _is_torch(array):
+        import torch
+
+        return array.device.index, torch.cuda.current_stream(array.device).cuda_stream
+    import cupy
+
+    return array.device.id, cupy.cuda.get_current_stream().ptr
+
+
+def _empty_like(array: Any, dtype: str) -> Any:
+    if _is_torch(array):
+        import torch
+
+        return torch.empty(array.shape, dtype=getattr(torch, dtype), device=array.device)
+    import cupy
+
+    with cupy.cuda.Device(array.device.id):
+        return cupy.empty(array.shape, dtype=dtype)
+
+
+def _foreground(image: Any) -> Any:
+    """``image != 0`` in its framework (array-likes as numpy)."""
+    if _is_torch(image) or _is_device(image):
+        return image != 0
+    return np.asarray(image) != 0
+
+
+def _masked(image: Any, kept: Any) -> Any:
+    """``image`` where ``kept``, 0 elsewhere, in its dtype and framework."""
+    if _is_torch(image):
+        return image.masked_fill(~kept, 0)
+    if _is_device(image):
+        import cupy
+
+        image = cupy.asarray(image)
+        return cupy.where(kept, image, 0).astype(image.dtype, copy=False)
+    image = np.asarray(image)
+    return np.where(kept, image, 0).astype(image.dtype, copy=False)
+
+
+_LABEL_DTYPES = ("uint16", "uint32", "uint64", "int32", "int64")
+
+
+def _cast_labels(labels: Any, n: Any, dtype: Any) -> Any:
+    """Labels (uint32, or torch's int32 stand-in) as ``dtype`` asks (see :func:`label`)."""
+    if isinstance(dtype, str):
+        name = dtype
+    elif _is_torch_dtype(dtype):
+        name = str(dtype).replace("torch.", "")
+    else:
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:
+            name = repr(dtype)
+    if name != "auto" and name not in _LABEL_DTYPES:
+        raise ValueError(f"dtype takes 'auto' or one of {', '.join(_LABEL_DTYPES)}, not {dtype!r}")
+    torch_labels = _is_torch(labels)
+    if name in ("auto", "uint16", "int32"):
+        most = int(_to_numpy(n).max(initial=0)) if hasattr(n, "shape") else int(n)
+        if name == "auto":
+            if torch_labels:
+                name = "int32" if most < 2**31 else "int64"
+            else:
+                name = "uint16" if most < 2**16 else "uint32"
+        limit = 2**16 - 1 if name == "uint16" else 2**31 - 1
+        if name in ("uint16", "int32") and most > limit:
+            raise ValueError(f"{most} components do not fit {name} labels (at most {limit})")
+    if torch_labels:
+        import torch
+
+        target = getattr(torch, name, None)
+        if target is None:
+            raise ValueError(f"this torch has no {name}: ask for int32 or int64")
+        return labels.to(target)
+    return labels.astype(name, copy=False)
+
+
+def _is_torch_dtype(value: Any) -> bool:
+    return type(value).__module__.split(".")[0] == "torch"
 
 
 # --------------------------------------------------------------- arguments

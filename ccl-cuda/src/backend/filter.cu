@@ -1,0 +1,325 @@
+// filter.cu: the clean-up after a labeling (ccl_cuda::backend::filter), on
+// canonical labels and on the device: which components to keep (ccl_core's
+// Filter: area and bounding-box ranges, then the k largest), their new
+// labels 1..=k per image, and the labels or the mask of what is kept.
+//
+// The labels are `images` images one after the other, each `depth` slices
+// of `height` rows of `width` labels and numbered 1..=count on its own (a
+// batch: depth 1; a volume: one image). Component r of the whole, in image
+// order then label order, is label r - offsets[image] + 1 of its image.
+//
+// Order: ccl_scan_root_groups (features.cu) of the counts into offsets;
+// ccl_filter_init; ccl_filter_measure (area, box, sums per component);
+// ccl_filter_flag (range test, selection keys); for the k largest, rounds of
+// ccl_filter_histogram + ccl_filter_select from the highest byte of the keys
+// down (a radix select per image, which stops for an image once its k-th
+// key is known); ccl_filter_decide; two ccl_scan_root_groups; then
+// ccl_filter_number and ccl_filter_apply.
+
+#define NO_RANK 0xffffffffu
+#define NO_BIN 0xffffffffu
+
+// The geometry of the labels (ccl_cuda::backend::filter::ShapeArgs).
+struct CclFilterShape {
+    u32 width;
+    u32 height;
+    u32 depth;
+    u32 images;
+    u64 pixels;
+};
+
+// What is kept (ccl_core::Filter): inclusive ranges, then the k largest
+// (`largest`, or FILTER_ALL when every component in range is kept).
+struct CclFilterRanges {
+    u32 min_size;
+    u32 max_size;
+    u32 min_extent[3];
+    u32 max_extent[3];
+    u32 largest;
+    u32 padding;
+};
+
+// One image's radix select of the k-th largest key: the largest key, the
+// digits chosen so far, how many keys are still to be kept among those that
+// match them, and once `done`, the smallest key kept.
+struct CclSelection {
+    u64 max_key;
+    u64 prefix;
+    u64 threshold;
+    u32 remaining;
+    u32 done;
+};
+
+// The shift of the highest nonzero byte of `key` (keys above it have none).
+__device__ __forceinline__ u32 top_shift(u64 key) { return (63u - (u32)__clzll(key)) & ~7u; }
+
+// Image of pixel p, and where in it.
+__device__ __forceinline__ u32 image_of_pixel(CclFilterShape shape, u64 p, u64* within) {
+    const u64 per_image = shape.pixels / shape.images;
+    if (shape.images == 1) {
+        *within = p;
+        return 0;
+    }
+    const u32 image = (u32)(p / per_image);
+    *within = p - (u64)image * per_image;
+    return image;
+}
+
+// The stats records empty (area 0, minima at their largest), and each
+// image's selection at its start.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_init(CclVolumeStats* records, u32 total, CclSelection* selection, u32 images,
+                    u32 largest) {
+    const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < total) {
+        CclVolumeStats s;
+        s.area = 0;
+        s.x_min = s.y_min = s.z_min = 0xffffffffu;
+        s.x_max = s.y_max = s.z_max = 0;
+        s.padding = 0;
+        s.sum_x = s.sum_y = s.sum_z = 0;
+        records[i] = s;
+    }
+    if (i < images) {
+        CclSelection s;
+        s.max_key = 0;
+        s.prefix = 0;
+        s.threshold = 1;
+        s.remaining = largest;
+        s.done = 0;
+        selection[i] = s;
+    }
+}
+
+// Each labeled pixel adds itself to its component; the lanes of a warp that
+// share a component add together (one atomic per feature per group). A
+// label above its image's count is not a component and is ignored.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_measure(const u32* labels, CclFilterShape shape, const u32* offsets,
+                       CclVolumeStats* records, u32 with_sums) {
+    const u64 p = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    const u32 label = p < shape.pixels ? labels[p] : 0;
+    u32 rank = NO_RANK, x = 0, y = 0, z = 0;
+    if (label != 0) {
+        u64 within;
+        const u32 image = image_of_pixel(shape, p, &within);
+        const u64 plane = (u64)shape.width * shape.height;
+        z = (u32)(within / plane);
+        const u64 in_plane = within - (u64)z * plane;
+        y = (u32)(in_plane / shape.width);
+        x = (u32)(in_plane - (u64)y * shape.width);
+        const u32 r = offsets[image] + label - 1;
+        if (label <= offsets[image + 1] - offsets[image]) rank = r;
+    }
+    const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+    if (rank == NO_RANK) return;
+    const u32 area = __popc(group);
+    const u32 x_min = __reduce_min_sync(group, x), x_max = __reduce_max_sync(group, x);
+    const u32 y_min = __reduce_min_sync(group, y), y_max = __reduce_max_sync(group, y);
+    const u32 z_min = __reduce_min_sync(group, z), z_max = __reduce_max_sync(group, z);
+    u64 sum_x = 0, sum_y = 0, sum_z = 0;
+    if (with_sums) {
+        sum_x = ccl_reduce_add_u64(group, x);
+        sum_y = ccl_reduce_add_u64(group, y);
+        sum_z = ccl_reduce_add_u64(group, z);
+    }
+    if ((threadIdx.x & 31u) != (u32)(__ffs(group) - 1)) return;
+    CclVolumeStats* s = records + rank;
+    atomicAdd(&s->area, area);
+    atomicMin(&s->x_min, x_min);
+    atomicMax(&s->x_max, x_max);
+    atomicMin(&s->y_min, y_min);
+    atomicMax(&s->y_max, y_max);
+    atomicMin(&s->z_min, z_min);
+    atomicMax(&s->z_max, z_max);
+    if (with_sums) {
+        atomicAdd(&s->sum_x, sum_x);
+        atomicAdd(&s->sum_y, sum_y);
+        atomicAdd(&s->sum_z, sum_z);
+    }
+}
+
+// The image of each component (the last image whose offset is at most r),
+// whether it lies in the ranges, and its selection key: area in the high
+// word, the complement of its label in the low word (larger areas first,
+// then the first label), 0 where it is out of range. With a selection, each
+// image's largest key.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_flag(const CclVolumeStats* records, u32 total, const u32* offsets, u32 images,
+                    CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
+    const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    u32 image = 0;
+    u64 key = 0;
+    if (r < total) {
+        u32 low = 0, high = images;  // offsets[low] <= r < offsets[high]
+        while (high - low > 1) {
+            const u32 middle = (low + high) / 2;
+            if (offsets[middle] <= r) low = middle; else high = middle;
+        }
+        image = low;
+        const CclVolumeStats s = records[r];
+        const u32 extent[3] = {s.x_max - s.x_min + 1, s.y_max - s.y_min + 1, s.z_max - s.z_min + 1};
+        bool in_range = s.area >= ranges.min_size && s.area <= ranges.max_size && ranges.largest != 0;
+        for (int axis = 0; axis < 3; ++axis)
+            in_range = in_range && extent[axis] >= ranges.min_extent[axis] &&
+                       extent[axis] <= ranges.max_extent[axis];
+        if (in_range) key = ((u64)s.area << 32) | (u64)(~(r - offsets[image]));
+        keys[r] = key;
+        image_of[r] = image;
+    }
+    if (ranges.largest == FILTER_ALL) return;
+    // The warp's largest key per image: one atomic where the warp's
+    // components are of one image (the usual case), else one per component.
+    const u32 lane = threadIdx.x & 31u;
+    const u32 first_image = __shfl_sync(CCL_FULL_MASK, image, 0);
+    if (__all_sync(CCL_FULL_MASK, r >= total || image == first_image)) {
+        u64 best = key;
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            const u64 other = __shfl_down_sync(CCL_FULL_MASK, best, offset);
+            best = other > best ? other : best;
+        }
+        if (lane == 0 && best != 0) atomicMax(&selection[first_image].max_key, best);
+    } else if (key != 0) {
+        atomicMax(&selection[image].max_key, key);
+    }
+}
+
+// One round of the radix select: per image, how many of its candidate keys
+// (those matching the digits chosen above `shift`) have each value of the
+// byte at `shift`. A block takes FILTER_ITEMS consecutive keys; where they
+// are all of one image, it counts in shared memory. Lanes of a warp with
+// the same bin add together.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_histogram(const u64* keys, const u32* image_of, u32 total,
+                         const CclSelection* selection, u32* histogram, u32 shift) {
+    __shared__ u32 local[256];
+    const u32 first = blockIdx.x * FILTER_ITEMS;
+    if (first >= total) return;
+    const u32 last = min(first + FILTER_ITEMS, total) - 1;
+    const u32 block_image = image_of[first];
+    const bool one_image = image_of[last] == block_image;
+    if (one_image) {
+        const CclSelection s = selection[block_image];
+        if (s.done || s.max_key == 0 || shift > top_shift(s.max_key)) return;  // the whole block
+    }
+    local[threadIdx.x] = 0;
+    __syncthreads();
+    for (u32 base = first; base <= last; base += blockDim.x) {
+        const u32 i = base + threadIdx.x;
+        u32 bin = NO_BIN;
+        const u64 key = i <= last ? keys[i] : 0;
+        if (key != 0) {
+            const u32 image = one_image ? block_image : image_of[i];
+            const CclSelection s = selection[image];
+            const bool candidate = !s.done && shift <= top_shift(s.max_key) &&
+                                   (shift == 56 || (key >> (shift + 8)) == (s.prefix >> (shift + 8)));
+            if (candidate) bin = (one_image ? 0 : image * 256u) + (u32)((key >> shift) & 255u);
+        }
+        const u32 group = __match_any_sync(CCL_FULL_MASK, bin);
+        if (bin != NO_BIN && (threadIdx.x & 31u) == (u32)(__ffs(group) - 1)) {
+            if (one_image) atomicAdd(&local[bin], (u32)__popc(group));
+            else atomicAdd(&histogram[bin], (u32)__popc(group));
+        }
+    }
+    __syncthreads();
+    const u32 count = local[threadIdx.x];
+    if (one_image && count) atomicAdd(&histogram[block_image * 256u + threadIdx.x], count);
+}
+
+// One round's choice (one thread per image): the byte at `shift` of the k-th
+// largest key, from the image's histogram. The image is done once every
+// candidate of the chosen byte is kept: then its smallest kept key is the
+// prefix (lower bytes zero). Fewer candidates than k: all are kept.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_select(const u32* histogram, CclSelection* selection, u32 images, u32 shift) {
+    const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= images) return;
+    CclSelection s = selection[i];
+    if (s.done) return;
+    if (s.max_key == 0) {  // no candidate: nothing is kept
+        s.done = 1;
+        s.threshold = 1;
+        selection[i] = s;
+        return;
+    }
+    if (shift > top_shift(s.max_key)) return;
+    const u32* bins = histogram + (size_t)i * 256u;
+    u32 above = 0;
+    for (int digit = 255; digit >= 0; --digit) {
+        const u32 count = bins[digit];
+        if (above + count >= s.remaining) {
+            s.remaining -= above;
+            s.prefix |= (u64)digit << shift;
+            if (count == s.remaining) {
+                s.done = 1;
+                s.threshold = s.prefix;
+            }
+            selection[i] = s;
+            return;
+        }
+        above += count;
+    }
+    s.done = 1;
+    s.threshold = 1;
+    selection[i] = s;
+}
+
+// Whether each component is kept (its key at least its image's threshold),
+// into `renumbering`; the kept per block of 1024 and per image (zeroed
+// before), for the scans that number them.
+extern "C" __global__ void __launch_bounds__(1024)
+    ccl_filter_decide(const u64* keys, const u32* image_of, u32 total,
+                      const CclSelection* selection, u32 selects, u32* renumbering,
+                      u32* block_kept, u32* kept_per_image) {
+    const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    bool kept = false;
+    u32 image = 0;
+    if (r < total) {
+        const u64 key = keys[r];
+        image = image_of[r];
+        kept = key != 0 && key >= (selects ? selection[image].threshold : 1);
+        renumbering[r] = kept;
+    }
+    const u32 in_block = __syncthreads_count(kept);
+    if (threadIdx.x == 0) block_kept[blockIdx.x] = in_block;
+    const u32 group = __match_any_sync(CCL_FULL_MASK, kept ? image : NO_BIN);
+    if (kept && (threadIdx.x & 31u) == (u32)(__ffs(group) - 1))
+        atomicAdd(&kept_per_image[image], (u32)__popc(group));
+}
+
+// The new label of each component: its rank among the kept of all images
+// (block_offset: kept before its block) less the kept of the images before
+// its own, + 1; 0 where it is removed. With `kept_records`, the records of
+// the kept components, compacted in that order.
+extern "C" __global__ void __launch_bounds__(1024)
+    ccl_filter_number(u32* renumbering, u32 total, const u32* image_of, const u32* block_offset,
+                      const u32* image_base, const CclVolumeStats* records,
+                      CclVolumeStats* kept_records) {
+    __shared__ u32 warp_totals[32];
+    const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    const u32 kept = r < total ? renumbering[r] : 0;
+    const u32 inclusive = ccl_block_inclusive_scan(kept, warp_totals);
+    if (r >= total) return;
+    const u32 rank = block_offset[blockIdx.x] + inclusive - kept;
+    renumbering[r] = kept ? rank - image_base[image_of[r]] + 1 : 0;
+    if (kept && kept_records != nullptr) kept_records[rank] = records[r];
+}
+
+// Each pixel's new label (in place), or, with `mask`, whether its component
+// is kept (the labels are left as they are).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_apply(u32* labels, CclFilterShape shape, const u32* offsets, const u32* renumbering,
+                     u8* mask) {
+    const u64 p = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= shape.pixels) return;
+    const u32 label = labels[p];
+    u32 kept = 0;
+    if (label != 0) {
+        u64 within;
+        const u32 image = image_of_pixel(shape, p, &within);
+        if (label <= offsets[image + 1] - offsets[image])
+            kept = renumbering[offsets[image] + label - 1];
+    }
+    if (mask != nullptr) mask[p] = kept != 0;
+    else if (label != 0) labels[p] = kept;
+}

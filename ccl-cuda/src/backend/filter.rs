@@ -1,0 +1,506 @@
+//! The clean-up after a labeling, on the device (`filter.cu`): what a
+//! [`Filter`] keeps of the canonical labels of images, batches and volumes
+//! — components in size and bounding-box ranges, the k largest of each
+//! image — as new labels 1..=k in place or as a mask, with the kept
+//! components' features. The label image never leaves the device: the host
+//! reads back one number, the component total that sizes the scratch.
+//!
+//! The components are measured from the labels in one pass (area and
+//! bounding box, and coordinate sums where the features are wanted), so any
+//! labeling feeds it, whichever variant made it; the k largest of every
+//! image are found together by a radix select over (area, label) keys
+//! whose rounds stop as soon as every image's k-th key is known.
+
+use std::sync::Arc;
+
+use ccl_core::{Error, Filter, Result, VolumeStats};
+use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits};
+
+use super::features::KERNELS as FEATURE_KERNELS;
+use super::volume::DeviceVolumeStats;
+use crate::runtime::{DevPtr, DeviceBuffer, Gpu, Kernel, KernelSource, cuda_error, linear_grid};
+
+/// `FILTER_ALL`: no limit on how many components in range are kept.
+const ALL: u32 = u32::MAX;
+
+/// Keys per block of the select's histogram (`FILTER_ITEMS`).
+const HISTOGRAM_ITEMS: u32 = 4096;
+
+/// Components per block of the numbering (its block scan's width).
+const NUMBER_BLOCK: u32 = 1024;
+
+/// The filter's kernels, compiled once per process and device.
+const KERNELS: KernelSource = KernelSource {
+    name: "ccl_filter",
+    source: include_str!("filter.cu"),
+    constants: &[("FILTER_ALL", ALL), ("FILTER_ITEMS", HISTOGRAM_ITEMS)],
+};
+
+inventory::submit! { KERNELS }
+
+/// The labels a [`DeviceFilter`] cleans: `images` images one after the
+/// other, each `depth` slices of `height` rows of `width` labels, numbered
+/// on its own (a batch of images: depth 1; a volume: one image).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelShape {
+    /// Columns.
+    pub width: usize,
+    /// Rows of a slice.
+    pub height: usize,
+    /// Slices of an image (1 for images).
+    pub depth: usize,
+    /// Images.
+    pub images: usize,
+}
+
+impl LabelShape {
+    /// Labels in all.
+    pub fn pixels(&self) -> usize {
+        self.width * self.height * self.depth * self.images
+    }
+
+    fn args(&self) -> Result<ShapeArgs> {
+        let narrow = |v: usize, what: &str| {
+            u32::try_from(v)
+                .map_err(|_| Error::InvalidDimensions(format!("{v} {what} exceed 32 bits")))
+        };
+        Ok(ShapeArgs {
+            width: narrow(self.width, "columns")?,
+            height: narrow(self.height, "rows")?,
+            depth: narrow(self.depth, "slices")?,
+            images: narrow(self.images, "images")?,
+            pixels: self.pixels() as u64,
+        })
+    }
+}
+
+/// `CclFilterShape`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct ShapeArgs {
+    width: u32,
+    height: u32,
+    depth: u32,
+    images: u32,
+    pixels: u64,
+}
+
+// SAFETY: plain old data with C layout, matching CclFilterShape.
+unsafe impl DeviceRepr for ShapeArgs {}
+
+/// `CclFilterRanges`: a [`Filter`] as the kernels read it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RangeArgs {
+    min_size: u32,
+    max_size: u32,
+    min_extent: [u32; 3],
+    max_extent: [u32; 3],
+    largest: u32,
+    padding: u32,
+}
+
+// SAFETY: plain old data with C layout, matching CclFilterRanges.
+unsafe impl DeviceRepr for RangeArgs {}
+
+impl From<&Filter> for RangeArgs {
+    fn from(filter: &Filter) -> Self {
+        Self {
+            min_size: filter.min_size,
+            max_size: filter.max_size,
+            min_extent: filter.min_extent,
+            max_extent: filter.max_extent,
+            largest: filter.largest.unwrap_or(ALL),
+            padding: 0,
+        }
+    }
+}
+
+/// `CclSelection`: one image's radix select.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Selection {
+    max_key: u64,
+    prefix: u64,
+    threshold: u64,
+    remaining: u32,
+    done: u32,
+}
+
+// SAFETY: plain old data with C layout, matching CclSelection.
+unsafe impl DeviceRepr for Selection {}
+// SAFETY: all-zero bytes are a valid value of every field.
+unsafe impl ValidAsZeroBits for Selection {}
+
+/// What a filter writes.
+pub enum FilterOutput<'a, 'b> {
+    /// The kept components' new labels over the labels, and the kept count
+    /// of each image over the counts.
+    Labels,
+    /// 1 where a pixel's component is kept, 0 elsewhere (one byte per
+    /// label); the labels and counts are left as they are.
+    Mask(&'a mut CudaViewMut<'b, u8>),
+}
+
+type Records = DevPtr<DeviceVolumeStats>;
+
+/// `ccl_filter_decide`'s: keys, images, total, selections, whether they
+/// select, the renumbering, the kept per block and per image.
+type DecideArgs = (
+    DevPtr<u64>,
+    DevPtr<u32>,
+    u32,
+    DevPtr<Selection>,
+    u32,
+    DevPtr<u32>,
+    DevPtr<u32>,
+    DevPtr<u32>,
+);
+
+struct Kernels {
+    scan: Kernel<(DevPtr<u32>, DevPtr<u32>, DevPtr<u32>, u32)>,
+    init: Kernel<(Records, u32, DevPtr<Selection>, u32, u32)>,
+    measure: Kernel<(DevPtr<u32>, ShapeArgs, DevPtr<u32>, Records, u32)>,
+    flag: Kernel<(
+        Records,
+        u32,
+        DevPtr<u32>,
+        u32,
+        RangeArgs,
+        DevPtr<u64>,
+        DevPtr<u32>,
+        DevPtr<Selection>,
+    )>,
+    histogram: Kernel<(
+        DevPtr<u64>,
+        DevPtr<u32>,
+        u32,
+        DevPtr<Selection>,
+        DevPtr<u32>,
+        u32,
+    )>,
+    select: Kernel<(DevPtr<u32>, DevPtr<Selection>, u32, u32)>,
+    decide: Kernel<DecideArgs>,
+    number: Kernel<(
+        DevPtr<u32>,
+        u32,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        Records,
+        Records,
+    )>,
+    apply: Kernel<(DevPtr<u32>, ShapeArgs, DevPtr<u32>, DevPtr<u32>, DevPtr<u8>)>,
+}
+
+/// Filters canonical labels on the device; its scratch is kept for the
+/// next call.
+pub struct DeviceFilter {
+    kernels: Kernels,
+    /// Components before each image; the total after the last.
+    offsets: DeviceBuffer<u32>,
+    records: DeviceBuffer<DeviceVolumeStats>,
+    kept_records: DeviceBuffer<DeviceVolumeStats>,
+    keys: DeviceBuffer<u64>,
+    image_of: DeviceBuffer<u32>,
+    selection: DeviceBuffer<Selection>,
+    histogram: DeviceBuffer<u32>,
+    renumbering: DeviceBuffer<u32>,
+    block_kept: DeviceBuffer<u32>,
+    block_offset: DeviceBuffer<u32>,
+    kept_per_image: DeviceBuffer<u32>,
+    /// Kept before each image; the kept total after the last.
+    image_base: DeviceBuffer<u32>,
+    /// Of the last run that kept the features of what it kept: its images,
+    /// and whether it had any component.
+    features: Option<(usize, bool)>,
+}
+
+impl DeviceFilter {
+    /// Loads the kernels (compiled once per process and device).
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        Ok(Self {
+            kernels: Kernels {
+                scan: Kernel::load(gpu, &FEATURE_KERNELS, "ccl_scan_root_groups")?,
+                init: Kernel::load(gpu, &KERNELS, "ccl_filter_init")?,
+                measure: Kernel::load(gpu, &KERNELS, "ccl_filter_measure")?,
+                flag: Kernel::load(gpu, &KERNELS, "ccl_filter_flag")?,
+                histogram: Kernel::load(gpu, &KERNELS, "ccl_filter_histogram")?,
+                select: Kernel::load(gpu, &KERNELS, "ccl_filter_select")?,
+                decide: Kernel::load(gpu, &KERNELS, "ccl_filter_decide")?,
+                number: Kernel::load(gpu, &KERNELS, "ccl_filter_number")?,
+                apply: Kernel::load(gpu, &KERNELS, "ccl_filter_apply")?,
+            },
+            offsets: DeviceBuffer::new(),
+            records: DeviceBuffer::new(),
+            kept_records: DeviceBuffer::new(),
+            keys: DeviceBuffer::new(),
+            image_of: DeviceBuffer::new(),
+            selection: DeviceBuffer::new(),
+            histogram: DeviceBuffer::new(),
+            renumbering: DeviceBuffer::new(),
+            block_kept: DeviceBuffer::new(),
+            block_offset: DeviceBuffer::new(),
+            kept_per_image: DeviceBuffer::new(),
+            image_base: DeviceBuffer::new(),
+            features: None,
+        })
+    }
+
+    /// Applies `filter` to `labels`, canonical labels of `shape` (each
+    /// image numbered 1..=`counts[i]`; a label above its image's count is
+    /// not a component and is removed), writing `output`. With
+    /// `with_features`, the kept components' features are gathered for
+    /// [`read_features`](Self::read_features). Queued on `stream`; waits
+    /// only for the component total (one read-back).
+    #[allow(clippy::too_many_arguments)] // the labels, their shape and the request, apart
+    pub fn run(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        shape: LabelShape,
+        filter: &Filter,
+        output: FilterOutput<'_, '_>,
+        with_features: bool,
+    ) -> Result<()> {
+        filter.check()?;
+        self.features = None;
+        let pixels = shape.pixels();
+        let shape_args = shape.args()?;
+        let images = shape_args.images;
+        if labels.len() < pixels || counts.len() < shape.images {
+            return Err(Error::InvalidDimensions(format!(
+                "{} labels and {} counts for {} images of {} x {} x {}",
+                labels.len(),
+                counts.len(),
+                shape.images,
+                shape.width,
+                shape.height,
+                shape.depth
+            )));
+        }
+        let mask = match output {
+            FilterOutput::Mask(mask) if mask.len() < pixels => {
+                return Err(Error::InvalidDimensions(format!(
+                    "a mask of {} bytes for {pixels} labels",
+                    mask.len()
+                )));
+            }
+            FilterOutput::Mask(mask) => Some(DevPtr::of_mut(mask, stream)),
+            FilterOutput::Labels => None,
+        };
+        if pixels == 0 {
+            return Ok(());
+        }
+        if mask.is_none() && filter.keeps_all() && !with_features {
+            return Ok(());
+        }
+        let labels = DevPtr::of_mut(labels, stream);
+        let counts_ptr = DevPtr::of_mut(counts, stream);
+
+        // Offsets of each image's components, and their total.
+        let offsets = DevPtr::of_mut(self.offsets.reserve(stream, shape.images + 1)?, stream);
+        let end = DevPtr::from_address(offsets.address() + 4 * u64::from(images));
+        self.scan(stream, counts_ptr, offsets, end, images)?;
+        let total_at = self.offsets.get()?.slice(shape.images..shape.images + 1);
+        let total = stream.clone_dtoh(&total_at).map_err(cuda_error)?[0];
+        let total_items = total as usize;
+
+        let records = DevPtr::of_mut(self.records.reserve(stream, total_items)?, stream);
+        let selection = DevPtr::of_mut(self.selection.reserve(stream, shape.images)?, stream);
+        let largest = filter.largest.unwrap_or(ALL);
+        // SAFETY: (this launch and those below) the buffers were reserved above or
+        // here for `total` components, `images` images and `pixels` labels,
+        // the sizes the kernels index by; `labels`, `counts` and `mask` hold
+        // as many (checked).
+        unsafe {
+            self.kernels.init.launch(
+                stream,
+                linear_grid(total_items.max(shape.images), 256)?,
+                (records, total, selection, images, largest),
+            )?;
+            self.kernels.measure.launch(
+                stream,
+                linear_grid(pixels, 256)?,
+                (
+                    labels,
+                    shape_args,
+                    offsets,
+                    records,
+                    u32::from(with_features),
+                ),
+            )?;
+        }
+        let keys = DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream);
+        let image_of = DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream);
+        let selects = filter.largest.is_some();
+        // SAFETY: as above.
+        unsafe {
+            self.kernels.flag.launch(
+                stream,
+                linear_grid(total_items, 256)?,
+                (
+                    records,
+                    total,
+                    offsets,
+                    images,
+                    RangeArgs::from(filter),
+                    keys,
+                    image_of,
+                    selection,
+                ),
+            )?;
+        }
+        if selects && total > 0 {
+            let histogram = self.histogram.reserve(stream, 256 * shape.images)?;
+            let bins = 256 * shape.images;
+            for shift in (0..64).step_by(8).rev() {
+                stream
+                    .memset_zeros(&mut histogram.slice_mut(..bins))
+                    .map_err(cuda_error)?;
+                let bins_ptr = DevPtr::of_mut(histogram, stream);
+                // SAFETY: as above; the histogram holds 256 bins per image.
+                unsafe {
+                    self.kernels.histogram.launch(
+                        stream,
+                        linear_grid(total_items.div_ceil(HISTOGRAM_ITEMS as usize) * 256, 256)?,
+                        (keys, image_of, total, selection, bins_ptr, shift),
+                    )?;
+                    self.kernels.select.launch(
+                        stream,
+                        linear_grid(shape.images, 256)?,
+                        (bins_ptr, selection, images, shift),
+                    )?;
+                }
+            }
+        }
+        let blocks = total_items.div_ceil(NUMBER_BLOCK as usize);
+        let renumbering = DevPtr::of_mut(self.renumbering.reserve(stream, total_items)?, stream);
+        let block_kept = DevPtr::of_mut(self.block_kept.reserve(stream, blocks)?, stream);
+        let block_offset = self.block_offset.reserve(stream, blocks + 1)?;
+        let block_offset = DevPtr::of_mut(block_offset, stream);
+        let kept_per_image = self.kept_per_image.reserve(stream, shape.images)?;
+        stream
+            .memset_zeros(&mut kept_per_image.slice_mut(..shape.images))
+            .map_err(cuda_error)?;
+        let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
+        let image_base = DevPtr::of_mut(self.image_base.reserve(stream, shape.images + 1)?, stream);
+        let kept_records = if with_features {
+            DevPtr::of_mut(self.kept_records.reserve(stream, total_items)?, stream)
+        } else {
+            DevPtr::null()
+        };
+        let blocks_u32 = u32::try_from(blocks)
+            .map_err(|_| Error::InvalidDimensions("too many components".into()))?;
+        // SAFETY: as above; `blocks` blocks of NUMBER_BLOCK components.
+        unsafe {
+            if total > 0 {
+                let number_grid = LaunchConfig {
+                    grid_dim: (blocks_u32, 1, 1),
+                    block_dim: (NUMBER_BLOCK, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                self.kernels.decide.launch(
+                    stream,
+                    number_grid,
+                    (
+                        keys,
+                        image_of,
+                        total,
+                        selection,
+                        u32::from(selects),
+                        renumbering,
+                        block_kept,
+                        kept_per_image,
+                    ),
+                )?;
+                let kept_total =
+                    DevPtr::from_address(block_offset.address() + 4 * u64::from(blocks_u32));
+                self.scan(stream, block_kept, block_offset, kept_total, blocks_u32)?;
+                let base_end = DevPtr::from_address(image_base.address() + 4 * u64::from(images));
+                self.scan(stream, kept_per_image, image_base, base_end, images)?;
+                self.kernels.number.launch(
+                    stream,
+                    number_grid,
+                    (
+                        renumbering,
+                        total,
+                        image_of,
+                        block_offset,
+                        image_base,
+                        records,
+                        kept_records,
+                    ),
+                )?;
+            }
+            let writes_labels = mask.is_none();
+            if total > 0 || !writes_labels {
+                self.kernels.apply.launch(
+                    stream,
+                    linear_grid(pixels, 256)?,
+                    (
+                        labels,
+                        shape_args,
+                        offsets,
+                        renumbering,
+                        mask.unwrap_or_else(DevPtr::null),
+                    ),
+                )?;
+            }
+            if writes_labels && total > 0 {
+                stream
+                    .memcpy_dtod(
+                        &self.kept_per_image.get()?.slice(..shape.images),
+                        &mut counts.slice_mut(..shape.images),
+                    )
+                    .map_err(cuda_error)?;
+            }
+        }
+        if with_features {
+            self.features = Some((shape.images, total > 0));
+        }
+        Ok(())
+    }
+
+    /// The features of the components the last run kept (with features),
+    /// image after image, each in its new label order; z is the slice
+    /// within the image. A read-back: waits for the stream.
+    pub fn read_features(&self, stream: &Arc<CudaStream>) -> Result<Vec<VolumeStats>> {
+        let (images, any) = self.features.ok_or_else(ccl_core::not_run)?;
+        if !any {
+            return Ok(Vec::new());
+        }
+        let kept = stream
+            .clone_dtoh(&self.image_base.get()?.slice(images..images + 1))
+            .map_err(cuda_error)?[0] as usize;
+        if kept == 0 {
+            return Ok(Vec::new());
+        }
+        let records = stream
+            .clone_dtoh(&self.kept_records.get()?.slice(..kept))
+            .map_err(cuda_error)?;
+        Ok(records.into_iter().map(VolumeStats::from).collect())
+    }
+
+    fn scan(
+        &self,
+        stream: &Arc<CudaStream>,
+        values: DevPtr<u32>,
+        exclusive: DevPtr<u32>,
+        total: DevPtr<u32>,
+        len: u32,
+    ) -> Result<()> {
+        let one_block = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: `values` and `exclusive` hold `len` entries, `total` one.
+        unsafe {
+            self.kernels
+                .scan
+                .launch(stream, one_block, (values, exclusive, total, len))
+        }
+    }
+}
