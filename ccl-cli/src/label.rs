@@ -1,12 +1,14 @@
 //! `ccl label`: the component count, and optionally the canonical labels as
 //! data (a 32-bit TIFF, a NumPy `.npy`) or, for an image, as a colour PNG;
 //! of an image or of a volume (a TIFF stack, a 3-D `.npy`), which the
-//! connectivity or the file says ([`crate::input`]).
+//! connectivity or the file says ([`crate::input`]). The clean-up options
+//! (`--min-size`, `--max-size`, `--largest`) keep some components and
+//! number them again ([`ccl_core::Filter`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ccl_core::Task;
+use ccl_core::{Filter, Task};
 use ccl_io::{LabelFormat, VolumeFormat};
 
 use crate::input::{Data, Input, Loaded};
@@ -24,9 +26,39 @@ pub(crate) struct Args {
     /// distinct colours).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
+    /// Keep only components of at least this many pixels (voxels): cc3d's
+    /// `dust` threshold.
+    #[arg(long, value_name = "PIXELS")]
+    min_size: Option<u32>,
+    /// Keep only components of at most this many pixels (voxels).
+    #[arg(long, value_name = "PIXELS")]
+    max_size: Option<u32>,
+    /// Of the components kept by size, keep the K largest (among equal
+    /// sizes, the first in raster order); the count and the labels are
+    /// those of what is kept, numbered 1..=K in raster order.
+    #[arg(long, value_name = "K")]
+    largest: Option<u32>,
+}
+
+impl Args {
+    /// The clean-up the options ask for.
+    fn filter(&self) -> Result<Filter, crate::Error> {
+        let all = Filter::default();
+        let filter = Filter {
+            min_size: self.min_size.unwrap_or(all.min_size),
+            max_size: self.max_size.unwrap_or(all.max_size),
+            largest: self.largest,
+            ..all
+        };
+        filter
+            .check()
+            .map_err(|e| format!("--min-size / --max-size: {e}"))?;
+        Ok(filter)
+    }
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
+    let filter = args.filter()?;
     let plan = args.input.plan()?;
     // Refused before any work: a wrong extension is a typo, and writing
     // over the input loses it.
@@ -69,6 +101,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     match data {
         Data::Image(image) => {
             let labels = labeler.label(&image.view(), connectivity)?.canonical();
+            let labels = filter.apply_to_image(labels)?;
             if let Some(output) = &args.output {
                 ccl_io::save_labels(&labels, output)?;
             }
@@ -79,6 +112,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
             let labels = labeler
                 .label_volume(&volume.view(), connectivity)?
                 .into_canonical();
+            let labels = filter.apply_to_volume(labels)?;
             if let Some(output) = &args.output {
                 ccl_io::save_volume_labels(&labels, output)?;
             }

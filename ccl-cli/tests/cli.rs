@@ -1333,3 +1333,43 @@ fn negative_numbers_are_refused_by_name() {
         "--threshold",
     );
 }
+
+#[test]
+fn label_cleans_up_by_size() {
+    let dir = scratch("cleanup");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "64x48", "-d", "40", "-g", "1", "-o", "a.png",
+        ],
+    );
+    let image = ccl::io::load_image(&dir.join("a.png")).unwrap();
+    let (labels, _) = ccl::Variant::named("cpu-uf", ccl::Task::Label, Connectivity::Eight)
+        .unwrap()
+        .label(&image.view(), Connectivity::Eight)
+        .unwrap();
+    let stats = ccl::ComponentStats::from_labels(&labels);
+    let at_least_3 = stats.iter().filter(|s| s.area >= 3).count();
+    let out = succeeds(&dir, &["label", "a.png", "-a", "cpu-uf", "--min-size", "3"]);
+    assert_eq!(out, format!("{at_least_3} components\n"));
+    let out = succeeds(
+        &dir,
+        &[
+            "label",
+            "a.png",
+            "-a",
+            "cpu-uf",
+            "--min-size",
+            "3",
+            "--largest",
+            "2",
+        ],
+    );
+    assert_eq!(out, format!("{} components\n", at_least_3.min(2)));
+    fails_with(
+        &dir,
+        &["label", "a.png", "--min-size", "9", "--max-size", "2"],
+        "exceeds",
+    );
+    fails_with(&dir, &["label", "a.png", "--largest", "-1"], "-1");
+}

@@ -385,6 +385,17 @@ def _batch_shape(shape: Tuple[int, ...]) -> Tuple[int, int, int]:
     )
 
 
+def _batch_input_shape(image: Any) -> Tuple[int, ...]:
+    """The shape of a batch: an array's, or a sequence's of images of one size."""
+    if isinstance(image, (list, tuple)):
+        shapes = {tuple(getattr(i, "shape", np.shape(i))) for i in image}
+        if len(shapes) > 1:
+            raise ValueError(
+                f"batch=True takes images of one size; got shapes {sorted(shapes)}"
+            )
+    return tuple(getattr(image, "shape", np.shape(image)))
+
+
 def _as_batch(image: Any, shape: Tuple[int, int, int]) -> Any:
     """``image`` (a batch, in its framework) reshaped to ``(n_images, height, width)``."""
     if _is_torch(image) or _is_device(image):
@@ -407,7 +418,7 @@ def _label_batch(image: Any, connectivity: Any, algorithm: Any, out: Any) -> Tup
     algorithm = _algorithm(algorithm)
     if image is None:
         _HostInput.of(image)  # names None as such
-    shape = tuple(getattr(image, "shape", np.shape(image)))
+    shape = _batch_input_shape(image)
     images, height, width = _batch_shape(shape)
     if _is_device(image):
         if out is not None:
@@ -694,7 +705,7 @@ def _analyze_batch(image: Any, connectivity: Any, algorithm: Any) -> List[Featur
     algorithm = _algorithm(algorithm)
     if image is None:
         _HostInput.of(image)  # names None as such
-    images, height, width = _batch_shape(tuple(getattr(image, "shape", np.shape(image))))
+    images, height, width = _batch_shape(_batch_input_shape(image))
     nothing = [np.zeros((0, 5), np.uint32), np.zeros((0, 2), np.uint64), np.zeros((0, 2))]
     if _is_device(image):
         device = _DeviceInput.of(_as_batch(image, (images, height, width)), volumes=True)

@@ -1,0 +1,233 @@
+//! The device clean-up (`ccl_cuda::backend::DeviceFilter`) against the host
+//! one (`ccl_core::Filter::apply`), the definition: on batches of random
+//! images, one large image with many components of equal sizes (the select
+//! down to its last byte) and random volumes; labels renumbered in place,
+//! masks, the kept counts and the kept components' features. Runs where a
+//! CUDA variant can (`CCL_REQUIRE_GPU=1` makes a missing GPU a failure).
+
+use std::sync::Arc;
+
+use ccl_core::{Backend, Connectivity, Filter, LabelVolume, Task, VolumeStats};
+use ccl_cuda::backend::{DeviceFilter, FilterOutput, LabelShape};
+use ccl_cuda::cudarc::driver::CudaStream;
+use ccl_testdata::{random_image, random_volume};
+use ccl_testkit::policy::testable_variants;
+
+/// The GPU's default stream, where a CUDA variant runs here.
+fn stream() -> Option<Arc<CudaStream>> {
+    let runs = testable_variants()
+        .into_iter()
+        .any(|a| a.backend == Backend::Cuda);
+    runs.then(|| ccl_cuda::runtime::default_gpu().unwrap().default_stream())
+}
+
+/// The filters every case runs: ranges, the k largest (none, one, some, more
+/// than there are), and both.
+fn filters() -> Vec<Filter> {
+    let all = Filter::default();
+    vec![
+        all,
+        Filter { min_size: 3, ..all },
+        Filter { max_size: 2, ..all },
+        Filter {
+            largest: Some(0),
+            ..all
+        },
+        Filter {
+            largest: Some(1),
+            ..all
+        },
+        Filter {
+            largest: Some(5),
+            ..all
+        },
+        Filter {
+            largest: Some(1000),
+            ..all
+        },
+        Filter {
+            largest: Some(100_000),
+            ..all
+        },
+        Filter {
+            min_size: 2,
+            largest: Some(7),
+            ..all
+        },
+        Filter {
+            min_extent: [2, 3, 1],
+            max_extent: [20, 30, 2],
+            ..all
+        },
+    ]
+}
+
+/// Canonical labels of `images` and their counts: per image, labeled on the
+/// host by `cpu-uf`.
+struct Labels {
+    labels: Vec<u32>,
+    counts: Vec<u32>,
+    shape: LabelShape,
+}
+
+fn batch(width: usize, height: usize, images: usize, density: u32, granularity: u32) -> Labels {
+    let labeler = ccl::Variant::named("cpu-uf", Task::Label, Connectivity::Eight).unwrap();
+    let (mut labels, mut counts) = (Vec::new(), Vec::new());
+    for i in 0..images {
+        let image = random_image(width, height, density, granularity, 7 + i as u32).unwrap();
+        let (image_labels, count) = labeler.label(&image.view(), Connectivity::Eight).unwrap();
+        labels.extend(image_labels.into_labels());
+        counts.push(count as u32);
+    }
+    Labels {
+        labels,
+        counts,
+        shape: LabelShape {
+            width,
+            height,
+            depth: 1,
+            images,
+        },
+    }
+}
+
+fn volume(side: usize, depth: usize, density: u32) -> Labels {
+    let volume = random_volume(side, side, depth, density, 1, 11).unwrap();
+    let labeler =
+        ccl::Variant::preferred_on(Backend::Cpu, Task::Label, Connectivity::TwentySix).unwrap();
+    let (labels, count) = labeler
+        .label_volume(&volume.view(), Connectivity::TwentySix)
+        .unwrap();
+    Labels {
+        labels: labels.into_labels(),
+        counts: vec![count as u32],
+        shape: LabelShape {
+            width: side,
+            height: side,
+            depth,
+            images: 1,
+        },
+    }
+}
+
+/// The host's filtered labels, counts and kept features (image after image).
+fn expected(case: &Labels, filter: &Filter) -> (Vec<u32>, Vec<u32>, Vec<VolumeStats>) {
+    let (mut labels, mut counts) = (case.labels.clone(), case.counts.clone());
+    let s = case.shape;
+    filter
+        .apply(&mut labels, [s.width, s.height, s.depth], &mut counts)
+        .unwrap();
+    let per_image = s.width * s.height * s.depth;
+    let features = labels
+        .chunks(per_image)
+        .flat_map(|image| {
+            let volume = LabelVolume::new(s.width, s.height, s.depth, image.to_vec()).unwrap();
+            VolumeStats::from_labels(&volume)
+        })
+        .collect();
+    (labels, counts, features)
+}
+
+fn check(stream: &Arc<CudaStream>, device_filter: &mut DeviceFilter, case: &Labels, what: &str) {
+    for filter in filters() {
+        let (labels, counts, features) = expected(case, &filter);
+        // Labels renumbered in place, with the kept features.
+        let mut device_labels = stream.clone_htod(&case.labels).unwrap();
+        let mut device_counts = stream.clone_htod(&case.counts).unwrap();
+        device_filter
+            .run(
+                stream,
+                &mut device_labels.slice_mut(..),
+                &mut device_counts.slice_mut(..),
+                case.shape,
+                &filter,
+                FilterOutput::Labels,
+                true,
+            )
+            .unwrap();
+        let got = stream.clone_dtoh(&device_labels).unwrap();
+        assert!(got == labels, "{what}, {filter:?}: labels differ");
+        let got_counts = stream.clone_dtoh(&device_counts).unwrap();
+        assert_eq!(got_counts, counts, "{what}, {filter:?}: counts");
+        let got_features = device_filter.read_features(stream).unwrap();
+        assert!(
+            got_features == features,
+            "{what}, {filter:?}: features differ"
+        );
+        // The mask, labels and counts left as they were.
+        let mut device_labels = stream.clone_htod(&case.labels).unwrap();
+        let mut device_counts = stream.clone_htod(&case.counts).unwrap();
+        let mut mask = stream.alloc_zeros::<u8>(case.labels.len()).unwrap();
+        device_filter
+            .run(
+                stream,
+                &mut device_labels.slice_mut(..),
+                &mut device_counts.slice_mut(..),
+                case.shape,
+                &filter,
+                FilterOutput::Mask(&mut mask.slice_mut(..)),
+                false,
+            )
+            .unwrap();
+        let got_mask = stream.clone_dtoh(&mask).unwrap();
+        let want_mask: Vec<u8> = labels.iter().map(|&l| u8::from(l != 0)).collect();
+        assert!(got_mask == want_mask, "{what}, {filter:?}: mask differs");
+        assert!(stream.clone_dtoh(&device_labels).unwrap() == case.labels);
+        assert_eq!(stream.clone_dtoh(&device_counts).unwrap(), case.counts);
+    }
+}
+
+#[test]
+fn device_filter_equals_the_host_filter() {
+    let Some(stream) = stream() else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let mut device_filter = DeviceFilter::new(&gpu).unwrap();
+    let cases = [
+        ("a batch of 16 images of 61x37", batch(61, 37, 16, 45, 1)),
+        ("a batch of 3 blobby images", batch(96, 80, 3, 55, 4)),
+        ("a batch with empty images", batch(40, 30, 5, 0, 1)),
+        (
+            "one 1024x1024 image, many equal sizes",
+            batch(1024, 1024, 1, 30, 1),
+        ),
+        ("a 48x48x20 volume", volume(48, 20, 35)),
+    ];
+    for (what, case) in &cases {
+        check(&stream, &mut device_filter, case, what);
+    }
+}
+
+#[test]
+fn device_filter_refuses_bad_arguments() {
+    let Some(stream) = stream() else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let mut device_filter = DeviceFilter::new(&gpu).unwrap();
+    let case = batch(8, 8, 2, 50, 1);
+    let mut labels = stream.clone_htod(&case.labels).unwrap();
+    let mut counts = stream.clone_htod(&case.counts).unwrap();
+    let inverted = Filter {
+        min_size: 4,
+        max_size: 3,
+        ..Filter::default()
+    };
+    let bigger = LabelShape {
+        images: 3,
+        ..case.shape
+    };
+    for (filter, shape) in [(inverted, case.shape), (Filter::default(), bigger)] {
+        let result = device_filter.run(
+            &stream,
+            &mut labels.slice_mut(..),
+            &mut counts.slice_mut(..),
+            shape,
+            &filter,
+            FilterOutput::Labels,
+            false,
+        );
+        assert!(result.is_err(), "{filter:?} on {shape:?} ran");
+    }
+}
