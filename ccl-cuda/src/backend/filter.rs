@@ -335,22 +335,25 @@ impl DeviceFilter {
         let keys = DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream);
         let image_of = DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream);
         let selects = filter.largest.is_some();
-        // SAFETY: as above.
-        unsafe {
-            self.kernels.flag.launch(
-                stream,
-                linear_grid(total_items, 256)?,
-                (
-                    records,
-                    total,
-                    offsets,
-                    images,
-                    RangeArgs::from(filter),
-                    keys,
-                    image_of,
-                    selection,
-                ),
-            )?;
+        // A grid needs a block: no launch without components.
+        if total > 0 {
+            // SAFETY: as above.
+            unsafe {
+                self.kernels.flag.launch(
+                    stream,
+                    linear_grid(total_items, 256)?,
+                    (
+                        records,
+                        total,
+                        offsets,
+                        images,
+                        RangeArgs::from(filter),
+                        keys,
+                        image_of,
+                        selection,
+                    ),
+                )?;
+            }
         }
         if selects && total > 0 {
             let histogram = self.histogram.reserve(stream, 256 * shape.images)?;
