@@ -77,6 +77,12 @@ def label(
     algorithm: Optional[str] = None,
     out: Optional[npt.NDArray[Any]] = None,
     batch: Literal[True],
+    min_size: Optional[int] = None,
+    max_size: Optional[int] = None,
+    largest: Optional[int] = None,
+    min_extent: Optional[Tuple[int, ...]] = None,
+    max_extent: Optional[Tuple[int, ...]] = None,
+    dtype: Any = None,
 ) -> Tuple[Any, Any]: ...
 @overload
 def label(
@@ -104,7 +110,45 @@ def label(
     algorithm: Optional[str] = None,
     out: Optional[npt.NDArray[Any]] = None,
     batch: Literal[False] = False,
+    min_size: Optional[int] = None,
+    max_size: Optional[int] = None,
+    largest: Optional[int] = None,
+    min_extent: Optional[Tuple[int, ...]] = None,
+    max_extent: Optional[Tuple[int, ...]] = None,
+    dtype: Any = None,
 ) -> Tuple[Any, int]: ...
+_Extent = Optional[Tuple[int, ...]]
+def keep(
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+    min_size: Optional[int] = None,
+    max_size: Optional[int] = None,
+    largest: Optional[int] = None,
+    min_extent: _Extent = None,
+    max_extent: _Extent = None,
+) -> Any: ...
+def dust(
+    image: Any,
+    threshold: Union[int, float, Tuple[Any, Any]],
+    connectivity: Optional[int] = None,
+    *,
+    invert: bool = False,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+) -> Any: ...
+def largest_k(
+    image: Any,
+    k: int,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    batch: bool = False,
+    return_N: bool = False,
+    dtype: Any = None,
+) -> Any: ...
 def connected_components(
     image: Any, connectivity: int = 8, ltype: int = 4, *, algorithm: Optional[str] = None
 ) -> Tuple[int, Any]: ...

@@ -105,3 +105,22 @@ def analyze_batch_device(
     connectivity_value: int,
     algorithm: Optional[str] = None,
 ) -> List[Tuple[HostArray, HostArray, HostArray]]: ...
+_FilterArgs = Tuple[int, int, List[int], List[int], Optional[int]]
+# (images, depth, height, width)
+_ShapeArgs = Tuple[int, int, int, int]
+
+def filter_host(
+    labels_address: int, counts_address: int, shape: _ShapeArgs, filter: _FilterArgs
+) -> None: ...
+def filter_device(
+    device: int,
+    stream: int,
+    labels: int,
+    shape: _ShapeArgs,
+    count: Optional[int],
+    counts: Optional[int],
+    filter: _FilterArgs,
+    mask: Optional[int],
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+) -> Optional[int]: ...
