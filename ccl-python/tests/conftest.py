@@ -795,3 +795,18 @@ def check_features(features, oracle: Oracle, context: str, require_numpy: bool =
 @pytest.fixture(scope="session")
 def components_json():
     return real_component_counts()
+
+
+def gpu_module(name: str):
+    """``cupy`` or ``torch`` where it is installed and sees a CUDA device, else None (the GPU
+    tests skip)."""
+    try:
+        if name == "cupy":
+            import cupy
+
+            return cupy if cupy.cuda.runtime.getDeviceCount() > 0 else None
+        import torch
+
+        return torch if torch.cuda.is_available() else None
+    except Exception:  # not installed, or no driver / device
+        return None

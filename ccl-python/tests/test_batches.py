@@ -14,6 +14,7 @@ import pytest
 
 import ccl
 from conftest import (
+    gpu_module,
     CONNECTIVITIES,
     algorithm_names,
     check_features,
@@ -125,21 +126,8 @@ def test_bad_batches_are_clear_errors(call, match):
 # ------------------------------------------------------------------------------ GPU arrays
 
 
-def _import(name: str):
-    try:
-        if name == "cupy":
-            import cupy
-
-            return cupy if cupy.cuda.runtime.getDeviceCount() > 0 else None
-        import torch
-
-        return torch if torch.cuda.is_available() else None
-    except Exception:  # not installed, or no driver / device
-        return None
-
-
-cp = _import("cupy")
-torch = _import("torch")
+cp = gpu_module("cupy")
+torch = gpu_module("torch")
 needs_cupy = pytest.mark.skipif(cp is None, reason="CuPy with a CUDA device is not available")
 needs_torch = pytest.mark.skipif(torch is None, reason="torch with a CUDA device is not available")
 
