@@ -71,6 +71,7 @@
 //! ```
 
 mod algorithm;
+mod classes;
 mod connectivity;
 mod error;
 mod filter;
@@ -86,6 +87,7 @@ pub use algorithm::{
     StageTime, Task, TimedFactory, TimedRun, check_batch_buffers, check_connectivity,
     check_label_buffer, check_volume_label_buffer, not_loaded, not_run,
 };
+pub use classes::{ClassLabels, ClassMap, ClassValue};
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};
 pub use filter::{Filter, Measured};

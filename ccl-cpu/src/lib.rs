@@ -1,7 +1,9 @@
 //! CPU algorithms of `ccl`. [`UnionFind`] (`cpu-uf`) is the reference every
 //! other variant is checked against; [`RunLabeler`] (`cpu-rle`, and
 //! `cpu-rle-1t` on one thread) is the fast one, run-based and multi-core,
-//! and the default where no GPU runs.
+//! and the default where no GPU runs. [`label_classes`] labels class maps
+//! (a segmentation's argmax, an atlas) as cc3d's multilabel mode does: each
+//! nonzero value's components apart, canonical, with each one's class.
 //!
 //! ```
 //! use ccl_core::{Analyzer, BinaryImage, Connectivity, Labeler};
@@ -18,8 +20,10 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 
+mod classes;
 mod rle;
 mod union_find;
 
+pub use classes::label_classes;
 pub use rle::RunLabeler;
 pub use union_find::UnionFind;

@@ -5,11 +5,13 @@
 //! numbering and analysis of any forest of the contract in `ccl_device.cuh`
 //! ([`Features`]: root flags, ranking in raster order, canonical labels,
 //! features), the forest compression ([`Flatten`]), the clean-up of
-//! canonical labels by a `Filter` ([`DeviceFilter`]), rounds until a fixed point ([`ChangeFlag`]), and
+//! canonical labels by a `Filter` ([`DeviceFilter`]), the labeling of class
+//! maps ([`ClassLabeler`]), rounds until a fixed point ([`ChangeFlag`]), and
 //! variants made by name on a caller's stream ([`variant_on`]).
 
 mod bits;
 mod by_name;
+mod classes;
 mod features;
 mod filter;
 mod rounds;
@@ -19,6 +21,7 @@ mod volume;
 
 pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
+pub use classes::{ClassLabeler, ClassShape};
 pub use features::{
     Analyzed, DeviceNode, Features, FlagRoots, Flatten, Numbered, ROOT_GROUP_WORDS, Ranked,
     RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs, check_forest,

@@ -11,6 +11,7 @@ mod image;
 mod launch;
 mod timing;
 
+pub(crate) use buffer::Borrowed;
 pub use buffer::DeviceBuffer;
 pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
 pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};

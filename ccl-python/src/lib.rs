@@ -14,6 +14,7 @@
 //! what failed on this machine.
 
 mod batch;
+mod classes;
 mod cuda;
 mod filter;
 mod host;
@@ -133,5 +134,6 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
     statistics::register(module)?;
     cuda::register(module)?;
     filter::register(module)?;
+    classes::register(module)?;
     Ok(())
 }

@@ -552,6 +552,19 @@ impl Features {
         })
     }
 
+    /// The root index of the last labeling or analysis, for kernels that
+    /// find each component's root by its rank after it; an error before
+    /// any ranking, or after an image without pixels.
+    pub(crate) fn last_index(&self, stream: &CudaStream) -> Result<RootIndexArgs> {
+        match self.analysis {
+            Analysis::Ran(layout) => self.index(stream, layout),
+            Analysis::Empty => Err(Error::Unavailable(
+                "an image without pixels has no roots".into(),
+            )),
+            Analysis::None => Err(ccl_core::not_run()),
+        }
+    }
+
     /// The stats array, reserved at the current capacity.
     fn output(&mut self, stream: &Arc<CudaStream>) -> Result<StatsOutArgs> {
         let stats = self.stats.reserve(stream, self.capacity)?;

@@ -9,17 +9,17 @@
 //! conversions; a caller orders it after and before its own stream's work
 //! with [`ArrayLabeler::after`] and [`ArrayLabeler::before`].
 
-use std::mem::ManuallyDrop;
-use std::sync::Arc;
-
 use ccl_core::opencv::NO_BACKGROUND_STATS;
 use ccl_core::{ComponentStats, Connectivity, Error, Filter, Result, VolumeStats};
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::CudaStream;
 
-use crate::backend::{DeviceFilter, DeviceStats, DynVariant, FilterOutput, LabelShape, Slices};
+use crate::backend::{
+    ClassLabeler, ClassShape, DeviceFilter, DeviceStats, DynVariant, FilterOutput, LabelShape,
+    Slices,
+};
 use crate::runtime::{
-    DevPtr, DeviceBuffer, DeviceImage, Kernel, KernelSource, StageClock, cuda_error, linear_grid,
-    tile_grid,
+    Borrowed, DevPtr, DeviceBuffer, DeviceImage, Kernel, KernelSource, StageClock, cuda_error,
+    linear_grid, tile_grid,
 };
 
 const KERNELS: KernelSource = KernelSource {
@@ -96,30 +96,6 @@ impl DeviceArray {
     }
 }
 
-/// Device memory that a caller owns, seen as a cudarc slice for the length
-/// of a call; never freed here.
-struct Borrowed<T>(ManuallyDrop<CudaSlice<T>>);
-
-impl<T> Borrowed<T> {
-    /// # Safety
-    /// `address` must be device memory of `stream`'s context holding `len`
-    /// elements of `T`, allocated for as long as the value lives.
-    unsafe fn new(stream: &Arc<CudaStream>, address: u64, len: usize) -> Self {
-        // SAFETY: the caller's contract; the slice is leaked, never freed.
-        Self(ManuallyDrop::new(unsafe {
-            stream.upgrade_device_ptr(address, len)
-        }))
-    }
-}
-
-impl<T> Drop for Borrowed<T> {
-    fn drop(&mut self) {
-        // SAFETY: taken once, here; leaking gives the memory back to its
-        // owner without freeing it.
-        unsafe { ManuallyDrop::take(&mut self.0) }.leak();
-    }
-}
-
 struct Kernels {
     binarize: Kernel<(DevPtr<u8>, i64, i64, i32, i32, u32, u64, DevPtr<u8>)>,
     opencv_stats: Kernel<(
@@ -164,6 +140,8 @@ pub struct ArrayLabeler {
     background: DeviceBuffer<DeviceStats>,
     /// The clean-up, loaded on its first use.
     filter: Option<DeviceFilter>,
+    /// The labeling of class maps, loaded on its first use.
+    classes: Option<ClassLabeler>,
     /// The component count of one image or volume, for the clean-up.
     count: DeviceBuffer<u32>,
     last: Last,
@@ -194,6 +172,7 @@ impl ArrayLabeler {
             packed: DeviceBuffer::new(),
             background: DeviceBuffer::new(),
             filter: None,
+            classes: None,
             count: DeviceBuffer::new(),
             last: Last::None,
         })
@@ -341,6 +320,91 @@ impl ArrayLabeler {
                 Ok(None)
             }
         }
+    }
+
+    /// Labels a class map given as `rows` (as [`label_volume`](Self::label_volume):
+    /// `slices.depth` slices of `slices.height` rows, packed; integers of
+    /// 1, 2, 4 or 8 bytes, compared as they are, zero background): pixels
+    /// are connected when they are neighbours of the same value. With a
+    /// volume's connectivity the slices are one volume; with an image's
+    /// they are a batch's images, numbered apart, whose counts go to
+    /// `counts` (one `u32` per image; required for more than one). Returns
+    /// the components of all slices (a read-back), whose classes
+    /// [`write_classes`](Self::write_classes) writes next.
+    ///
+    /// # Safety
+    /// As [`label`](Self::label); `counts` holds `slices.depth` `u32`.
+    pub unsafe fn label_classes(
+        &mut self,
+        rows: &DeviceArray,
+        slices: Slices,
+        labels: u64,
+        counts: Option<u64>,
+        connectivity: Connectivity,
+    ) -> Result<usize> {
+        self.last = Last::None;
+        let bytes = match rows.element {
+            Element::Integer(bytes) => bytes,
+            Element::Float(_) => {
+                return Err(Error::InvalidArgument(
+                    "a class map holds integers; floats are not classes (cast the map to an integer type)"
+                        .into(),
+                ));
+            }
+        };
+        let packed = rows.column_stride == bytes as isize
+            && rows.row_stride == (rows.width * bytes) as isize;
+        if !packed {
+            return Err(Error::InvalidArgument(
+                "a class map on the device must be C-contiguous".into(),
+            ));
+        }
+        if slices.height.checked_mul(slices.depth) != Some(rows.height) {
+            return Err(Error::InvalidDimensions(format!(
+                "{} slices of {} rows are not the {} rows given",
+                slices.depth, slices.height, rows.height
+            )));
+        }
+        let stream = self.variant.stream().clone();
+        if self.classes.is_none() {
+            self.classes = Some(ClassLabeler::new(self.variant.gpu(), stream.clone())?);
+        }
+        let labeler = self.classes.as_mut().expect("loaded above");
+        let voxels = rows.width * rows.height;
+        // SAFETY: the caller's contract: `labels` holds the map's values.
+        let mut labels = unsafe { Borrowed::<u32>::new(&stream, labels, voxels) };
+        let shape = ClassShape {
+            width: rows.width,
+            height: slices.height,
+            depth: slices.depth,
+        };
+        // SAFETY: the caller's contract for the map and the counts.
+        unsafe {
+            labeler.label(
+                rows.address,
+                bytes,
+                shape,
+                connectivity,
+                &mut labels.0.slice_mut(..voxels),
+                counts,
+            )
+        }
+    }
+
+    /// After [`label_classes`](Self::label_classes) that found N
+    /// components: the class of each into `classes` (N values of the map's
+    /// type, in the order of the labels). Nothing is read back.
+    ///
+    /// # Safety
+    /// `classes` holds N values on the variant's GPU; the map labeled last
+    /// is alive and unchanged, in the stream's order.
+    pub unsafe fn write_classes(&mut self, classes: u64) -> Result<()> {
+        let labeler = self
+            .classes
+            .as_mut()
+            .ok_or_else(|| Error::Unavailable("write_classes follows label_classes".into()))?;
+        // SAFETY: the caller's contract.
+        unsafe { labeler.write_classes(classes) }
     }
 
     /// Labels a volume given as `rows`, the 2-D array of its rows slice

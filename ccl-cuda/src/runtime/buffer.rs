@@ -1,5 +1,6 @@
 //! Device buffers that are reused across calls on images of the same size.
 
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use ccl_core::{Error, Result};
@@ -44,5 +45,29 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.slice
             .as_ref()
             .ok_or_else(|| Error::Unavailable("device buffer used before it was allocated".into()))
+    }
+}
+
+/// Device memory that a caller owns, seen as a cudarc slice for the length
+/// of a call; never freed here.
+pub(crate) struct Borrowed<T>(pub(crate) ManuallyDrop<CudaSlice<T>>);
+
+impl<T> Borrowed<T> {
+    /// # Safety
+    /// `address` must be device memory of `stream`'s context holding `len`
+    /// elements of `T`, allocated for as long as the value lives.
+    pub(crate) unsafe fn new(stream: &Arc<CudaStream>, address: u64, len: usize) -> Self {
+        // SAFETY: the caller's contract; the slice is leaked, never freed.
+        Self(ManuallyDrop::new(unsafe {
+            stream.upgrade_device_ptr(address, len)
+        }))
+    }
+}
+
+impl<T> Drop for Borrowed<T> {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; leaking gives the memory back to its
+        // owner without freeing it.
+        unsafe { ManuallyDrop::take(&mut self.0) }.leak();
     }
 }

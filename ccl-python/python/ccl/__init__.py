@@ -54,6 +54,7 @@ __all__ = [
     "dust",
     "keep",
     "label",
+    "label_classes",
     "largest_k",
     "statistics",
 ]
@@ -278,6 +279,158 @@ def label(
     if dtype is not None:
         labels = _cast_labels(labels, n, dtype)
     return labels, n
+
+
+def label_classes(
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    batch: bool = False,
+    dtype: Any = None,
+) -> Tuple[Any, ...]:
+    """Label a class map: ``(labels, classes)``, the components of each class apart, as cc3d's
+    ``connected_components`` labels a multilabel image.
+
+    Two pixels are connected when they are neighbours and hold the same
+    nonzero value, so two touching classes are two components where
+    :func:`label` sees one. ``labels`` is numbered as :func:`label` numbers
+    (0 for background, 1..n in raster order of each component's first
+    pixel, z then y then x), so it equals cc3d's output after renumbering in
+    that order; ``classes`` is the ``(n,)`` array of each component's value
+    (``classes[i]`` for label ``i + 1``), in the map's dtype, and ``n`` is
+    ``len(classes)``.
+
+    Parameters
+    ----------
+    image:
+        A 2-D ``(height, width)`` or 3-D ``(depth, height, width)`` array of
+        integers (uint8, uint16, int32, any integer type, or bool); zero is
+        background. Floats are refused: a float is not a class. CuPy arrays
+        and CUDA torch tensors are labeled on their GPU, on the current
+        stream, and the results are of the same framework on the same
+        device; host arrays are labeled on the CPU.
+    connectivity:
+        As :func:`label`: 4 or 8 of an image, 6, 18 or 26 of a volume;
+        ``None`` is the fullest (8, 26).
+    batch:
+        ``True`` for a batch of class maps of one size, ``(n_images, height,
+        width)`` or ``(n_images, 1, height, width)``, each labeled apart in
+        an image's connectivity and numbered 1..n_i; the result is then
+        ``(labels, counts, classes)``: ``counts`` the ``(n_images,)``
+        component counts and ``classes`` the classes of every image one
+        after the other (image ``i``'s are ``classes[sum(counts[:i]):][:counts[i]]``).
+    dtype:
+        The labels' dtype, as :func:`label` takes it.
+
+    Raises
+    ------
+    ValueError
+        For a float map, an array that is neither 2-D nor 3-D (nor a batch
+        of such images with ``batch=True``), or a connectivity for the other
+        number of dimensions.
+    """
+    if image is None:
+        _HostInput.of(image)  # names None as such
+    if batch:
+        connectivity = _batch_connectivity(connectivity)
+        shape = _batch_input_shape(image)
+        images, height, width = _batch_shape(shape)
+        as_map = _as_batch(image, (images, height, width))
+    else:
+        connectivity = _connectivity(connectivity, volumes=True)
+        shape = tuple(getattr(image, "shape", np.shape(image)))
+        _check_shape(shape, True)
+        connectivity = _for_dimensions(connectivity, len(shape))
+        as_map = image if _is_device(image) or _is_torch(image) else np.asarray(image)
+        if len(shape) == 2:
+            as_map = as_map.reshape((1,) + shape)
+    if _is_device(as_map):
+        labels, counts, classes = _label_classes_device(as_map, connectivity, batch)
+    else:
+        labels, counts, classes = _label_classes_host(as_map, connectivity, batch)
+    labels = labels.reshape(shape)
+    n = counts if batch else len(classes)
+    if dtype is not None:
+        labels = _cast_labels(labels, n, dtype)
+    return (labels, counts, classes) if batch else (labels, classes)
+
+
+def _check_class_kind(kind: str, dtype: Any) -> None:
+    if kind == "f":
+        raise ValueError(
+            f"a class map holds integers; {dtype} values are not classes (cast the map to an "
+            f"integer type, e.g. .astype('int32'))"
+        )
+    if kind not in "biu":
+        raise ValueError(f"unsupported class map dtype {dtype}: use bool or integers")
+
+
+def _label_classes_host(array: Any, connectivity: int, batch: bool) -> Tuple[Any, Any, Any]:
+    """:func:`label_classes` of a host ``(depth, height, width)`` map (a batch's images with
+    ``batch``): labels, counts and classes, numpy (torch for a CPU tensor)."""
+    to_caller: Callable[[np.ndarray], Any] = lambda a: a  # noqa: E731
+    if _is_torch(array):
+        import torch
+
+        to_caller = torch.from_numpy
+        array = array.detach()
+        if array.dtype.is_floating_point:
+            _check_class_kind("f", array.dtype)
+        array = array.numpy()
+    _check_class_kind(array.dtype.kind, array.dtype)
+    values = np.ascontiguousarray(array)
+    if values.dtype.kind == "b":
+        values = values.view(np.uint8)
+    depth, height, width = values.shape
+    labels = np.empty(values.shape, np.uint32)
+    classes, counts = _ccl.label_classes_host(
+        (values.__array_interface__["data"][0], depth, height, width, values.dtype.kind,
+         values.dtype.itemsize),
+        labels.__array_interface__["data"][0], connectivity, batch,
+    )  # fmt: skip
+    classes = np.asarray(classes).astype(array.dtype)
+    return to_caller(labels), to_caller(np.asarray(counts)), to_caller(classes)
+
+
+def _label_classes_device(array: Any, connectivity: int, batch: bool) -> Tuple[Any, Any, Any]:
+    """:func:`label_classes` of a ``(depth, height, width)`` map in GPU memory."""
+    if _is_torch(array):
+        if array.dtype.is_floating_point or array.dtype.is_complex:
+            _check_class_kind("f", array.dtype)
+        array = array.detach().contiguous()
+        if array.dtype == __import__("torch").bool:
+            array = array.view(__import__("torch").uint8)
+    else:
+        import cupy
+
+        if not _is_cupy(array):
+            array = cupy.asarray(array) if hasattr(array, "__cuda_array_interface__") else (
+                cupy.from_dlpack(array))  # fmt: skip
+        _check_class_kind(array.dtype.kind, array.dtype)
+        with cupy.cuda.Device(array.device.id):
+            array = cupy.ascontiguousarray(array)
+            if array.dtype.kind == "b":
+                array = array.view(cupy.uint8)
+    device = _DeviceInput.of(array, volumes=True)
+    depth, height, width = (int(n) for n in array.shape)
+    labels = device.empty((depth, height, width), device.label_dtype)
+    counts = device.empty((depth,), "uint32") if batch else None
+    dtype_name = str(array.dtype).replace("torch.", "")
+    classes = [device.empty((0,), dtype_name)]
+    if depth * height * width == 0:
+        if counts is not None and depth:
+            counts[...] = 0
+        return labels, counts, classes[0]
+
+    def allocate(n: int) -> int:
+        classes[0] = device.empty((n,), dtype_name)
+        return device.address_of(classes[0]) if n else 0
+
+    _ccl.label_classes_device(
+        device.ordinal, device.stream, device.args, depth, height, device.address_of(labels),
+        device.address_of(counts) if counts is not None else None, connectivity, allocate,
+    )  # fmt: skip
+    return labels, counts, classes[0]
 
 
 def keep(

@@ -1,0 +1,316 @@
+//! Labeling of class maps ("multilabel", as cc3d's `connected_components`):
+//! two pixels or voxels are connected when they are neighbours and hold the
+//! same nonzero value, so each class's components are found apart and two
+//! classes never merge, however they touch.
+//!
+//! Run-based, on one thread: each row is cut into runs (maximal spans along
+//! x of one nonzero value), each run joins the runs of its value that touch
+//! it in the rows before it (a union-find forest over runs), and the roots
+//! are numbered in raster order. Work and memory follow the number of runs,
+//! and a run's pixels are touched twice: once to find it, once to write it.
+//!
+//! # Which earlier rows a run meets
+//!
+//! A run in row `y` of slice `z` spans columns `[s, e]`. The pixels before
+//! it in its own row are another value or background (runs are maximal), so
+//! it only meets runs of earlier rows: row `y + dy` of slice `z + dz`, where
+//! a run there spanning `[s', e']` touches it when `s' <= e + t` and
+//! `e' + t >= s`, `t` being how far the neighbour offsets of that row reach
+//! along x (0: `dx = 0` only, overlapping columns; 1: `|dx| <= 1`).
+//!
+//! | connectivity | `(dy, dz)` → `t`                                    | earlier neighbours |
+//! |--------------|-----------------------------------------------------|--------------------|
+//! | 4            | `(-1, 0)` → 0                                       | 1 + left           |
+//! | 8            | `(-1, 0)` → 1                                       | 3 + left           |
+//! | 6            | `(-1, 0)` → 0, `(0, -1)` → 0                        | 2 + left           |
+//! | 18           | `(-1, 0)` → 1, `(-1, -1)` → 0, `(0, -1)` → 1, `(1, -1)` → 0 | 8 + left   |
+//! | 26           | `(-1, 0)`, `(-1, -1)`, `(0, -1)`, `(1, -1)`, all → 1 | 12 + left         |
+//!
+//! 18 keeps the neighbours whose offsets have at most two nonzero
+//! coordinates: in the plane, all 8 (`dz = 0`); in the slice before, the
+//! face neighbour and its 4 edge neighbours (`dy = 0, |dx| <= 1` and
+//! `|dy| = 1, dx = 0`), not the 4 corners. With the left neighbour (in
+//! the same run, or of another value), each count is half of the
+//! connectivity's neighbours: the other half come later in raster order
+//! and meet this run when their own runs look back.
+
+use ccl_core::{ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, Result};
+
+/// One run: columns `start..=end` of one row, all of `value` (nonzero).
+#[derive(Clone, Copy, Debug)]
+struct Run<T> {
+    // `u32`: a map has fewer than `u32::MAX` voxels, and a run of a byte
+    // map then fits 12 bytes, not 24.
+    start: u32,
+    end: u32,
+    value: T,
+}
+
+/// Labels a class map: 0 for background (value 0), and each component (the
+/// pixels or voxels of one nonzero value connected through neighbours of
+/// that value) numbered 1..=N in raster order (z, then y, then x) of its
+/// first voxel, the numbering of `scipy.ndimage.label` and of cc3d's
+/// multilabel output once renumbered in raster order. `classes[i]` is the
+/// value of component `i + 1`.
+///
+/// 4 and 8 are for images (maps of depth 1); 6, 18 and 26 for volumes of
+/// any depth, an image included (6 then acts as 4, 18 and 26 as 8).
+///
+/// ```
+/// use ccl_core::{ClassMap, Connectivity};
+/// use ccl_cpu::label_classes;
+///
+/// // Class 1 on the left, class 2 on the right, touching: two components
+/// // where a binary labeling would find one; class 1's two pixels on the
+/// // bottom row meet only diagonally.
+/// let values: [u8; 8] = [1, 1, 2, 2,
+///                        0, 0, 1, 2];
+/// let map = ClassMap::image(&values, 4, 2)?;
+///
+/// let four = label_classes(&map, Connectivity::Four)?;
+/// assert_eq!(four.labels.labels(), &[1, 1, 2, 2,
+///                                    0, 0, 3, 2]);
+/// assert_eq!(four.classes, [1, 2, 1]);
+///
+/// let eight = label_classes(&map, Connectivity::Eight)?;
+/// assert_eq!(eight.labels.labels(), &[1, 1, 2, 2,
+///                                     0, 0, 1, 2]);
+/// assert_eq!(eight.classes, [1, 2]);
+/// # Ok::<(), ccl_core::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for 4 or 8 on a map of depth other than 1.
+pub fn label_classes<T: ClassValue>(
+    map: &ClassMap<'_, T>,
+    connectivity: Connectivity,
+) -> Result<ClassLabels<T>> {
+    let (width, height, depth) = (map.width(), map.height(), map.depth());
+    if connectivity.dimensions() == 2 && depth != 1 {
+        return Err(Error::InvalidArgument(format!(
+            "{connectivity}-connectivity is an image's, but this class map is a volume of depth \
+             {depth}; label volumes with 6, 18 or 26"
+        )));
+    }
+    if map.is_empty() {
+        // Checked before any per-row work: a 0-wide map may still claim
+        // more rows than could be allocated for.
+        return Ok(ClassLabels {
+            labels: LabelVolume::new(width, height, depth, Vec::new())?,
+            classes: Vec::new(),
+        });
+    }
+
+    let values = map.values();
+    let (runs, row_starts) = find_runs(values, width);
+    let mut forest = Forest::new(runs.len());
+    let rows = |y: usize, z: usize| {
+        let row = z * height + y;
+        row_starts[row]..row_starts[row + 1]
+    };
+    let earlier = earlier_rows(connectivity);
+    for z in 0..depth {
+        for y in 0..height {
+            let current = rows(y, z);
+            for &(dy, dz, reach) in earlier {
+                let (Some(ny), Some(nz)) = (y.checked_add_signed(dy), z.checked_add_signed(dz))
+                else {
+                    continue;
+                };
+                if ny >= height {
+                    continue;
+                }
+                join_rows(&runs, current.clone(), rows(ny, nz), reach, &mut forest);
+            }
+        }
+    }
+
+    let (run_labels, classes) = forest.number(&runs);
+
+    // `vec![0; n]` gets memory the allocator or the OS has zeroed already,
+    // so only runs are written: measured faster than writing every label,
+    // background included, in one sweep.
+    let mut labels = vec![0u32; values.len()];
+    for (row_labels, row_runs) in labels.chunks_exact_mut(width).zip(row_starts.windows(2)) {
+        let (first, last) = (row_runs[0], row_runs[1]);
+        for (run, &label) in runs[first..last].iter().zip(&run_labels[first..last]) {
+            row_labels[run.start as usize..=run.end as usize].fill(label);
+        }
+    }
+    Ok(ClassLabels {
+        labels: LabelVolume::new(width, height, depth, labels)?,
+        classes,
+    })
+}
+
+/// The earlier rows a run meets, as `(dy, dz, reach)`: row `y + dy` of
+/// slice `z + dz` (every such row comes before the run's in raster order,
+/// `dy = 1` included, being in the slice before), and how far along x the
+/// neighbour offsets into it reach. The table of the module's docs.
+fn earlier_rows(connectivity: Connectivity) -> &'static [(isize, isize, u32)] {
+    match connectivity {
+        Connectivity::Four => &[(-1, 0, 0)],
+        Connectivity::Eight => &[(-1, 0, 1)],
+        Connectivity::Six => &[(-1, 0, 0), (0, -1, 0)],
+        Connectivity::Eighteen => &[(-1, 0, 1), (-1, -1, 0), (0, -1, 1), (1, -1, 0)],
+        Connectivity::TwentySix => &[(-1, 0, 1), (-1, -1, 1), (0, -1, 1), (1, -1, 1)],
+    }
+}
+
+/// The runs of every row in raster order, and where each row's runs begin:
+/// row `r`'s are `runs[row_starts[r]..row_starts[r + 1]]`.
+fn find_runs<T: ClassValue>(values: &[T], width: usize) -> (Vec<Run<T>>, Vec<usize>) {
+    let mut runs = Vec::new();
+    let mut row_starts = Vec::with_capacity(values.len() / width + 1);
+    row_starts.push(0);
+    for row in values.chunks_exact(width) {
+        let mut x = 0;
+        while x < width {
+            let value = row[x];
+            if value == T::BACKGROUND {
+                x += 1;
+                continue;
+            }
+            let start = x;
+            while x + 1 < width && row[x + 1] == value {
+                x += 1;
+            }
+            runs.push(Run {
+                start: start as u32,
+                end: x as u32,
+                value,
+            });
+            x += 1;
+        }
+        row_starts.push(runs.len());
+    }
+    (runs, row_starts)
+}
+
+/// Joins each run of `current` with the runs of `earlier` (an earlier row)
+/// of its value that it touches, `reach` columns apart at most.
+///
+/// Both rows' runs are sorted by column, so one pointer into `earlier`
+/// moves forward only: a run that ends before the current run's reach ends
+/// before every later current run's, too.
+fn join_rows<T: ClassValue>(
+    runs: &[Run<T>],
+    current: std::ops::Range<usize>,
+    earlier: std::ops::Range<usize>,
+    reach: u32,
+    forest: &mut Forest,
+) {
+    let mut first = earlier.start;
+    for i in current {
+        let run = runs[i];
+        while first < earlier.end && runs[first].end + reach < run.start {
+            first += 1;
+        }
+        for (j, other) in runs[first..earlier.end].iter().enumerate() {
+            if other.start > run.end + reach {
+                break;
+            }
+            if other.value == run.value {
+                forest.union(i as u32, (first + j) as u32);
+            }
+        }
+    }
+}
+
+/// A union-find forest over runs whose roots are each tree's smallest
+/// index, so that a component's root is its first run in raster order.
+struct Forest {
+    // `u32`: fewer runs than voxels, so indices fit, and half the memory
+    // traffic of `usize`.
+    parent: Vec<u32>,
+}
+
+impl Forest {
+    fn new(len: usize) -> Self {
+        Self {
+            parent: (0..len as u32).collect(),
+        }
+    }
+
+    /// The root of `i`, halving the path on the way (every node visited
+    /// then points to its grandparent), which keeps trees shallow.
+    fn find(&mut self, mut i: u32) -> u32 {
+        while self.parent[i as usize] != i {
+            let grandparent = self.parent[self.parent[i as usize] as usize];
+            self.parent[i as usize] = grandparent;
+            i = grandparent;
+        }
+        i
+    }
+
+    /// The label of every run and the class of every label: roots are
+    /// their component's first run (union keeps the smaller index), so
+    /// numbering them as they are met in raster order numbers components by
+    /// their first voxel. A non-root's parent comes before it, so by the
+    /// time a run is met its parent's entry already holds the parent's
+    /// label, which is the run's: one pass, no `find`, and the forest's own
+    /// memory becomes the labels.
+    fn number<T: ClassValue>(self, runs: &[Run<T>]) -> (Vec<u32>, Vec<T>) {
+        let mut labels = self.parent;
+        let mut classes = Vec::new();
+        for (i, run) in runs.iter().enumerate() {
+            let parent = labels[i] as usize;
+            labels[i] = if parent == i {
+                classes.push(run.value);
+                // At most one component per voxel, and a map has at most
+                // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
+                classes.len() as u32
+            } else {
+                labels[parent]
+            };
+        }
+        (labels, classes)
+    }
+
+    /// Joins the trees of `a` and `b` under the smaller of their roots.
+    fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a < b {
+            self.parent[b as usize] = a;
+        } else {
+            self.parent[a as usize] = b;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earlier_rows_hold_half_of_each_connectivity() {
+        // Each row reaching `t` columns holds `1 + 2t` neighbours; with the
+        // left one (in the run itself) that is half of the connectivity.
+        for c in Connectivity::PLANE.into_iter().chain(Connectivity::VOLUME) {
+            let count: usize = earlier_rows(c)
+                .iter()
+                .map(|&(_, _, t)| 1 + 2 * t as usize)
+                .sum();
+            assert_eq!((count + 1) * 2, c.neighbours() as usize, "{c}");
+        }
+    }
+
+    #[test]
+    fn runs_split_where_the_value_changes() {
+        let values: [i16; 7] = [0, 3, 3, -3, 0, 0, 3];
+        let (runs, row_starts) = find_runs(&values, 7);
+        let spans: Vec<_> = runs.iter().map(|r| (r.start, r.end, r.value)).collect();
+        assert_eq!(spans, [(1, 2, 3), (3, 3, -3), (6, 6, 3)]);
+        assert_eq!(row_starts, [0, 3]);
+    }
+
+    #[test]
+    fn an_empty_map_has_no_components() {
+        for (w, h, d) in [(0, 0, 1), (0, 5, 3), (4, 0, 2), (3, 3, 0)] {
+            let map = ClassMap::<u8>::new(&[], w, h, d).unwrap();
+            let labels = label_classes(&map, Connectivity::TwentySix).unwrap();
+            assert_eq!(labels.component_count(), 0);
+            assert!(labels.labels.labels().is_empty());
+        }
+    }
+}

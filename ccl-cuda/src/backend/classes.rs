@@ -1,0 +1,453 @@
+//! Class maps on the GPU (`classes.cu`): neighbours of the same nonzero
+//! value are connected, so each class's components are labeled apart in one
+//! labeling ("multilabel", as cc3d's `connected_components` labels), with
+//! the class of each component. The forest of a map is built tile by tile
+//! in shared memory and merged across tiles; the shared back end
+//! ([`Features`]) numbers it canonically, in raster order of the components'
+//! first pixels, exactly as it numbers a binary image's forest.
+//!
+//! ```no_run
+//! use ccl_core::{ClassMap, Connectivity};
+//! use ccl_cuda::backend::ClassLabeler;
+//! use ccl_cuda::runtime::default_gpu;
+//!
+//! let values: [u16; 6] = [1, 1, 2,
+//!                         0, 2, 2];
+//! let gpu = default_gpu()?;
+//! let mut labeler = ClassLabeler::new(&gpu, gpu.default_stream())?;
+//! let labeled = labeler.label_map(&ClassMap::image(&values, 3, 2)?, Connectivity::Four)?;
+//! assert_eq!(labeled.labels.labels(), &[1, 1, 2, 0, 2, 2]);
+//! assert_eq!(labeled.classes, vec![1, 2]);
+//! # Ok::<(), ccl_core::Error>(())
+//! ```
+
+use std::sync::Arc;
+
+use ccl_core::{ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, Result};
+use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
+
+use super::features::{Features, RootIndexArgs};
+use crate::runtime::{
+    Borrowed, DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, blocks,
+    cuda_error, linear_grid,
+};
+
+/// The kernels, compiled once per process and device.
+const KERNELS: KernelSource = KernelSource {
+    name: "ccl_classes",
+    source: include_str!("classes.cu"),
+    constants: &[],
+};
+
+inventory::submit! { KERNELS }
+
+/// Threads per block: a tile of 32 × 32 pixels or 32 × 8 × 8 voxels each.
+const BLOCK: u32 = 256;
+
+/// The tile of the kernels: 32 columns by `rows` rows by `slices` slices.
+#[derive(Clone, Copy)]
+struct Tile {
+    rows: usize,
+    slices: usize,
+}
+
+/// Images' tiles (and a batch's: one image per slice).
+const IMAGE_TILE: Tile = Tile {
+    rows: 32,
+    slices: 1,
+};
+
+/// Volumes' tiles.
+const VOLUME_TILE: Tile = Tile { rows: 8, slices: 8 };
+
+/// `CclClassShape`: a map's geometry and connectivity.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct ClassShapeArgs {
+    width: u32,
+    height: u32,
+    depth: u32,
+    connectivity: u32,
+}
+
+// SAFETY: plain old data with C layout, matching CclClassShape.
+unsafe impl DeviceRepr for ClassShapeArgs {}
+
+/// The shape of a class map on the device: `depth` slices of `height` rows
+/// of `width` values, packed, x fastest. With an image's connectivity the
+/// slices are a batch's images, labeled apart; with a volume's, one volume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassShape {
+    /// Columns.
+    pub width: usize,
+    /// Rows of a slice (of an image).
+    pub height: usize,
+    /// Slices (images of a batch; 1 for one image).
+    pub depth: usize,
+}
+
+impl ClassShape {
+    fn values(&self) -> usize {
+        self.width * self.height * self.depth
+    }
+}
+
+type LocalKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>, DevPtr<u8>)>;
+type BorderKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>)>;
+type ClassesKernel = Kernel<(RootIndexArgs, u32, u32, DevPtr<u8>, DevPtr<u8>)>;
+
+/// The kernels of one value size.
+struct SizedKernels {
+    local_image: LocalKernel,
+    local_volume: LocalKernel,
+    border_image: BorderKernel,
+    border_volume: BorderKernel,
+    classes: ClassesKernel,
+}
+
+impl SizedKernels {
+    fn load(gpu: &Gpu, bytes: usize) -> Result<Self> {
+        let name = |kernel: &str| format!("{kernel}_{bytes}");
+        Ok(Self {
+            local_image: Kernel::load(gpu, &KERNELS, &name("ccl_classes_local_image"))?,
+            local_volume: Kernel::load(gpu, &KERNELS, &name("ccl_classes_local_volume"))?,
+            border_image: Kernel::load(gpu, &KERNELS, &name("ccl_classes_border_image"))?,
+            border_volume: Kernel::load(gpu, &KERNELS, &name("ccl_classes_border_volume"))?,
+            classes: Kernel::load(gpu, &KERNELS, &name("ccl_component_classes"))?,
+        })
+    }
+}
+
+/// What the last labeling leaves for [`ClassLabeler::write_classes`].
+#[derive(Clone, Copy)]
+struct Labeled {
+    values: u64,
+    bytes: usize,
+    width: usize,
+    rows: usize,
+    components: usize,
+}
+
+/// Labels class maps in device memory (values of 1, 2, 4 or 8 bytes), on
+/// one stream; its buffers are reused across calls.
+pub struct ClassLabeler {
+    stream: Arc<CudaStream>,
+    /// Kernels by value size: 1, 2, 4 and 8 bytes.
+    kernels: [SizedKernels; 4],
+    numbering: Features,
+    forest: DeviceBuffer<u32>,
+    /// The foreground bytes of values wider than a byte.
+    foreground: DeviceBuffer<u8>,
+    last: Option<Labeled>,
+}
+
+impl ClassLabeler {
+    /// Loads the kernels (compiled once per process and device) for `gpu`;
+    /// all work goes on `stream`, a stream of that GPU.
+    pub fn new(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
+        Ok(Self {
+            kernels: [
+                SizedKernels::load(gpu, 1)?,
+                SizedKernels::load(gpu, 2)?,
+                SizedKernels::load(gpu, 4)?,
+                SizedKernels::load(gpu, 8)?,
+            ],
+            numbering: Features::new(gpu)?,
+            forest: DeviceBuffer::new(),
+            foreground: DeviceBuffer::new(),
+            stream,
+            last: None,
+        })
+    }
+
+    /// The stream every call queues its work on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Labels the class map at `values` (`shape`, values of `bytes` bytes,
+    /// compared as integers; zero is background) into `labels` (one `u32`
+    /// per value): 0 for background, else canonical labels — with a
+    /// volume's connectivity, 1..=N over the volume in raster order (z,
+    /// then y, then x) of each component's first voxel; with an image's,
+    /// 1..=n_i within each slice, an image of a batch, and n_i written into
+    /// `counts` (one `u32` per slice on the device), which an image's
+    /// connectivity over several slices requires. Returns the components
+    /// of all slices (a read-back: the host waits for the stream), whose
+    /// classes [`write_classes`](Self::write_classes) writes next.
+    ///
+    /// # Safety
+    /// `values` (and `counts`) must be device memory of this labeler's GPU
+    /// holding the map's values (one `u32` per slice), alive and ready in
+    /// the stream's order until the call returns.
+    pub unsafe fn label(
+        &mut self,
+        values: u64,
+        bytes: usize,
+        shape: ClassShape,
+        connectivity: Connectivity,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: Option<u64>,
+    ) -> Result<usize> {
+        self.last = None;
+        let batch = connectivity.dimensions() == 2 && shape.depth > 1;
+        if batch && counts.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "{connectivity}-connectivity labels images: {} slices are a batch, whose counts need a place",
+                shape.depth
+            )));
+        }
+        ccl_core::check_volume_size(shape.width, shape.height, shape.depth)?;
+        let kernels = &self.kernels[size_index(bytes)?];
+        let voxels = shape.values();
+        if labels.len() < voxels {
+            return Err(Error::InvalidDimensions(format!(
+                "{} labels for a map of {voxels} values",
+                labels.len()
+            )));
+        }
+        let stream = self.stream.clone();
+        if voxels == 0 {
+            if let Some(counts) = counts {
+                zero_counts(&stream, counts, shape.depth)?;
+            }
+            self.last = Some(Labeled {
+                values,
+                bytes,
+                width: shape.width,
+                rows: 0,
+                components: 0,
+            });
+            return Ok(0);
+        }
+        let rows = shape.height * shape.depth;
+        let args = ClassShapeArgs {
+            width: shape.width as u32,
+            height: shape.height as u32,
+            depth: shape.depth as u32,
+            connectivity: connectivity.neighbours(),
+        };
+        let (tile, local, border) = if connectivity.dimensions() == 2 {
+            (IMAGE_TILE, &kernels.local_image, &kernels.border_image)
+        } else {
+            (VOLUME_TILE, &kernels.local_volume, &kernels.border_volume)
+        };
+        let tiles = shape.width.div_ceil(32)
+            * shape.height.div_ceil(tile.rows)
+            * shape.depth.div_ceil(tile.slices);
+        let grid = LaunchConfig {
+            grid_dim: (blocks(tiles, 1)?, 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let forest = self.forest.reserve(&stream, voxels)?;
+        let mut forest = forest.slice_mut(..voxels);
+        let forest_ptr = DevPtr::of_mut(&mut forest, &stream);
+        // A byte map is its own foreground image; a wider one gets a byte
+        // per value from the first kernel.
+        let foreground = if bytes == 1 {
+            DevPtr::null()
+        } else {
+            DevPtr::of_mut(self.foreground.reserve(&stream, voxels)?, &stream)
+        };
+        // SAFETY: the caller's contract for `values` (`voxels` values of
+        // `bytes` bytes); the forest and the foreground hold `voxels`
+        // entries; one block per tile of the grid's tiling.
+        unsafe {
+            local.launch(
+                &stream,
+                grid,
+                (DevPtr::from_address(values), args, forest_ptr, foreground),
+            )?;
+            border.launch(
+                &stream,
+                grid,
+                (DevPtr::from_address(values), args, forest_ptr),
+            )?;
+        }
+        // A byte map is its own foreground image (borrowed for the call).
+        // SAFETY: the caller's contract: the map's `voxels` bytes, alive
+        // until the call returns; the view is dropped before it does.
+        let map_bytes =
+            (bytes == 1).then(|| unsafe { Borrowed::<u8>::new(&stream, values, voxels) });
+        let image_bytes = match &map_bytes {
+            Some(borrowed) => borrowed.0.slice(..voxels),
+            None => self.foreground.get()?.slice(..voxels),
+        };
+        let image = DeviceImage::new(image_bytes, shape.width, rows, shape.width)?;
+        self.numbering.set_label_stats(false);
+        if batch {
+            self.numbering.set_batch_numbering(Some(shape.height))?;
+        }
+        let numbered = self.numbering.number_forest(
+            &stream,
+            &image,
+            &forest,
+            labels,
+            &mut StageClock::disabled(),
+        );
+        // The batch numbering is undone whatever happened.
+        let counted = numbered.and_then(|_| match counts {
+            Some(counts) if batch => {
+                self.numbering
+                    .batch_counts(&stream, shape.depth, DevPtr::from_address(counts))
+            }
+            Some(counts) => {
+                // SAFETY: the caller's contract: one `u32` per slice.
+                let mut count = unsafe { Borrowed::<u32>::new(&stream, counts, 1) };
+                self.numbering
+                    .copy_count(&stream, &mut count.0.slice_mut(..1))
+            }
+            None => Ok(()),
+        });
+        self.numbering.set_batch_numbering(None)?;
+        counted?;
+        let components = self.numbering.component_count(&stream)?;
+        self.last = Some(Labeled {
+            values,
+            bytes,
+            width: shape.width,
+            rows,
+            components,
+        });
+        Ok(components)
+    }
+
+    /// After [`label`](Self::label) that found N components (over all
+    /// slices): the class of each, the value of its pixels, into `classes`
+    /// (N values of the map's size, in the order of the labels: slice after
+    /// slice for a batch). Nothing is read back.
+    ///
+    /// # Safety
+    /// `classes` must be device memory of this labeler's GPU holding N
+    /// values, and the map labeled last still alive and unchanged, in the
+    /// stream's order.
+    pub unsafe fn write_classes(&mut self, classes: u64) -> Result<()> {
+        let last = self.last.ok_or_else(|| {
+            Error::Unavailable("write_classes follows a labeling of a class map".into())
+        })?;
+        if last.components == 0 {
+            return Ok(());
+        }
+        let index = self.numbering.last_index(&self.stream)?;
+        let words = last.rows * last.width.div_ceil(32);
+        let words_u32 = u32::try_from(words)
+            .map_err(|_| Error::InvalidDimensions("too many root words".into()))?;
+        // SAFETY: the caller's contract for both addresses; the root index
+        // is the last ranking's, of the map's rows, `words` words.
+        unsafe {
+            self.kernels[size_index(last.bytes)?].classes.launch(
+                &self.stream,
+                linear_grid(words, BLOCK)?,
+                (
+                    index,
+                    words_u32,
+                    last.width as u32,
+                    DevPtr::from_address(last.values),
+                    DevPtr::from_address(classes),
+                ),
+            )
+        }
+    }
+
+    /// Labels a host class map: uploads it, labels it with
+    /// [`label`](Self::label) and reads the labels and the classes back. An
+    /// image's connectivity (4, 8) takes an image (depth 1), a volume's any
+    /// depth.
+    pub fn label_map<T: ClassValue>(
+        &mut self,
+        map: &ClassMap<'_, T>,
+        connectivity: Connectivity,
+    ) -> Result<ClassLabels<T>> {
+        if connectivity.dimensions() == 2 && map.depth() > 1 {
+            return Err(Error::InvalidArgument(format!(
+                "{connectivity}-connectivity labels images, not a volume of {} slices; use 6, 18 or 26",
+                map.depth()
+            )));
+        }
+        let shape = ClassShape {
+            width: map.width(),
+            height: map.height(),
+            depth: map.depth(),
+        };
+        let voxels = shape.values();
+        let stream = self.stream.clone();
+        if voxels == 0 {
+            return Ok(ClassLabels {
+                labels: LabelVolume::new(shape.width, shape.height, shape.depth, Vec::new())?,
+                classes: Vec::new(),
+            });
+        }
+        let values: CudaSlice<u8> = stream
+            .clone_htod(as_bytes(map.values()))
+            .map_err(cuda_error)?;
+        let mut labels = stream.alloc_zeros::<u32>(voxels).map_err(cuda_error)?;
+        let values_address = DevPtr::of(&values, &stream).address();
+        // SAFETY: `values` holds the map's values, alive until the end of
+        // this function; a volume or one image needs no counts.
+        let components = unsafe {
+            self.label(
+                values_address,
+                T::BYTES,
+                shape,
+                connectivity,
+                &mut labels.slice_mut(..),
+                None,
+            )?
+        };
+        let mut classes = vec![T::BACKGROUND; components];
+        if components > 0 {
+            let mut device_classes = stream
+                .alloc_zeros::<u8>(components * T::BYTES)
+                .map_err(cuda_error)?;
+            // SAFETY: `device_classes` holds `components` values; the map
+            // is alive and unchanged.
+            unsafe { self.write_classes(DevPtr::of_mut(&mut device_classes, &stream).address())? };
+            let bytes = stream.clone_dtoh(&device_classes).map_err(cuda_error)?;
+            as_bytes_mut(&mut classes).copy_from_slice(&bytes);
+        }
+        let labels = stream.clone_dtoh(&labels).map_err(cuda_error)?;
+        Ok(ClassLabels {
+            labels: LabelVolume::new(shape.width, shape.height, shape.depth, labels)?,
+            classes,
+        })
+    }
+}
+
+/// The index of the kernels of values of `bytes` bytes.
+fn size_index(bytes: usize) -> Result<usize> {
+    match bytes {
+        1 => Ok(0),
+        2 => Ok(1),
+        4 => Ok(2),
+        8 => Ok(3),
+        other => Err(Error::InvalidArgument(format!(
+            "class values of {other} bytes: integers of 1, 2, 4 or 8 bytes"
+        ))),
+    }
+}
+
+fn zero_counts(stream: &Arc<CudaStream>, counts: u64, slices: usize) -> Result<()> {
+    if slices == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract: one `u32` per slice.
+    let mut borrowed = unsafe { Borrowed::<u32>::new(stream, counts, slices) };
+    stream
+        .memset_zeros(&mut borrowed.0.slice_mut(..slices))
+        .map_err(cuda_error)
+}
+
+/// The bytes of a slice of class values (plain integers).
+fn as_bytes<T: ClassValue>(values: &[T]) -> &[u8] {
+    // SAFETY: ClassValue is sealed to integer types: no padding, every byte
+    // initialised; the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), std::mem::size_of_val(values)) }
+}
+
+/// The bytes of a mutable slice of class values.
+fn as_bytes_mut<T: ClassValue>(values: &mut [T]) -> &mut [u8] {
+    let len = std::mem::size_of_val(values);
+    // SAFETY: integers of any bit pattern are valid values, as above.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), len) }
+}
