@@ -9,12 +9,12 @@
 // order then label order, is label r - offsets[image] + 1 of its image.
 //
 // Order: ccl_scan_root_groups (features.cu) of the counts into offsets;
-// ccl_filter_init; ccl_filter_measure (area, box, sums per component);
-// ccl_filter_flag (range test, selection keys); for the k largest, rounds of
-// ccl_filter_histogram + ccl_filter_select from the highest byte of the keys
-// down (a radix select per image, which stops for an image once its k-th
-// key is known); ccl_filter_decide; two ccl_scan_root_groups; then
-// ccl_filter_number and ccl_filter_apply.
+// ccl_filter_init; ccl_filter_measure (area per component; box and sums
+// where they are read); ccl_filter_flag (range test, selection keys); for
+// the k largest, rounds of ccl_filter_histogram + ccl_filter_select from
+// the highest byte of the keys down (a radix select per image, which stops
+// for an image once its k-th key is known); ccl_filter_decide; two
+// ccl_scan_root_groups; then ccl_filter_number and ccl_filter_apply.
 
 #define NO_RANK 0xffffffffu
 #define NO_BIN 0xffffffffu
@@ -91,52 +91,251 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
-// Each labeled pixel adds itself to its component; the lanes of a warp that
-// share a component add together (one atomic per feature per group). A
-// label above its image's count is not a component and is ignored.
-extern "C" __global__ void __launch_bounds__(256)
-    ccl_filter_measure(const u32* labels, CclFilterShape shape, const u32* offsets,
-                       CclVolumeStats* records, u32 with_sums) {
-    const u64 p = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    const u32 label = p < shape.pixels ? labels[p] : 0;
-    u32 rank = NO_RANK, x = 0, y = 0, z = 0;
-    if (label != 0) {
-        u64 within;
-        const u32 image = image_of_pixel(shape, p, &within);
-        const u64 plane = (u64)shape.width * shape.height;
-        z = (u32)(within / plane);
-        const u64 in_plane = within - (u64)z * plane;
-        y = (u32)(in_plane / shape.width);
-        x = (u32)(in_plane - (u64)y * shape.width);
-        const u32 r = offsets[image] + label - 1;
-        if (label <= offsets[image + 1] - offsets[image]) rank = r;
-    }
-    const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
-    if (rank == NO_RANK) return;
-    const u32 area = __popc(group);
-    const u32 x_min = __reduce_min_sync(group, x), x_max = __reduce_max_sync(group, x);
-    const u32 y_min = __reduce_min_sync(group, y), y_max = __reduce_max_sync(group, y);
-    const u32 z_min = __reduce_min_sync(group, z), z_max = __reduce_max_sync(group, z);
-    u64 sum_x = 0, sum_y = 0, sum_z = 0;
-    if (with_sums) {
-        sum_x = ccl_reduce_add_u64(group, x);
-        sum_y = ccl_reduce_add_u64(group, y);
-        sum_z = ccl_reduce_add_u64(group, z);
-    }
-    if ((threadIdx.x & 31u) != (u32)(__ffs(group) - 1)) return;
-    CclVolumeStats* s = records + rank;
+// ------------------------------------------------------------- measuring
+//
+// A warp walks a span of FILTER_SPAN_CHUNKS chunks of 32 consecutive labels
+// of one row (FILTER_SPAN_CHUNKS * 32 columns; the last span of a row is
+// shorter). A span never crosses a row, so its row, slice and image are one
+// each: y and z are constants of the span, and so are the image's offset
+// and count. Row `row` of the whole is row `row % height` of slice
+// `row / height % depth` of image `row / (height * depth)`; its labels start
+// at row * width. The FILTER_MEASURE_WARPS warps of a block take
+// consecutive spans.
+//
+// What a part of a component costs: within a chunk, the lanes of one rank
+// combine (one group); the group of lane 31 stays pending in registers while
+// the next chunks continue it, so a component crossing many chunks (the
+// giant component of a dense image, whose same-address atomics would
+// otherwise serialize) is added once per span; at the end, the pending parts
+// of the block's warps (the same giant component, mostly) combine again, so
+// it is added once per block. What is added is what `measure` asks for: the
+// area alone (FILTER_MEASURE_AREA: one atomic), with the bounding box
+// (FILTER_MEASURE_BOX), with the coordinate sums too
+// (FILTER_MEASURE_FEATURES).
+//
+// Invariants. The pending part is the same in every lane (it changes only
+// by shuffles and votes). Every pixel of a component is in exactly one
+// group of its chunk (the lanes of its rank), and each such group goes
+// exactly one way:
+// (a) it joins the pending part if it has the pending rank (at most one
+//     group has it);
+// (b) else it becomes the new pending part if it holds lane 31 and no group
+//     joined (the old part, if any, is added first);
+// (c) else it is added at once.
+// Every pending part is added exactly once: when a new one replaces it, or
+// by the block's combination after the span's last chunk. A part's fields
+// are sums, minima and maxima of its groups' (and a span's y and z are
+// one), so the order and the grouping of the adds change nothing: each
+// record ends as the per-pixel pass left it.
+
+// A warp's pending part at the end of its span, for the block to combine.
+struct CclFilterTail {
+    u32 rank;  // NO_RANK: none
+    u32 area;
+    u32 x_min;
+    u32 x_max;
+    u32 y;
+    u32 z;
+    u64 sum_x;
+};
+
+// Adds a part of a component (its pixels, its box, its coordinate sums) to
+// the component's record, as much as `Measure` asks.
+template <u32 Measure>
+__device__ __forceinline__ void add_part(CclVolumeStats* s, u32 area, u32 x_min, u32 x_max,
+                                         u32 y_min, u32 y_max, u32 z_min, u32 z_max, u64 sum_x,
+                                         u64 sum_y, u64 sum_z) {
     atomicAdd(&s->area, area);
-    atomicMin(&s->x_min, x_min);
-    atomicMax(&s->x_max, x_max);
-    atomicMin(&s->y_min, y_min);
-    atomicMax(&s->y_max, y_max);
-    atomicMin(&s->z_min, z_min);
-    atomicMax(&s->z_max, z_max);
-    if (with_sums) {
+    if (Measure >= FILTER_MEASURE_BOX) {
+        atomicMin(&s->x_min, x_min);
+        atomicMax(&s->x_max, x_max);
+        atomicMin(&s->y_min, y_min);
+        atomicMax(&s->y_max, y_max);
+        atomicMin(&s->z_min, z_min);
+        atomicMax(&s->z_max, z_max);
+    }
+    if (Measure >= FILTER_MEASURE_FEATURES) {
         atomicAdd(&s->sum_x, sum_x);
         atomicAdd(&s->sum_y, sum_y);
         atomicAdd(&s->sum_z, sum_z);
     }
+}
+
+// A part of one row: `area` pixels of row y of slice z, columns x_min to
+// x_max summing to sum_x.
+template <u32 Measure>
+__device__ __forceinline__ void add_run(CclVolumeStats* s, u32 area, u32 x_min, u32 x_max,
+                                        u64 sum_x, u32 y, u32 z) {
+    add_part<Measure>(s, area, x_min, x_max, y, y, z, z, sum_x, (u64)y * area, (u64)z * area);
+}
+
+// One warp's walk of span `span` (none past the last: nothing pending):
+// every part of a component it sees is added but the one pending at the
+// end, which it returns (the same in every lane).
+template <u32 Measure>
+__device__ __forceinline__ CclFilterTail walk_span(const u32* labels, CclFilterShape shape,
+                                                   const u32* offsets, CclVolumeStats* records,
+                                                   u32 spans_per_row, u64 spans, u64 span) {
+    const u32 lane = threadIdx.x;
+    // The pending part: its rank, pixels, first and last column and column
+    // sum, the same in every lane; y and z are the span's.
+    u32 pending = NO_RANK, area_p = 0, x_min_p = 0, x_max_p = 0, y = 0, z = 0;
+    u64 sum_x_p = 0;
+    if (span < spans) {  // the same in every lane of the warp
+        const u64 row = span / spans_per_row;
+        const u32 first = (u32)(span - row * spans_per_row) * (FILTER_SPAN_CHUNKS * 32u);
+        // Columns first..first + length - 1 (first < width: no sum here
+        // passes 2^32).
+        const u32 length = min(FILTER_SPAN_CHUNKS * 32u, shape.width - first);
+        const u64 rows_per_image = (u64)shape.height * shape.depth;
+        const u32 image = shape.images == 1 ? 0u : (u32)(row / rows_per_image);
+        const u64 in_image = row - (u64)image * rows_per_image;
+        z = (u32)(in_image / shape.height);
+        y = (u32)(in_image - (u64)z * shape.height);
+        const u32 image_first = offsets[image], count = offsets[image + 1] - image_first;
+        // Every load of the span first, so that they are in flight together.
+        const u32* in = labels + row * shape.width + first;
+        u32 label[FILTER_SPAN_CHUNKS];
+#pragma unroll
+        for (u32 k = 0; k < FILTER_SPAN_CHUNKS; ++k) {
+            const u32 at = k * 32u + lane;
+            label[k] = at < length ? in[at] : 0u;
+        }
+#pragma unroll
+        for (u32 k = 0; k < FILTER_SPAN_CHUNKS; ++k) {
+            if (k * 32u >= length) break;  // the same in every lane
+            const u32 base = first + k * 32u;
+            // Background (0 - 1 wraps to the largest u32), a label above
+            // its image's count, and a lane past the span: no component.
+            const u32 rank = label[k] - 1u < count ? image_first + label[k] - 1u : NO_RANK;
+            // Lanes of one rank: the whole warp within a large component
+            // (a shuffle and a vote), else __match_any_sync.
+            const u32 rank_0 = __shfl_sync(CCL_FULL_MASK, rank, 0);
+            const u32 group = __all_sync(CCL_FULL_MASK, rank == rank_0)
+                                  ? CCL_FULL_MASK
+                                  : __match_any_sync(CCL_FULL_MASK, rank);
+            const u32 head = __ffs(group) - 1, tail = 31 - __clz(group), area = __popc(group);
+            // Lanes are consecutive columns: the group's columns are base +
+            // its lanes.
+            u64 sum_x = 0;
+            if (Measure >= FILTER_MEASURE_FEATURES)
+                sum_x = (u64)base * area + __reduce_add_sync(group, lane);
+            const bool leader = rank != NO_RANK && lane == head;
+            // The group that continues the pending part joins it (its
+            // columns come after the part's).
+            const u32 before = pending;
+            const u32 continues = __ballot_sync(CCL_FULL_MASK, leader && rank == pending);
+            if (continues) {
+                const int from = __ffs(continues) - 1;
+                area_p += __shfl_sync(CCL_FULL_MASK, area, from);
+                if (Measure >= FILTER_MEASURE_BOX)
+                    x_max_p = base + __shfl_sync(CCL_FULL_MASK, tail, from);
+                if (Measure >= FILTER_MEASURE_FEATURES)
+                    sum_x_p += __shfl_sync(CCL_FULL_MASK, sum_x, from);
+            }
+            // Else lane 31's group, if any, becomes the pending part (it is
+            // the one the next chunk may continue), after the old one is
+            // added; a pending part absent from this chunk stays while lane
+            // 31 is background.
+            const u32 last_rank = __shfl_sync(CCL_FULL_MASK, rank, 31);
+            if (!continues && last_rank != NO_RANK) {
+                if (lane == 0 && pending != NO_RANK)
+                    add_run<Measure>(records + pending, area_p, x_min_p, x_max_p, sum_x_p, y, z);
+                pending = last_rank;
+                area_p = __shfl_sync(CCL_FULL_MASK, area, 31);
+                if (Measure >= FILTER_MEASURE_BOX) {
+                    x_min_p = base + __shfl_sync(CCL_FULL_MASK, head, 31);
+                    x_max_p = base + 31u;
+                }
+                if (Measure >= FILTER_MEASURE_FEATURES)
+                    sum_x_p = __shfl_sync(CCL_FULL_MASK, sum_x, 31);
+            }
+            // Every other group is added now.
+            if (leader && rank != before && rank != pending)
+                add_run<Measure>(records + rank, area, base + head, base + tail, sum_x, y, z);
+        }
+    }
+    CclFilterTail t;
+    t.rank = pending;
+    t.area = area_p;
+    t.x_min = x_min_p;
+    t.x_max = x_max_p;
+    t.y = y;
+    t.z = z;
+    t.sum_x = sum_x_p;
+    return t;
+}
+
+// The block's combination (one warp): lane i < FILTER_MEASURE_WARPS takes
+// warp i's pending part; the lanes of one rank combine (their rows may
+// differ where the block's spans cross a row's end) and their first lane
+// adds the whole.
+template <u32 Measure>
+__device__ __forceinline__ void add_tails(const CclFilterTail* tails, CclVolumeStats* records) {
+    const u32 lane = threadIdx.x;
+    CclFilterTail t = {NO_RANK, 0, 0, 0, 0, 0, 0};
+    if (lane < FILTER_MEASURE_WARPS) t = tails[lane];
+    const u32 group = __match_any_sync(CCL_FULL_MASK, t.rank);
+    if (t.rank == NO_RANK) return;  // its own group: no lane of another waits on it
+    const u32 area = __reduce_add_sync(group, t.area);
+    u32 x_min = 0, x_max = 0, y_min = 0, y_max = 0, z_min = 0, z_max = 0;
+    if (Measure >= FILTER_MEASURE_BOX) {
+        x_min = __reduce_min_sync(group, t.x_min);
+        x_max = __reduce_max_sync(group, t.x_max);
+        y_min = __reduce_min_sync(group, t.y);
+        y_max = __reduce_max_sync(group, t.y);
+        z_min = __reduce_min_sync(group, t.z);
+        z_max = __reduce_max_sync(group, t.z);
+    }
+    u64 sum_x = 0, sum_y = 0, sum_z = 0;
+    if (Measure >= FILTER_MEASURE_FEATURES) {
+        sum_x = ccl_reduce_add_u64(group, t.sum_x);
+        sum_y = ccl_reduce_add_u64(group, (u64)t.y * t.area);
+        sum_z = ccl_reduce_add_u64(group, (u64)t.z * t.area);
+    }
+    if (lane == (u32)(__ffs(group) - 1))
+        add_part<Measure>(records + t.rank, area, x_min, x_max, y_min, y_max, z_min, z_max, sum_x,
+                          sum_y, sum_z);
+}
+
+// The block's rounds: FILTER_MEASURE_WARPS consecutive spans each (one
+// round but where the grid is capped at CUDA's limit of blocks). The whole
+// block takes every round (the bound is the block's), so every warp reaches
+// both barriers, those past the last span with nothing pending.
+template <u32 Measure>
+__device__ __forceinline__ void measure_spans(const u32* labels, CclFilterShape shape,
+                                              const u32* offsets, CclVolumeStats* records,
+                                              u32 spans_per_row, u64 spans, CclFilterTail* tails) {
+    const u64 stride = (u64)gridDim.x * FILTER_MEASURE_WARPS;
+    for (u64 first = (u64)blockIdx.x * FILTER_MEASURE_WARPS; first < spans; first += stride) {
+        const CclFilterTail t = walk_span<Measure>(labels, shape, offsets, records, spans_per_row,
+                                                   spans, first + threadIdx.y);
+        if (threadIdx.x == 0) tails[threadIdx.y] = t;
+        __syncthreads();
+        if (threadIdx.y == 0) add_tails<Measure>(tails, records);
+        __syncthreads();  // the tails are read before the next round writes them
+    }
+}
+
+// Each labeled pixel adds itself to its component, as much as `measure`
+// asks (FILTER_MEASURE_AREA, _BOX or _FEATURES); a label above its image's
+// count is not a component and is ignored. One warp per span of a row
+// (`spans_per_row` per row, `spans` in all), in blocks of 32 x
+// FILTER_MEASURE_WARPS threads.
+extern "C" __global__ void __launch_bounds__(32 * FILTER_MEASURE_WARPS)
+    ccl_filter_measure(const u32* labels, CclFilterShape shape, const u32* offsets,
+                       CclVolumeStats* records, u32 spans_per_row, u64 spans, u32 measure) {
+    __shared__ CclFilterTail tails[FILTER_MEASURE_WARPS];
+    // One walk per measure, each with only its own atomics and reductions.
+    if (measure >= FILTER_MEASURE_FEATURES)
+        measure_spans<FILTER_MEASURE_FEATURES>(labels, shape, offsets, records, spans_per_row,
+                                               spans, tails);
+    else if (measure == FILTER_MEASURE_BOX)
+        measure_spans<FILTER_MEASURE_BOX>(labels, shape, offsets, records, spans_per_row, spans,
+                                          tails);
+    else
+        measure_spans<FILTER_MEASURE_AREA>(labels, shape, offsets, records, spans_per_row, spans,
+                                           tails);
 }
 
 // The image of each component (the last image whose offset is at most r),

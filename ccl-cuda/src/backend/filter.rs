@@ -5,11 +5,15 @@
 //! components' features. The label image never leaves the device: the host
 //! reads back one number, the component total that sizes the scratch.
 //!
-//! The components are measured from the labels in one pass (area and
-//! bounding box, and coordinate sums where the features are wanted), so any
-//! labeling feeds it, whichever variant made it; the k largest of every
-//! image are found together by a radix select over (area, label) keys
-//! whose rounds stop as soon as every image's k-th key is known.
+//! The components are measured from the labels in one pass (the area; the
+//! bounding box where the ranges or the features read it; coordinate sums
+//! where the features are wanted), so any labeling feeds it, whichever
+//! variant made it. The pass walks spans of rows and adds a component's run
+//! once per span, not once per warp of pixels: a dense image's giant
+//! component would otherwise serialize the pass on its record's atomics.
+//! The k largest of every image are found together by a radix select over
+//! (area, label) keys whose rounds stop as soon as every image's k-th key
+//! is known.
 
 use std::sync::Arc;
 
@@ -18,7 +22,9 @@ use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZ
 
 use super::features::KERNELS as FEATURE_KERNELS;
 use super::volume::DeviceVolumeStats;
-use crate::runtime::{DevPtr, DeviceBuffer, Gpu, Kernel, KernelSource, cuda_error, linear_grid};
+use crate::runtime::{
+    DevPtr, DeviceBuffer, Gpu, Kernel, KernelSource, cuda_error, linear_grid, warp_grid,
+};
 
 /// `FILTER_ALL`: no limit on how many components in range are kept.
 const ALL: u32 = u32::MAX;
@@ -29,11 +35,59 @@ const HISTOGRAM_ITEMS: u32 = 4096;
 /// Components per block of the numbering (its block scan's width).
 const NUMBER_BLOCK: u32 = 1024;
 
+/// Chunks of 32 labels in a span of a row, what one warp of the measuring
+/// pass walks (`FILTER_SPAN_CHUNKS`): a component that runs across the span
+/// is added once, not once per chunk.
+const SPAN_CHUNKS: u32 = 16;
+
+/// Warps per block of the measuring pass (`FILTER_MEASURE_WARPS`), whose
+/// spans follow one another; their last runs combine before they are added,
+/// in one warp (a lane each).
+const MEASURE_WARPS: u32 = 8;
+const _: () = assert!(MEASURE_WARPS <= 32);
+
+/// What the measuring pass gathers of each component, each level with
+/// everything below it: no more than the ranges and the features read, as
+/// every field is a same-address atomic where a component is large.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+enum Measure {
+    /// The area alone (`FILTER_MEASURE_AREA`): the size ranges and the k
+    /// largest read no more.
+    Area = 0,
+    /// With the bounding box (`FILTER_MEASURE_BOX`): the extent ranges.
+    Box = 1,
+    /// With the coordinate sums too (`FILTER_MEASURE_FEATURES`): the kept
+    /// components' features.
+    Features = 2,
+}
+
+impl Measure {
+    /// What `filter` and, `with_features`, the kept features read.
+    fn of(filter: &Filter, with_features: bool) -> Self {
+        if with_features {
+            Self::Features
+        } else if filter.reads_extent() {
+            Self::Box
+        } else {
+            Self::Area
+        }
+    }
+}
+
 /// The filter's kernels, compiled once per process and device.
 const KERNELS: KernelSource = KernelSource {
     name: "ccl_filter",
     source: include_str!("filter.cu"),
-    constants: &[("FILTER_ALL", ALL), ("FILTER_ITEMS", HISTOGRAM_ITEMS)],
+    constants: &[
+        ("FILTER_ALL", ALL),
+        ("FILTER_ITEMS", HISTOGRAM_ITEMS),
+        ("FILTER_SPAN_CHUNKS", SPAN_CHUNKS),
+        ("FILTER_MEASURE_WARPS", MEASURE_WARPS),
+        ("FILTER_MEASURE_AREA", Measure::Area as u32),
+        ("FILTER_MEASURE_BOX", Measure::Box as u32),
+        ("FILTER_MEASURE_FEATURES", Measure::Features as u32),
+    ],
 };
 
 inventory::submit! { KERNELS }
@@ -144,6 +198,10 @@ pub enum FilterOutput<'a, 'b> {
 
 type Records = DevPtr<DeviceVolumeStats>;
 
+/// `ccl_filter_measure`'s: labels, shape, offsets, records, spans per row,
+/// spans, what to measure.
+type MeasureArgs = (DevPtr<u32>, ShapeArgs, DevPtr<u32>, Records, u32, u64, u32);
+
 /// `ccl_filter_decide`'s: keys, images, total, selections, whether they
 /// select, the renumbering, the kept per block and per image.
 type DecideArgs = (
@@ -160,7 +218,7 @@ type DecideArgs = (
 struct Kernels {
     scan: Kernel<(DevPtr<u32>, DevPtr<u32>, DevPtr<u32>, u32)>,
     init: Kernel<(Records, u32, DevPtr<Selection>, u32, u32)>,
-    measure: Kernel<(DevPtr<u32>, ShapeArgs, DevPtr<u32>, Records, u32)>,
+    measure: Kernel<MeasureArgs>,
     flag: Kernel<(
         Records,
         u32,
@@ -310,10 +368,28 @@ impl DeviceFilter {
         let records = DevPtr::of_mut(self.records.reserve(stream, total_items)?, stream);
         let selection = DevPtr::of_mut(self.selection.reserve(stream, shape.images)?, stream);
         let largest = filter.largest.unwrap_or(ALL);
+        let measure = Measure::of(filter, with_features);
+        let mut ranges = RangeArgs::from(filter);
+        if measure == Measure::Area {
+            // No extent range is read (min extents <= 1, max extents
+            // unbounded: every component passes), but the records' boxes stay
+            // empty: the test passes every extent, an empty box's too.
+            ranges.min_extent = [0; 3];
+            ranges.max_extent = [u32::MAX; 3];
+        }
+        // A warp per span of SPAN_CHUNKS * 32 columns of a row, the last of
+        // each row shorter; spans <= pixels, as a row has at least one column
+        // per span.
+        let spans_per_row = shape_args.width.div_ceil(SPAN_CHUNKS * 32);
+        let spans = pixels / shape.width * spans_per_row as usize;
+        // At most CUDA's 2^31 - 1 blocks: past them (more than 2^34 spans,
+        // narrow images only), each block walks several rounds of spans.
+        let grid_spans = spans.min(i32::MAX as usize * MEASURE_WARPS as usize);
         // SAFETY: (this launch and those below) the buffers were reserved above or
         // here for `total` components, `images` images and `pixels` labels,
-        // the sizes the kernels index by; `labels`, `counts` and `mask` hold
-        // as many (checked).
+        // the sizes the kernels index by (the measure's spans tile the
+        // `pixels / width` rows of `width` labels, and no more); `labels`,
+        // `counts` and `mask` hold as many (checked).
         unsafe {
             self.kernels.init.launch(
                 stream,
@@ -322,13 +398,15 @@ impl DeviceFilter {
             )?;
             self.kernels.measure.launch(
                 stream,
-                linear_grid(pixels, 256)?,
+                warp_grid(grid_spans, MEASURE_WARPS)?,
                 (
                     labels,
                     shape_args,
                     offsets,
                     records,
-                    u32::from(with_features),
+                    spans_per_row,
+                    spans as u64,
+                    measure as u32,
                 ),
             )?;
         }
@@ -343,14 +421,7 @@ impl DeviceFilter {
                     stream,
                     linear_grid(total_items, 256)?,
                     (
-                        records,
-                        total,
-                        offsets,
-                        images,
-                        RangeArgs::from(filter),
-                        keys,
-                        image_of,
-                        selection,
+                        records, total, offsets, images, ranges, keys, image_of, selection,
                     ),
                 )?;
             }
