@@ -13,6 +13,9 @@ use ccl_core::{Backend, ClassMap, ClassValue, Connectivity};
 use ccl_cuda::backend::{ClassLabeler, ClassShape};
 use ccl_cuda::runtime::{DevPtr, default_gpu};
 use ccl_testkit::policy::testable_variants;
+// Links every variant, so that the registry (`testable_variants`) sees the
+// CUDA ones; without it this test would find no GPU and check nothing.
+use ccl as _;
 
 /// A labeler on the default GPU, where a CUDA variant runs here.
 fn labeler() -> Option<ClassLabeler> {

@@ -139,6 +139,13 @@ def dust(
     algorithm: Optional[str] = None,
     batch: bool = False,
 ) -> Any: ...
+def label_classes(
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    batch: bool = False,
+    dtype: Any = None,
+) -> Tuple[Any, ...]: ...
 def largest_k(
     image: Any,
     k: int,

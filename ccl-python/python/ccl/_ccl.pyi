@@ -124,3 +124,20 @@ def filter_device(
     connectivity_value: int,
     algorithm: Optional[str] = None,
 ) -> Optional[int]: ...
+def label_classes_host(
+    map_args: Tuple[int, int, int, int, str, int],
+    labels_address: int,
+    connectivity_value: int,
+    batch: bool,
+) -> Tuple[HostArray, HostArray]: ...
+def label_classes_device(
+    device: int,
+    stream: int,
+    rows: _ArrayArgs,
+    depth: int,
+    height: int,
+    labels: int,
+    counts: Optional[int],
+    connectivity_value: int,
+    allocate: Callable[[int], int],
+) -> int: ...
