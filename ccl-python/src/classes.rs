@@ -7,21 +7,11 @@
 use ccl::{Backend, ClassMap, ClassValue, Connectivity, Error, Task};
 use ccl_cuda::cudarc::driver::CudaStream;
 use ccl_cuda::interop::ArrayLabeler;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::cuda::{ArrayArgs, cuda_variant, device_array, on_stream, slices};
 use crate::host_array::HostArray;
-use crate::to_python;
-
-/// 4, 8, 6, 18 or 26, else a `ValueError`.
-fn any_connectivity(value: u32) -> PyResult<Connectivity> {
-    Connectivity::from_neighbours(value).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "connectivity must be 4 or 8 (images), or 6, 18 or 26 (volumes), not {value}"
-        ))
-    })
-}
+use crate::{any_connectivity, to_python};
 
 /// A host class map as Python describes it: `(address, depth, height,
 /// width, kind, itemsize)`, C-contiguous, `kind` numpy's dtype kind.

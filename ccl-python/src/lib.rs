@@ -61,6 +61,16 @@ fn volume_connectivity(value: u32) -> PyResult<Connectivity> {
     }
 }
 
+/// Any connectivity: 4 or 8 (images), 6, 18 or 26 (volumes), else a
+/// `ValueError`.
+fn any_connectivity(value: u32) -> PyResult<Connectivity> {
+    Connectivity::from_neighbours(value).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "connectivity must be 4 or 8 (images), or 6, 18 or 26 (volumes), not {value}"
+        ))
+    })
+}
+
 /// The variant called `name`, or the preferred available one for the task
 /// (on `backend` where given); an error says why there is none.
 fn pick(

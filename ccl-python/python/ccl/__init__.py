@@ -395,11 +395,13 @@ def _label_classes_host(array: Any, connectivity: int, batch: bool) -> Tuple[Any
 def _label_classes_device(array: Any, connectivity: int, batch: bool) -> Tuple[Any, Any, Any]:
     """:func:`label_classes` of a ``(depth, height, width)`` map in GPU memory."""
     if _is_torch(array):
+        import torch
+
         if array.dtype.is_floating_point or array.dtype.is_complex:
             _check_class_kind("f", array.dtype)
         array = array.detach().contiguous()
-        if array.dtype == __import__("torch").bool:
-            array = array.view(__import__("torch").uint8)
+        if array.dtype == torch.bool:
+            array = array.view(torch.uint8)
     else:
         import cupy
 
