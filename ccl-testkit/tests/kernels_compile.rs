@@ -3,6 +3,8 @@
 //! fails under CI, which installs it.
 
 use ccl as _;
+// The strip labeler's renumbering kernels register there.
+use ccl_scale as _;
 
 #[test]
 fn every_kernel_module_compiles_for_sm80_and_sm90() {
@@ -27,6 +29,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
         "le",
         "kni",
         "dlp",
+        "ccl_renumber",
     ] {
         assert!(
             names.contains(&expected),

@@ -1,0 +1,126 @@
+//! A strip worker on the CPU: a registered CPU variant labels each strip in
+//! host memory. It is what runs where no GPU does, and how CI checks the
+//! merge on small images with a tiny memory cap.
+
+use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
+
+use crate::Shape;
+use crate::merge::{LargeStats, Renumbering, Scan};
+use crate::stream::{LabelWord, PlaneSink};
+use crate::worker::Strip;
+
+/// Labels strips on the host with one CPU variant.
+pub(crate) struct CpuWorker {
+    variant: Variant,
+    pixels: Vec<u8>,
+}
+
+impl CpuWorker {
+    pub(crate) fn new(variant: Variant) -> Self {
+        Self {
+            variant,
+            pixels: Vec::new(),
+        }
+    }
+
+    /// Room for the strip's pixels, which the caller fills.
+    pub(crate) fn input(&mut self, bytes: usize) -> &mut [u8] {
+        self.pixels.resize(bytes, 0);
+        &mut self.pixels
+    }
+
+    /// The strip's canonical labels (packed) and their count.
+    fn label(
+        &self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+    ) -> Result<(Vec<u32>, u32)> {
+        let (labels, count) = match shape {
+            Shape::Image { width, .. } => {
+                let image = BinaryImage::new(&self.pixels, width, strip.planes)?;
+                let (labels, count) = self.variant.label(&image, connectivity)?;
+                (labels.into_labels(), count)
+            }
+            Shape::Volume { width, height, .. } => {
+                let volume = BinaryVolume::new(&self.pixels, width, height, strip.planes)?;
+                let (labels, count) = self.variant.label_volume(&volume, connectivity)?;
+                (labels.into_labels(), count)
+            }
+        };
+        // A strip has at most MAX_PIXELS pixels, so its count fits.
+        Ok((labels, count as u32))
+    }
+
+    pub(crate) fn scan(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+        with_stats: bool,
+    ) -> Result<Scan> {
+        let (labels, count) = self.label(shape, strip, connectivity)?;
+        let plane = shape.plane_len();
+        let stats = if with_stats {
+            strip_stats(shape, strip, &labels, count)
+        } else {
+            Vec::new()
+        };
+        Ok(Scan {
+            count,
+            first_plane: labels[..plane].to_vec(),
+            last_plane: labels[labels.len() - plane..].to_vec(),
+            stats,
+        })
+    }
+
+    pub(crate) fn write<L: LabelWord>(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+        renumbering: &Renumbering,
+        sink: &dyn PlaneSink<L>,
+    ) -> Result<()> {
+        let (labels, count) = self.label(shape, strip, connectivity)?;
+        let table = renumbering.table(count);
+        let out: Vec<L> = labels
+            .iter()
+            .map(|&l| {
+                if l == 0 {
+                    L::default()
+                } else {
+                    L::from_label(table[l as usize - 1])
+                }
+            })
+            .collect();
+        sink.write_planes(strip.first, &out)
+    }
+}
+
+/// The features of a strip's components from its labels, in the whole
+/// image's coordinates.
+fn strip_stats(shape: Shape, strip: Strip, labels: &[u32], count: u32) -> Vec<LargeStats> {
+    let mut stats = vec![LargeStats::default(); count as usize];
+    let width = shape.width();
+    let rows = shape.plane_rows();
+    for (index, &label) in labels.iter().enumerate() {
+        if label == 0 {
+            continue;
+        }
+        let (x, row) = ((index % width) as u32, index / width);
+        // An image's strip: rows of the image; a volume's: rows of slices.
+        let (y, z) = match shape {
+            Shape::Image { .. } => ((strip.first + row) as u32, 0),
+            Shape::Volume { .. } => ((row % rows) as u32, (strip.first + row / rows) as u32),
+        };
+        let pixel = LargeStats {
+            area: 1,
+            min: [x, y, z],
+            max: [x, y, z],
+            sum: [x as u64, y as u64, z as u64],
+        };
+        stats[label as usize - 1].merge(&pixel);
+    }
+    stats
+}

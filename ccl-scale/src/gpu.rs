@@ -1,0 +1,356 @@
+//! A strip worker on a GPU: the strip's pixels go up from a pinned host
+//! buffer, a CUDA variant labels them where they land (on the worker's own
+//! stream), and only what the merge needs comes back in the first pass
+//! (the count, the two border planes, the features); in the second pass
+//! the strip is labeled again, renumbered on the device (`renumber.cu`)
+//! and its final labels come back through a second pinned buffer. Two
+//! workers on one GPU, each on its own stream, overlap one's transfers
+//! with the other's labeling.
+
+use std::sync::Arc;
+
+use ccl::{Connectivity, Result};
+use ccl_cuda::backend::{DynVariant, Slices, variant_on};
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, cuda_error,
+    linear_grid,
+};
+use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice, sys};
+
+use crate::Shape;
+use crate::merge::{LargeStats, Renumbering, Scan};
+use crate::stream::{LabelWord, PlaneSink};
+use crate::worker::Strip;
+
+const KERNELS: KernelSource = KernelSource {
+    name: "ccl_renumber",
+    source: include_str!("renumber.cu"),
+    constants: &[],
+};
+
+inventory::submit! { KERNELS }
+
+/// Threads per block of the renumbering kernels.
+const THREADS: u32 = 256;
+/// Blocks of the grid-stride renumbering pass: enough to fill any GPU.
+const RENUMBER_BLOCKS: usize = 4096;
+
+type TableArgs = (DevPtr<u32>, DevPtr<u64>, u32, u32, u64, DevPtr<u64>);
+type RenumberArgs<L> = (DevPtr<u32>, u32, DevPtr<u64>, DevPtr<L>);
+
+struct Kernels {
+    table: Kernel<TableArgs>,
+    renumber_u32: Kernel<RenumberArgs<u32>>,
+    renumber_u64: Kernel<RenumberArgs<u64>>,
+}
+
+/// Page-locked host memory that grows on demand; `write_combined` for
+/// memory the host only writes (the strip's pixels: faster uploads), plain
+/// for memory it reads back (labels: write-combined reads are uncached).
+struct Pinned {
+    slice: Option<PinnedHostSlice<u8>>,
+    write_combined: bool,
+}
+
+impl Pinned {
+    fn new(write_combined: bool) -> Self {
+        Self {
+            slice: None,
+            write_combined,
+        }
+    }
+
+    fn reserve(&mut self, gpu: &Gpu, bytes: usize) -> Result<&mut [u8]> {
+        if self.slice.as_ref().is_none_or(|s| s.len() < bytes) {
+            self.slice = None;
+            let flags = if self.write_combined {
+                sys::CU_MEMHOSTALLOC_WRITECOMBINED
+            } else {
+                0
+            };
+            // SAFETY: the bytes are written (by the source or a copy from
+            // the device) before they are read.
+            let slice = unsafe {
+                gpu.context()
+                    .alloc_pinned_with_flags::<u8>(bytes.max(1), flags)
+            }
+            .map_err(cuda_error)?;
+            self.slice = Some(slice);
+        }
+        let slice = self.slice.as_mut().expect("allocated above");
+        Ok(&mut slice.as_mut_slice().map_err(cuda_error)?[..bytes])
+    }
+}
+
+/// Labels strips on one GPU, on its own stream.
+pub(crate) struct GpuWorker {
+    gpu: Arc<Gpu>,
+    stream: Arc<CudaStream>,
+    variant: Box<dyn DynVariant>,
+    kernels: Kernels,
+    host_pixels: Pinned,
+    host_labels: Pinned,
+    pixels: DeviceBuffer<u8>,
+    labels: DeviceBuffer<u32>,
+    table: DeviceBuffer<u64>,
+    continued: DeviceBuffer<u32>,
+    numbers: DeviceBuffer<u64>,
+    out: DeviceBuffer<u8>,
+    /// The bytes of the strip in `host_pixels`.
+    loaded: usize,
+}
+
+impl GpuWorker {
+    /// A worker on GPU `ordinal` with a stream of its own, labeling with
+    /// the CUDA variant `variant`.
+    pub(crate) fn new(ordinal: usize, variant: &str) -> Result<Self> {
+        let gpu = ccl_cuda::runtime::gpu(ordinal)?;
+        let stream = gpu.new_stream()?;
+        let variant = variant_on(variant, gpu.clone(), stream.clone())?;
+        Ok(Self {
+            kernels: Kernels {
+                table: Kernel::load(&gpu, &KERNELS, "ccl_renumber_table")?,
+                renumber_u32: Kernel::load(&gpu, &KERNELS, "ccl_renumber_u32")?,
+                renumber_u64: Kernel::load(&gpu, &KERNELS, "ccl_renumber_u64")?,
+            },
+            gpu,
+            stream,
+            variant,
+            host_pixels: Pinned::new(true),
+            host_labels: Pinned::new(false),
+            pixels: DeviceBuffer::new(),
+            labels: DeviceBuffer::new(),
+            table: DeviceBuffer::new(),
+            continued: DeviceBuffer::new(),
+            numbers: DeviceBuffer::new(),
+            out: DeviceBuffer::new(),
+            loaded: 0,
+        })
+    }
+
+    /// The GPU's free memory in bytes now.
+    pub(crate) fn free_memory(&self) -> Result<u64> {
+        self.gpu.context().bind_to_thread().map_err(cuda_error)?;
+        let (free, _) = self.gpu.context().mem_get_info().map_err(cuda_error)?;
+        Ok(free as u64)
+    }
+
+    /// Room for the strip's pixels (pinned), which the caller fills.
+    pub(crate) fn input(&mut self, bytes: usize) -> Result<&mut [u8]> {
+        self.loaded = bytes;
+        self.host_pixels.reserve(&self.gpu, bytes)
+    }
+
+    /// Uploads the strip and labels it into `labels` (canonical, packed);
+    /// returns its count (a read-back). With `image_stats`, an image's
+    /// features are gathered in the same pass, left for
+    /// [`stats`](Self::stats).
+    fn label(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+        image_stats: bool,
+    ) -> Result<u32> {
+        let bytes = self.loaded;
+        let host = self.host_pixels.reserve(&self.gpu, bytes)?;
+        let device = self.pixels.reserve(&self.stream, bytes)?;
+        self.stream
+            .memcpy_htod(&host[..], &mut device.slice_mut(..bytes))
+            .map_err(cuda_error)?;
+        let (width, rows) = (shape.width(), strip.planes * shape.plane_rows());
+        let image = DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
+        let labels = self.labels.reserve(&self.stream, bytes)?;
+        let mut labels = labels.slice_mut(..bytes);
+        let mut clock = StageClock::disabled();
+        match shape {
+            Shape::Image { .. } if image_stats => self.variant.label_device_with_stats(
+                &image,
+                &mut labels,
+                connectivity,
+                None,
+                &mut clock,
+            )?,
+            Shape::Image { .. } => {
+                self.variant
+                    .label_device(&image, &mut labels, connectivity, &mut clock)?
+            }
+            Shape::Volume { height, .. } => self.variant.label_device_volume(
+                &image,
+                Slices {
+                    height,
+                    depth: strip.planes,
+                },
+                &mut labels,
+                connectivity,
+                &mut clock,
+            )?,
+        }
+        Ok(self.variant.component_count()? as u32)
+    }
+
+    pub(crate) fn scan(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+        with_stats: bool,
+    ) -> Result<Scan> {
+        let count = self.label(shape, strip, connectivity, with_stats)?;
+        let (plane, pixels) = (shape.plane_len(), self.loaded);
+        let labels = self.labels.get()?;
+        let first_plane = self
+            .stream
+            .clone_dtoh(&labels.slice(..plane))
+            .map_err(cuda_error)?;
+        let last_plane = self
+            .stream
+            .clone_dtoh(&labels.slice(pixels - plane..pixels))
+            .map_err(cuda_error)?;
+        let stats = if with_stats && count > 0 {
+            self.stats(shape, strip, connectivity)?
+        } else {
+            Vec::new()
+        };
+        Ok(Scan {
+            count,
+            first_plane,
+            last_plane,
+            stats,
+        })
+    }
+
+    /// The features of the strip's components, in the whole image's
+    /// coordinates: an image's from its labeling, a volume's from the
+    /// variant's analysis of the strip still on the device.
+    fn stats(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+    ) -> Result<Vec<LargeStats>> {
+        let first = strip.first as u32;
+        match shape {
+            Shape::Image { .. } => {
+                let Some(stats) = self.variant.device_stats()? else {
+                    return Ok(Vec::new());
+                };
+                let stats = self.stream.clone_dtoh(&stats).map_err(cuda_error)?;
+                Ok(stats
+                    .into_iter()
+                    .map(|s| LargeStats::of_image(&s.into(), first))
+                    .collect())
+            }
+            Shape::Volume { height, .. } => {
+                let bytes = self.loaded;
+                let rows = strip.planes * height;
+                let (width, slices) = (
+                    shape.width(),
+                    Slices {
+                        height,
+                        depth: strip.planes,
+                    },
+                );
+                let image =
+                    DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
+                let mut clock = StageClock::disabled();
+                self.variant
+                    .analyze_device_volume(&image, slices, connectivity, &mut clock)?;
+                Ok(self
+                    .variant
+                    .read_volume_stats()?
+                    .iter()
+                    .map(|s| LargeStats::of_volume(s, first))
+                    .collect())
+            }
+        }
+    }
+
+    pub(crate) fn write<L: LabelWord>(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+        renumbering: &Renumbering,
+        sink: &dyn PlaneSink<L>,
+    ) -> Result<()> {
+        let count = self.label(shape, strip, connectivity, false)?;
+        let pixels = self.loaded;
+        let stream = self.stream.clone();
+        let continued = upload(&stream, &mut self.continued, &renumbering.continued)?;
+        let numbers = upload(&stream, &mut self.numbers, &renumbering.numbers)?;
+        let table = self.table.reserve(&stream, count as usize)?;
+        let table = DevPtr::of_mut(table, &stream);
+        let labels = DevPtr::of(self.labels.get()?, &stream);
+        let out_bytes = pixels * size_of::<L>();
+        let out = self.out.reserve(&stream, out_bytes)?;
+        let out_address = DevPtr::of_mut(out, &stream).address();
+        // SAFETY: `continued` and `numbers` hold the renumbering's entries,
+        // `table` `count`, `labels` the strip's `pixels` labels (each at
+        // most `count`), `out` `pixels` labels of `L`; all on this stream.
+        unsafe {
+            self.kernels.table.launch(
+                &stream,
+                linear_grid(count as usize, THREADS)?,
+                (
+                    continued,
+                    numbers,
+                    renumbering.continued.len() as u32,
+                    count,
+                    renumbering.first_new,
+                    table,
+                ),
+            )?;
+            let grid = linear_grid(pixels.min(RENUMBER_BLOCKS * THREADS as usize), THREADS)?;
+            if size_of::<L>() == 8 {
+                self.kernels.renumber_u64.launch(
+                    &stream,
+                    grid,
+                    (
+                        labels,
+                        pixels as u32,
+                        table,
+                        DevPtr::from_address(out_address),
+                    ),
+                )?;
+            } else {
+                self.kernels.renumber_u32.launch(
+                    &stream,
+                    grid,
+                    (
+                        labels,
+                        pixels as u32,
+                        table,
+                        DevPtr::from_address(out_address),
+                    ),
+                )?;
+            }
+        }
+        let host = self.host_labels.reserve(&self.gpu, out_bytes)?;
+        stream
+            .memcpy_dtoh(&self.out.get()?.slice(..out_bytes), host)
+            .map_err(cuda_error)?;
+        stream.synchronize().map_err(cuda_error)?;
+        // SAFETY: pinned allocations are page-aligned, so aligned for `L`;
+        // the bytes are `pixels` labels of `L` just copied from the device
+        // (every bit pattern is a valid u32 or u64).
+        let labels = unsafe { std::slice::from_raw_parts(host.as_ptr().cast::<L>(), pixels) };
+        sink.write_planes(strip.first, labels)
+    }
+}
+
+/// `values` in `buffer` on the device; a pointer to them (to one unused
+/// element where there are none).
+fn upload<T: cudarc::driver::DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    buffer: &mut DeviceBuffer<T>,
+    values: &[T],
+) -> Result<DevPtr<T>> {
+    let device: &mut CudaSlice<T> = buffer.reserve(stream, values.len())?;
+    if !values.is_empty() {
+        stream
+            .memcpy_htod(values, &mut device.slice_mut(..values.len()))
+            .map_err(cuda_error)?;
+    }
+    Ok(DevPtr::of_mut(device, stream))
+}

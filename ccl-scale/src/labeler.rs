@@ -1,0 +1,359 @@
+//! The strip labeler: plans strips under the memory cap, deals them to the
+//! workers (every GPU named, several workers each, or CPU threads), merges
+//! the borders, and deals them again to write the final labels.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use ccl::{Algorithm, Backend, Connectivity, Error, MAX_PIXELS, Result, Task, Variant};
+
+use crate::Shape;
+use crate::cpu::CpuWorker;
+use crate::gpu::GpuWorker;
+use crate::merge::{self, LargeStats, Scan};
+use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource, ShapedLabels};
+use crate::worker::{Strip, Worker};
+
+/// Device bytes a worker holds per pixel of its strip, besides the labels
+/// it writes: the pixels (1), their labels (4), the renumbering table (at
+/// most one component per two pixels: 4), and room for the variant's own
+/// scratch (16; `flsl-cd` at a typical density takes less, see
+/// docs/design.md).
+const WORKER_BYTES_PER_PIXEL: u64 = 1 + 4 + 4 + 16;
+
+/// Of the free GPU memory, the share a labeler takes when no cap is given.
+const DEFAULT_GPU_SHARE: f64 = 0.8;
+
+/// CUDA kernels take rows as `int`, with room past the end
+/// (`DeviceImage::new`).
+const MAX_KERNEL_ROWS: usize = i32::MAX as usize - 1024;
+
+/// How a [`StripLabeler`] runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StripOptions {
+    /// Where the strips are labeled.
+    pub backend: Backend,
+    /// The GPUs of a CUDA run, by ordinal; empty for GPU 0.
+    pub devices: Vec<usize>,
+    /// Workers per GPU (each with its own stream, so that one's transfers
+    /// overlap another's labeling), or CPU workers.
+    pub workers_per_device: usize,
+    /// The memory the labeling may take on each device, its workers
+    /// together, in bytes: the GPU's (default: 80 % of what is free), or
+    /// the host's working memory on the CPU (default: strips as large as
+    /// 32-bit labels allow). Whatever the cap, a strip stays under `2^32 −
+    /// 2` pixels.
+    pub max_memory: Option<u64>,
+    /// The tallest strip in planes (rows or slices), below what the memory
+    /// allows: to force many strips (tests) or bound host buffers.
+    pub max_strip_planes: Option<usize>,
+    /// The registered variant that labels each strip, of `backend`; `None`
+    /// for the preferred one.
+    pub variant: Option<String>,
+}
+
+impl Default for StripOptions {
+    fn default() -> Self {
+        Self {
+            backend: Backend::Cuda,
+            devices: Vec::new(),
+            workers_per_device: 2,
+            max_memory: None,
+            max_strip_planes: None,
+            variant: None,
+        }
+    }
+}
+
+/// What a labeling in strips did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StripReport {
+    /// The components of the whole image: its labels are 1..=count.
+    pub count: u64,
+    /// The strips it was cut into.
+    pub strips: usize,
+    /// The planes of each strip (the last may have fewer).
+    pub strip_planes: usize,
+    /// The workers that labeled them.
+    pub workers: usize,
+}
+
+/// Labels images and volumes of any size in strips (runs of rows, or of
+/// slices), each strip labeled alone on a GPU (or the CPU) and the borders
+/// merged: canonical labels across the whole image (1..=N in raster order
+/// of each component's first pixel), `u32` or `u64`, and features per
+/// component, with device and host memory bounded by the strips in
+/// flight.
+///
+/// Each strip is labeled twice: once to find its border labels (and
+/// features), once, after the merge, to write its final labels. Labeling
+/// runs at tens of gigapixels a second, far above the host link, so the
+/// second labeling costs less than keeping the first's labels would cost
+/// in transfers or host memory.
+#[derive(Clone, Debug)]
+pub struct StripLabeler {
+    options: StripOptions,
+    variant: Variant,
+}
+
+impl StripLabeler {
+    /// Checks the options: the variant exists, is of the backend, labels
+    /// and analyzes in `connectivity`, and can run here.
+    pub fn new(options: StripOptions, connectivity: Connectivity) -> Result<Self> {
+        if options.workers_per_device == 0 {
+            return Err(Error::InvalidArgument(
+                "a strip labeler needs at least one worker per device".into(),
+            ));
+        }
+        if options.max_strip_planes == Some(0) || options.max_memory == Some(0) {
+            return Err(Error::InvalidArgument(
+                "a strip needs at least one plane and some memory".into(),
+            ));
+        }
+        let variant = match &options.variant {
+            Some(name) => Variant::named(name, Task::Label, connectivity)?,
+            None => Variant::preferred_on(options.backend, Task::Label, connectivity)?,
+        };
+        let algorithm = variant.algorithm();
+        if algorithm.backend != options.backend {
+            return Err(Error::InvalidArgument(format!(
+                "{} runs on the {:?} backend, not on the {:?} one asked for",
+                algorithm.name, algorithm.backend, options.backend
+            )));
+        }
+        Ok(Self { options, variant })
+    }
+
+    /// The variant that labels each strip.
+    pub fn variant(&self) -> &'static Algorithm {
+        self.variant.algorithm()
+    }
+
+    /// Labels the image or volume that `source` reads (of `shape`) into
+    /// `sink`, plane by plane: canonical labels of type `L` across the
+    /// whole of it. An error where its components do not fit `L`.
+    pub fn label<L: LabelWord>(
+        &self,
+        shape: Shape,
+        connectivity: Connectivity,
+        source: &dyn PlaneSource,
+        sink: &dyn PlaneSink<L>,
+    ) -> Result<StripReport> {
+        shape.check(connectivity)?;
+        let mut workers = self.workers()?;
+        let strip_planes = self.strip_planes(shape, size_of::<L>() as u64, &workers)?;
+        let strips = cut(shape, strip_planes);
+        let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, false)?;
+        let numbering = merge::number(shape, connectivity, &scans)?;
+        if numbering.count > L::MAX {
+            return Err(Error::InvalidArgument(format!(
+                "{} components do not fit {} labels; ask for 64-bit ones",
+                numbering.count,
+                L::NAME
+            )));
+        }
+        for_each_strip(&mut workers, &strips, |worker, index| {
+            let strip = strips[index];
+            read(worker, shape, strip, source)?;
+            worker.write(shape, strip, connectivity, &numbering.strips[index], sink)
+        })?;
+        Ok(StripReport {
+            count: numbering.count,
+            strips: strips.len(),
+            strip_planes,
+            workers: workers.len(),
+        })
+    }
+
+    /// [`label`](Self::label) of packed pixels in memory into `labels`
+    /// (one per pixel, packed; every one overwritten).
+    pub fn label_pixels<L: LabelWord>(
+        &self,
+        pixels: &Pixels<'_>,
+        connectivity: Connectivity,
+        labels: &mut [L],
+    ) -> Result<StripReport> {
+        let shape = pixels.shape();
+        if labels.len() as u64 != shape.pixels() {
+            return Err(Error::InvalidDimensions(format!(
+                "{shape:?} has {} pixels, the label buffer {}",
+                shape.pixels(),
+                labels.len()
+            )));
+        }
+        let labels = Labels::new(labels);
+        let sink = ShapedLabels {
+            labels: &labels,
+            plane_len: shape.plane_len(),
+        };
+        self.label(shape, connectivity, pixels, &sink)
+    }
+
+    /// The features of every component of the image or volume that
+    /// `source` reads, index `n − 1` for canonical label `n`, merged across
+    /// strips (one labeling of each; no labels are written).
+    pub fn analyze(
+        &self,
+        shape: Shape,
+        connectivity: Connectivity,
+        source: &dyn PlaneSource,
+    ) -> Result<Vec<LargeStats>> {
+        shape.check(connectivity)?;
+        let mut workers = self.workers()?;
+        let strip_planes = self.strip_planes(shape, 0, &workers)?;
+        let strips = cut(shape, strip_planes);
+        let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, true)?;
+        let numbering = merge::number(shape, connectivity, &scans)?;
+        Ok(merge::merge_stats(&numbering, &scans))
+    }
+
+    fn workers(&self) -> Result<Vec<Worker>> {
+        let per_device = self.options.workers_per_device;
+        match self.options.backend {
+            Backend::Cpu => Ok((0..per_device)
+                .map(|_| Worker::Cpu(CpuWorker::new(self.variant)))
+                .collect()),
+            Backend::Cuda => {
+                let devices = if self.options.devices.is_empty() {
+                    vec![0]
+                } else {
+                    self.options.devices.clone()
+                };
+                let mut workers = Vec::new();
+                for &device in &devices {
+                    for _ in 0..per_device {
+                        workers.push(Worker::Gpu(Box::new(GpuWorker::new(
+                            device,
+                            self.variant.algorithm().name,
+                        )?)));
+                    }
+                }
+                Ok(workers)
+            }
+        }
+    }
+
+    /// The planes of each strip: what each worker's share of the memory
+    /// holds at `label_bytes` of output per pixel, under the other limits.
+    fn strip_planes(&self, shape: Shape, label_bytes: u64, workers: &[Worker]) -> Result<usize> {
+        let plane = shape.plane_len().max(1) as u64;
+        let mut planes = shape.planes().max(1) as u64;
+        planes = planes.min(MAX_PIXELS / plane);
+        if self.options.backend == Backend::Cuda {
+            planes = planes.min((MAX_KERNEL_ROWS / shape.plane_rows().max(1)) as u64);
+        }
+        let budget = match (self.options.max_memory, self.options.backend) {
+            (Some(cap), _) => Some(cap),
+            (None, Backend::Cuda) => {
+                let mut free = u64::MAX;
+                for worker in workers {
+                    if let Worker::Gpu(gpu) = worker {
+                        free = free.min(gpu.free_memory()?);
+                    }
+                }
+                Some((free as f64 * DEFAULT_GPU_SHARE) as u64)
+            }
+            (None, Backend::Cpu) => None,
+        };
+        if let Some(budget) = budget {
+            let per_worker = budget / self.options.workers_per_device as u64;
+            let per_plane = plane * (WORKER_BYTES_PER_PIXEL + label_bytes);
+            planes = planes.min(per_worker / per_plane);
+        }
+        if let Some(max) = self.options.max_strip_planes {
+            planes = planes.min(max as u64);
+        }
+        if planes == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "one plane of {plane} pixels does not fit the memory cap of {} bytes over {} workers a device (or 32-bit labels)",
+                budget.unwrap_or(0),
+                self.options.workers_per_device
+            )));
+        }
+        Ok(planes as usize)
+    }
+}
+
+/// `shape`'s planes cut into strips of `strip_planes` (the last shorter);
+/// none for a shape without pixels.
+fn cut(shape: Shape, strip_planes: usize) -> Vec<Strip> {
+    if shape.pixels() == 0 {
+        return Vec::new();
+    }
+    (0..shape.planes())
+        .step_by(strip_planes)
+        .map(|first| Strip {
+            first,
+            planes: strip_planes.min(shape.planes() - first),
+        })
+        .collect()
+}
+
+/// Fills the worker's input with the strip's pixels.
+fn read(worker: &mut Worker, shape: Shape, strip: Strip, source: &dyn PlaneSource) -> Result<()> {
+    let bytes = strip.planes * shape.plane_len();
+    source.read_planes(strip.first, worker.input(bytes)?)
+}
+
+/// Every strip labeled alone, in order.
+fn scan_strips(
+    workers: &mut [Worker],
+    shape: Shape,
+    connectivity: Connectivity,
+    strips: &[Strip],
+    source: &dyn PlaneSource,
+    with_stats: bool,
+) -> Result<Vec<Scan>> {
+    let scans: Vec<Mutex<Scan>> = strips.iter().map(|_| Mutex::default()).collect();
+    for_each_strip(workers, strips, |worker, index| {
+        let strip = strips[index];
+        read(worker, shape, strip, source)?;
+        let scan = worker.scan(shape, strip, connectivity, with_stats)?;
+        *scans[index].lock().expect("no worker panics holding it") = scan;
+        Ok(())
+    })?;
+    Ok(scans
+        .into_iter()
+        .map(|scan| scan.into_inner().expect("no worker panics holding it"))
+        .collect())
+}
+
+/// Runs `job` on every strip index, each worker on a thread of its own
+/// taking the next strip until none is left; the first error stops the
+/// others (after their current strip) and is returned.
+fn for_each_strip(
+    workers: &mut [Worker],
+    strips: &[Strip],
+    job: impl Fn(&mut Worker, usize) -> Result<()> + Sync,
+) -> Result<()> {
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for worker in workers.iter_mut() {
+            let (next, failed, first_error, job) = (&next, &failed, &first_error, &job);
+            scope.spawn(move || {
+                while !failed.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= strips.len() {
+                        break;
+                    }
+                    if let Err(error) = job(worker, index) {
+                        failed.store(true, Ordering::Relaxed);
+                        first_error
+                            .lock()
+                            .expect("held only to store an error")
+                            .get_or_insert(error);
+                    }
+                }
+            });
+        }
+    });
+    match first_error
+        .into_inner()
+        .expect("no thread panics holding it")
+    {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,197 @@
+//! Where strips come from and where their labels go: a [`PlaneSource`]
+//! hands out the pixels of any run of planes, a [`PlaneSink`] takes the
+//! labels of one. Both are called from several threads at once (one per
+//! worker), each time for planes no other call touches, so a file can be
+//! read and written at offsets, and memory need never hold the whole image.
+
+use std::marker::PhantomData;
+
+use ccl_core::{Error, Result};
+
+use crate::Shape;
+
+/// The pixels of an image or volume, handed out plane by plane.
+pub trait PlaneSource: Sync {
+    /// Fills `out` with the planes from `first` on, packed (`out.len()` is
+    /// a whole number of planes): nonzero is foreground.
+    fn read_planes(&self, first: usize, out: &mut [u8]) -> Result<()>;
+}
+
+/// Takes the labels of an image or volume, plane by plane.
+pub trait PlaneSink<L: LabelWord>: Sync {
+    /// Stores `labels`, the packed labels of the planes from `first` on.
+    /// Every plane is written exactly once, in no particular order.
+    fn write_planes(&self, first: usize, labels: &[L]) -> Result<()>;
+}
+
+/// The integer of a label image: `u32` up to `2^32 − 2` components, `u64`
+/// past that.
+pub trait LabelWord: Copy + Default + Send + Sync + cudarc::driver::DeviceRepr + 'static {
+    /// The largest label it holds.
+    const MAX: u64;
+    /// Its name, as numpy spells it.
+    const NAME: &'static str;
+    /// `value`, which the caller checked is at most [`MAX`](Self::MAX).
+    fn from_label(value: u64) -> Self;
+}
+
+impl LabelWord for u32 {
+    const MAX: u64 = u32::MAX as u64;
+    const NAME: &'static str = "uint32";
+    fn from_label(value: u64) -> Self {
+        value as u32
+    }
+}
+
+impl LabelWord for u64 {
+    const MAX: u64 = u64::MAX;
+    const NAME: &'static str = "uint64";
+    fn from_label(value: u64) -> Self {
+        value
+    }
+}
+
+/// An image or volume in memory, packed (x fastest, then y, then z), of
+/// any size: the source of [`StripLabeler`](crate::StripLabeler)'s
+/// in-memory calls.
+#[derive(Clone, Copy, Debug)]
+pub struct Pixels<'a> {
+    pixels: &'a [u8],
+    shape: Shape,
+}
+
+impl<'a> Pixels<'a> {
+    /// `pixels` as `shape`; its length must be the shape's pixel count.
+    pub fn new(pixels: &'a [u8], shape: Shape) -> Result<Self> {
+        if pixels.len() as u64 != shape.pixels() {
+            return Err(Error::InvalidDimensions(format!(
+                "{shape:?} has {} pixels, the buffer {} bytes",
+                shape.pixels(),
+                pixels.len()
+            )));
+        }
+        Ok(Self { pixels, shape })
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+}
+
+impl PlaneSource for Pixels<'_> {
+    fn read_planes(&self, first: usize, out: &mut [u8]) -> Result<()> {
+        let start = first * self.shape.plane_len();
+        let bytes = self.pixels.get(start..start + out.len()).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "planes from {first} on, {} bytes, lie past the end of the pixels",
+                out.len()
+            ))
+        })?;
+        out.copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// A label image in memory that several workers fill at once, each its own
+/// planes: the sink of [`StripLabeler`](crate::StripLabeler)'s in-memory
+/// calls.
+pub struct Labels<'a, L> {
+    start: *mut L,
+    len: usize,
+    _borrow: PhantomData<&'a mut [L]>,
+}
+
+// SAFETY: `Labels` is a `&mut [L]` that hands out disjoint ranges to
+// threads: `write_planes` writes only the planes it is given, and the
+// strip driver gives each plane to exactly one call.
+unsafe impl<L: Send> Sync for Labels<'_, L> {}
+// SAFETY: as above; it owns nothing but the borrow.
+unsafe impl<L: Send> Send for Labels<'_, L> {}
+
+impl<'a, L: LabelWord> Labels<'a, L> {
+    /// Labels written into `labels` (one per pixel of the shape labeled).
+    pub fn new(labels: &'a mut [L]) -> Self {
+        Self {
+            start: labels.as_mut_ptr(),
+            len: labels.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The number of labels it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes `labels` from element `offset` on; callers on other threads
+    /// write other elements (the strip driver's contract).
+    fn write_at(&self, offset: usize, labels: &[L]) -> Result<()> {
+        if offset
+            .checked_add(labels.len())
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "labels {offset}..+{} lie past the end of a buffer of {}",
+                labels.len(),
+                self.len
+            )));
+        }
+        // SAFETY: in bounds (checked above), and no other call writes these
+        // elements (each plane goes to one call).
+        unsafe {
+            std::ptr::copy_nonoverlapping(labels.as_ptr(), self.start.add(offset), labels.len())
+        };
+        Ok(())
+    }
+}
+
+/// [`Labels`] of one shape: planes to elements.
+pub(crate) struct ShapedLabels<'a, 'b, L> {
+    pub(crate) labels: &'b Labels<'a, L>,
+    pub(crate) plane_len: usize,
+}
+
+impl<L: LabelWord> PlaneSink<L> for ShapedLabels<'_, '_, L> {
+    fn write_planes(&self, first: usize, labels: &[L]) -> Result<()> {
+        self.labels.write_at(first * self.plane_len, labels)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixels_read_whole_planes_and_refuse_past_the_end() {
+        let data: Vec<u8> = (0..12).collect();
+        let shape = Shape::Image {
+            width: 4,
+            height: 3,
+        };
+        let pixels = Pixels::new(&data, shape).unwrap();
+        let mut out = [0u8; 8];
+        pixels.read_planes(1, &mut out).unwrap();
+        assert_eq!(out, [4, 5, 6, 7, 8, 9, 10, 11]);
+        assert!(pixels.read_planes(2, &mut out).is_err());
+        assert!(Pixels::new(&data[..11], shape).is_err());
+    }
+
+    #[test]
+    fn labels_take_disjoint_planes_and_refuse_past_the_end() {
+        let mut buffer = vec![0u64; 6];
+        let labels = Labels::new(&mut buffer);
+        let sink = ShapedLabels {
+            labels: &labels,
+            plane_len: 3,
+        };
+        sink.write_planes(1, &[7, 8, 9]).unwrap();
+        assert!(sink.write_planes(1, &[1, 2, 3, 4]).is_err());
+        assert_eq!(buffer, [0, 0, 0, 7, 8, 9]);
+    }
+}

@@ -1,0 +1,372 @@
+//! Labeling in strips against labeling whole: on random, pattern and
+//! percolating images and volumes, every connectivity, with strips from one
+//! plane to the whole image, on the CPU always and on the GPU where one
+//! runs (`CCL_REQUIRE_GPU=1` makes a missing GPU a failure).
+
+use ccl::{Backend, BinaryImage, BinaryVolume, Connectivity, Task, Variant, VolumeStats};
+use ccl_scale::{LabelWord, Pixels, Shape, StripLabeler, StripOptions, needs_wide_labels};
+use ccl_testdata::{
+    pattern, pattern_kinds, random_image, random_volume, volume_pattern, volume_pattern_kinds,
+};
+
+/// The backends to check here: the CPU, and CUDA where a GPU runs.
+fn backends() -> Vec<Backend> {
+    let mut backends = vec![Backend::Cpu];
+    match ccl_cuda::runtime::probe() {
+        Ok(()) => backends.push(Backend::Cuda),
+        Err(reason) if ccl_testkit::policy::gpu_required() => {
+            panic!("CCL_REQUIRE_GPU=1, but no GPU runs: {reason}")
+        }
+        Err(reason) => eprintln!("strips: GPU skipped: {reason}"),
+    }
+    backends
+}
+
+fn options(backend: Backend, strip_planes: usize) -> StripOptions {
+    StripOptions {
+        backend,
+        max_strip_planes: Some(strip_planes),
+        ..StripOptions::default()
+    }
+}
+
+/// The whole image's canonical labels, by the reference.
+fn whole_image(image: &BinaryImage<'_>, connectivity: Connectivity) -> Vec<u32> {
+    let reference = Variant::named("cpu-uf", Task::Label, connectivity).unwrap();
+    reference
+        .label(image, connectivity)
+        .unwrap()
+        .0
+        .into_labels()
+}
+
+fn whole_volume(volume: &BinaryVolume<'_>, connectivity: Connectivity) -> Vec<u32> {
+    let reference = Variant::named("cpu-uf", Task::Label, connectivity).unwrap();
+    reference
+        .label_volume(volume, connectivity)
+        .unwrap()
+        .0
+        .into_labels()
+}
+
+/// Labels `pixels` in strips of `strip_planes` as `L` and checks the labels
+/// equal `expected`, naming the case on failure.
+fn check<L: LabelWord + Into<u64>>(
+    backend: Backend,
+    pixels: &Pixels<'_>,
+    connectivity: Connectivity,
+    strip_planes: usize,
+    expected: &[u32],
+    case: &str,
+) {
+    let labeler = StripLabeler::new(options(backend, strip_planes), connectivity).unwrap();
+    let mut labels = vec![L::default(); expected.len()];
+    let report = labeler
+        .label_pixels(pixels, connectivity, &mut labels)
+        .unwrap();
+    let count = expected.iter().copied().max().unwrap_or(0) as u64;
+    assert_eq!(
+        report.count, count,
+        "{case} {backend:?} strips of {strip_planes}: count"
+    );
+    assert_eq!(
+        report.strips,
+        pixels.shape().planes().div_ceil(strip_planes)
+    );
+    if let Some(at) = labels
+        .iter()
+        .zip(expected)
+        .position(|(&l, &e)| l.into() != e as u64)
+    {
+        panic!(
+            "{case} {backend:?} {connectivity} strips of {strip_planes}: label {} at pixel {at}, expected {}",
+            labels[at].into(),
+            expected[at]
+        );
+    }
+}
+
+#[test]
+fn images_in_strips_equal_the_whole_image() {
+    for backend in backends() {
+        for (density, granularity) in [(30, 1), (59, 1), (60, 4), (90, 1), (100, 1), (0, 1)] {
+            let image = random_image(97, 61, density, granularity, 7).unwrap();
+            let pixels = Pixels::new(
+                image.view().as_bytes(),
+                Shape::Image {
+                    width: 97,
+                    height: 61,
+                },
+            )
+            .unwrap();
+            for connectivity in Connectivity::PLANE {
+                let expected = whole_image(&image.view(), connectivity);
+                for strip_planes in [1, 2, 3, 7, 60, 61] {
+                    let case = format!("random d{density} g{granularity}");
+                    check::<u64>(
+                        backend,
+                        &pixels,
+                        connectivity,
+                        strip_planes,
+                        &expected,
+                        &case,
+                    );
+                    check::<u32>(
+                        backend,
+                        &pixels,
+                        connectivity,
+                        strip_planes,
+                        &expected,
+                        &case,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn patterns_in_strips_equal_the_whole_image() {
+    for backend in backends() {
+        for &kind in pattern_kinds() {
+            let image = pattern(kind, 67, 45).unwrap();
+            let shape = Shape::Image {
+                width: 67,
+                height: 45,
+            };
+            let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+            for connectivity in Connectivity::PLANE {
+                let expected = whole_image(&image.view(), connectivity);
+                for strip_planes in [1, 4, 16] {
+                    check::<u64>(
+                        backend,
+                        &pixels,
+                        connectivity,
+                        strip_planes,
+                        &expected,
+                        kind,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn volumes_in_slabs_equal_the_whole_volume() {
+    for backend in backends() {
+        let mut volumes: Vec<(String, ccl::BinaryVolumeBuf)> = [(20, 1), (35, 1), (60, 2)]
+            .iter()
+            .map(|&(d, g)| {
+                (
+                    format!("random d{d} g{g}"),
+                    random_volume(23, 19, 17, d, g, 3).unwrap(),
+                )
+            })
+            .collect();
+        for &kind in volume_pattern_kinds() {
+            volumes.push((kind.to_string(), volume_pattern(kind, 16, 12, 14).unwrap()));
+        }
+        for (case, volume) in &volumes {
+            let view = volume.view();
+            let shape = Shape::Volume {
+                width: view.width(),
+                height: view.height(),
+                depth: view.depth(),
+            };
+            let pixels = Pixels::new(volume.view().as_bytes(), shape).unwrap();
+            for connectivity in Connectivity::VOLUME {
+                let expected = whole_volume(&view, connectivity);
+                for strip_planes in [1, 2, 5, view.depth()] {
+                    check::<u64>(
+                        backend,
+                        &pixels,
+                        connectivity,
+                        strip_planes,
+                        &expected,
+                        case,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn features_merged_across_strips_equal_the_whole_analysis() {
+    for backend in backends() {
+        let image = random_image(83, 57, 62, 1, 11).unwrap();
+        let shape = Shape::Image {
+            width: 83,
+            height: 57,
+        };
+        let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+        for connectivity in Connectivity::PLANE {
+            let reference = Variant::named("cpu-uf", Task::Analyze, connectivity).unwrap();
+            let expected = reference.analyze(&image.view(), connectivity).unwrap();
+            for strip_planes in [1, 5, 57] {
+                let labeler =
+                    StripLabeler::new(options(backend, strip_planes), connectivity).unwrap();
+                let merged: Vec<_> = labeler
+                    .analyze(shape, connectivity, &pixels)
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.to_component_stats().unwrap())
+                    .collect();
+                assert_eq!(
+                    merged, expected,
+                    "{backend:?} {connectivity} strips of {strip_planes}"
+                );
+            }
+        }
+        let volume = random_volume(21, 18, 15, 33, 1, 5).unwrap();
+        let view = volume.view();
+        let shape = Shape::Volume {
+            width: 21,
+            height: 18,
+            depth: 15,
+        };
+        let pixels = Pixels::new(volume.view().as_bytes(), shape).unwrap();
+        for connectivity in Connectivity::VOLUME {
+            let reference = Variant::named("cpu-uf", Task::Analyze, connectivity).unwrap();
+            let expected = reference.analyze_volume(&view, connectivity).unwrap();
+            for strip_planes in [1, 4] {
+                let labeler =
+                    StripLabeler::new(options(backend, strip_planes), connectivity).unwrap();
+                let merged: Vec<VolumeStats> = labeler
+                    .analyze(shape, connectivity, &pixels)
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.to_volume_stats().unwrap())
+                    .collect();
+                assert_eq!(
+                    merged, expected,
+                    "{backend:?} {connectivity} slabs of {strip_planes}"
+                );
+            }
+        }
+    }
+}
+
+/// Several workers, and on a GPU two "devices" that are the same GPU: the
+/// multi-GPU path, each device's workers on streams of their own.
+#[test]
+fn several_workers_and_devices_label_exactly() {
+    for backend in backends() {
+        let image = random_image(128, 200, 61, 1, 2).unwrap();
+        let shape = Shape::Image {
+            width: 128,
+            height: 200,
+        };
+        let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+        let expected = whole_image(&image.view(), Connectivity::Eight);
+        let devices = match backend {
+            Backend::Cuda => vec![0, 0],
+            Backend::Cpu => Vec::new(),
+        };
+        for workers_per_device in [1, 2, 3] {
+            let options = StripOptions {
+                backend,
+                devices: devices.clone(),
+                workers_per_device,
+                max_strip_planes: Some(9),
+                ..StripOptions::default()
+            };
+            let labeler = StripLabeler::new(options, Connectivity::Eight).unwrap();
+            let mut labels = vec![0u64; expected.len()];
+            let report = labeler
+                .label_pixels(&pixels, Connectivity::Eight, &mut labels)
+                .unwrap();
+            assert_eq!(report.strips, 23);
+            assert!(labels.iter().zip(&expected).all(|(&l, &e)| l == e as u64));
+        }
+    }
+}
+
+#[test]
+fn a_memory_cap_sets_the_strips() {
+    let image = random_image(100, 40, 50, 1, 1).unwrap();
+    let shape = Shape::Image {
+        width: 100,
+        height: 40,
+    };
+    let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+    let expected = whole_image(&image.view(), Connectivity::Four);
+    let capped = |max_memory| StripOptions {
+        backend: Backend::Cpu,
+        workers_per_device: 1,
+        max_memory: Some(max_memory),
+        ..StripOptions::default()
+    };
+    // 100 pixels a row at 25 + 8 bytes each: 3300 bytes a row.
+    let labeler = StripLabeler::new(capped(10 * 3300), Connectivity::Four).unwrap();
+    let mut labels = vec![0u64; 4000];
+    let report = labeler
+        .label_pixels(&pixels, Connectivity::Four, &mut labels)
+        .unwrap();
+    assert_eq!((report.strip_planes, report.strips), (10, 4));
+    assert!(labels.iter().zip(&expected).all(|(&l, &e)| l == e as u64));
+    // Less than one row is refused, with the reason.
+    let labeler = StripLabeler::new(capped(3000), Connectivity::Four).unwrap();
+    let error = labeler
+        .label_pixels(&pixels, Connectivity::Four, &mut labels)
+        .unwrap_err();
+    assert!(error.to_string().contains("memory cap"), "{error}");
+}
+
+#[test]
+fn bad_calls_are_refused() {
+    let image = random_image(10, 10, 50, 1, 1).unwrap();
+    let shape = Shape::Image {
+        width: 10,
+        height: 10,
+    };
+    let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+    let cpu = |workers_per_device| StripOptions {
+        backend: Backend::Cpu,
+        workers_per_device,
+        ..StripOptions::default()
+    };
+    assert!(StripLabeler::new(cpu(0), Connectivity::Four).is_err());
+    let labeler = StripLabeler::new(cpu(1), Connectivity::Four).unwrap();
+    // A label buffer of another size.
+    assert!(
+        labeler
+            .label_pixels(&pixels, Connectivity::Four, &mut vec![0u32; 99])
+            .is_err()
+    );
+    // A volume's connectivity for an image.
+    assert!(
+        labeler
+            .label_pixels(&pixels, Connectivity::Six, &mut vec![0u32; 100])
+            .is_err()
+    );
+    // A CUDA variant named for the CPU backend.
+    let named = StripOptions {
+        variant: Some("flsl-cd".into()),
+        ..cpu(1)
+    };
+    assert!(StripLabeler::new(named, Connectivity::Four).is_err());
+    // A shape without pixels has no components and no strips.
+    let empty = Pixels::new(
+        &[],
+        Shape::Image {
+            width: 0,
+            height: 5,
+        },
+    )
+    .unwrap();
+    let report = labeler
+        .label_pixels(&empty, Connectivity::Four, &mut Vec::<u64>::new())
+        .unwrap();
+    assert_eq!((report.count, report.strips), (0, 0));
+    // Wide labels only past 2^32 - 2 pixels.
+    assert!(!needs_wide_labels(Shape::Image {
+        width: 65_535,
+        height: 65_536
+    }));
+    assert!(needs_wide_labels(Shape::Image {
+        width: 65_536,
+        height: 65_536
+    }));
+}
