@@ -38,6 +38,24 @@ pub(crate) struct Args {
     /// those of what is kept, numbered 1..=K in raster order.
     #[arg(long, value_name = "K")]
     largest: Option<u32>,
+    /// Label in strips streamed through the GPU, taking at most this much
+    /// of each GPU's memory (8GiB, 512MiB, 2GB): for an image or volume
+    /// larger than the GPU's memory, or past 2^32 pixels (its labels are
+    /// then uint64). The input is a .npy of bool or uint8 (2-D or 3-D, C
+    /// order) read plane by plane, and -o a .npy written plane by plane,
+    /// so host memory holds only the strips in flight. With a CPU
+    /// algorithm (-a cpu-rle), the cap is the host's working memory.
+    #[arg(long, value_name = "SIZE", value_parser = crate::strips::parse_bytes)]
+    max_gpu_memory: Option<u64>,
+    /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
+    /// (0,1), each with two workers [default: 0].
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        requires = "max_gpu_memory"
+    )]
+    devices: Vec<usize>,
 }
 
 impl Args {
@@ -59,6 +77,28 @@ impl Args {
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let filter = args.filter()?;
+    if let Some(max_memory) = args.max_gpu_memory {
+        if filter != Filter::default() {
+            return Err(
+                "--min-size, --max-size and --largest need the whole label image; \
+                        --max-gpu-memory streams it"
+                    .into(),
+            );
+        }
+        if let Some(output) = &args.output
+            && same_file(&args.input.path, output)
+        {
+            return Err(format!("-o {}: that is the input", output.display()).into());
+        }
+        return crate::strips::run(crate::strips::Streamed {
+            input: &args.input.path,
+            output: args.output.as_deref(),
+            connectivity: args.input.connectivity,
+            algorithm: args.input.algorithm.as_deref(),
+            max_memory,
+            devices: args.devices,
+        });
+    }
     let plan = args.input.plan()?;
     // Refused before any work: a wrong extension is a typo, and writing
     // over the input loses it.

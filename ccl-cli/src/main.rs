@@ -10,6 +10,7 @@ mod label;
 mod list;
 mod output;
 mod plot;
+mod strips;
 mod sweep;
 mod updates;
 mod verify;

@@ -639,3 +639,100 @@ fn verify_runs_the_volume_kit_on_the_variants_that_label_volumes() {
     let out = String::from_utf8_lossy(&output.stdout);
     assert!(!output.status.success() && out.contains("FAILED"), "{out}");
 }
+
+/// `--max-gpu-memory` labels a `.npy` in strips (slabs) streamed from and
+/// to files: the same labels as the whole volume's, at caps that force one
+/// slice a slab and a few; on the CPU (`-a cpu-rle`, the cap its working
+/// memory) so that every machine checks the merge, and with the default
+/// algorithm where it runs.
+#[test]
+fn streamed_labels_equal_the_whole_volume() {
+    let dir = scratch("streamed");
+    let volume = ccl_testdata::random_volume(40, 30, 20, 33, 1, 9).unwrap();
+    let size = sides(&volume);
+    write_npy_u8(&dir.join("v.npy"), size, volume.view().as_bytes());
+    for connectivity in ["6", "26"] {
+        succeeds(
+            &dir,
+            &[
+                "label",
+                "v.npy",
+                "-c",
+                connectivity,
+                "-a",
+                "cpu-uf",
+                "-o",
+                "whole.npy",
+            ],
+        );
+        let whole = read_npy_labels(&dir.join("whole.npy"), size);
+        // 1200 voxels a slice at 25 + 4 bytes each, over 2 workers.
+        for cap in ["70KB", "300KB"] {
+            let count = succeeds(
+                &dir,
+                &[
+                    "label",
+                    "v.npy",
+                    "-c",
+                    connectivity,
+                    "-a",
+                    "cpu-rle",
+                    "--max-gpu-memory",
+                    cap,
+                    "-o",
+                    "strips.npy",
+                ],
+            );
+            assert_eq!(
+                read_npy_labels(&dir.join("strips.npy"), size),
+                whole,
+                "-c {connectivity} cap {cap}"
+            );
+            let expected = whole.iter().max().unwrap();
+            assert_eq!(count.trim(), format!("{expected} components"));
+        }
+        // Without -o, the count alone.
+        let count = succeeds(
+            &dir,
+            &[
+                "label",
+                "v.npy",
+                "-c",
+                connectivity,
+                "--max-gpu-memory",
+                "1MB",
+            ],
+        );
+        assert_eq!(
+            count.trim(),
+            format!("{} components", whole.iter().max().unwrap())
+        );
+    }
+    fails_with(
+        &dir,
+        &["label", "v.npy", "--max-gpu-memory", "1KB", "-a", "cpu-rle"],
+        "memory cap",
+    );
+    fails_with(
+        &dir,
+        &["label", "v.npy", "--max-gpu-memory", "8GiB", "-o", "x.tif"],
+        ".npy",
+    );
+    fails_with(
+        &dir,
+        &[
+            "label",
+            "v.npy",
+            "--max-gpu-memory",
+            "8GiB",
+            "--min-size",
+            "3",
+        ],
+        "streams",
+    );
+    fails_with(
+        &dir,
+        &["label", "v.npy", "--max-gpu-memory", "lots"],
+        "not a size",
+    );
+}

@@ -47,12 +47,14 @@ mod labels;
 mod npy;
 mod pages;
 mod read;
+mod stream;
 mod volume;
 mod write;
 
 pub use binarize::{Binarization, Channel, Threshold};
 pub use labels::{LabelFormat, label_colour, save_labels};
 pub use read::{DEFAULT_MAX_PIXELS, Decoded, ReadOptions, decode, load_image, read_image};
+pub use stream::{LabelBytes, NpyBytes, NpyLabelFile};
 pub use volume::{
     DecodedVolume, VolumeFormat, load_volume, read_volume, save_volume, save_volume_labels,
 };

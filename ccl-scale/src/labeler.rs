@@ -165,6 +165,27 @@ impl StripLabeler {
         })
     }
 
+    /// The components of the image or volume that `source` reads: the
+    /// first pass and the merge of [`label`](Self::label), no labels written.
+    pub fn count(
+        &self,
+        shape: Shape,
+        connectivity: Connectivity,
+        source: &dyn PlaneSource,
+    ) -> Result<StripReport> {
+        shape.check(connectivity)?;
+        let mut workers = self.workers()?;
+        let strip_planes = self.strip_planes(shape, 0, &workers)?;
+        let strips = cut(shape, strip_planes);
+        let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, false)?;
+        Ok(StripReport {
+            count: merge::number(shape, connectivity, &scans)?.count,
+            strips: strips.len(),
+            strip_planes,
+            workers: workers.len(),
+        })
+    }
+
     /// [`label`](Self::label) of packed pixels in memory into `labels`
     /// (one per pixel, packed; every one overwritten).
     pub fn label_pixels<L: LabelWord>(

@@ -43,6 +43,7 @@
 //! they take of each GPU.
 
 mod cpu;
+mod files;
 mod gpu;
 mod labeler;
 mod merge;
@@ -50,6 +51,7 @@ mod shape;
 mod stream;
 mod worker;
 
+pub use files::{NpySink, NpySource};
 pub use labeler::{StripLabeler, StripOptions, StripReport};
 pub use merge::{LargeStats, Renumbering};
 pub use shape::Shape;

@@ -1,0 +1,131 @@
+//! `ccl label --max-gpu-memory`: an image or volume larger than the GPU's
+//! memory, or past 2^32 pixels, labeled in strips streamed through the GPU
+//! (`ccl-scale`): a `.npy` read plane by plane, the labels written plane by
+//! plane into a `.npy` (`uint64` only past 2^32 − 2 pixels), so that host
+//! memory holds only the strips in flight.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use ccl::Connectivity;
+use ccl_scale::{NpySink, NpySource, Shape, StripLabeler, StripOptions, needs_wide_labels};
+
+use crate::output::{Stdout, out};
+
+/// What the streamed labeling takes from the command line.
+pub(crate) struct Streamed<'a> {
+    pub(crate) input: &'a Path,
+    pub(crate) output: Option<&'a Path>,
+    pub(crate) connectivity: Option<Connectivity>,
+    pub(crate) algorithm: Option<&'a str>,
+    pub(crate) max_memory: u64,
+    pub(crate) devices: Vec<usize>,
+}
+
+pub(crate) fn run(streamed: Streamed<'_>) -> Result<ExitCode, crate::Error> {
+    let not_npy = |path: &Path| {
+        path.extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("npy"))
+    };
+    if not_npy(streamed.input) {
+        return Err(format!(
+            "{}: --max-gpu-memory streams a .npy (bool or uint8, C order) plane by plane; \
+             convert the input first (numpy.save)",
+            streamed.input.display()
+        )
+        .into());
+    }
+    if let Some(output) = streamed.output.filter(|&o| not_npy(o)) {
+        return Err(format!(
+            "-o {}: --max-gpu-memory writes the labels plane by plane into a .npy",
+            output.display()
+        )
+        .into());
+    }
+    let source = NpySource::open(streamed.input)?;
+    let shape = source.shape();
+    let connectivity = streamed.connectivity.unwrap_or(match shape {
+        Shape::Image { .. } => Connectivity::Eight,
+        Shape::Volume { .. } => Connectivity::TwentySix,
+    });
+    let backend = match streamed.algorithm {
+        Some(name) => ccl::find(name)?.backend,
+        // The preferred variant's: a CUDA one where a GPU works.
+        None => ccl::default_algorithm(ccl::Task::Label, connectivity)?.backend,
+    };
+    let options = StripOptions {
+        backend,
+        devices: streamed.devices,
+        max_memory: Some(streamed.max_memory),
+        variant: streamed.algorithm.map(str::to_string),
+        ..StripOptions::default()
+    };
+    let labeler = StripLabeler::new(options, connectivity)?;
+    let wide = needs_wide_labels(shape);
+    let report = match streamed.output {
+        Some(output) => {
+            let sink = NpySink::create(output, shape, wide)?;
+            if wide {
+                labeler.label::<u64>(shape, connectivity, &source, &sink)?
+            } else {
+                labeler.label::<u32>(shape, connectivity, &source, &sink)?
+            }
+        }
+        // The count needs only the first pass and the merge.
+        None => labeler.count(shape, connectivity, &source)?,
+    };
+    let plural = if report.count == 1 { "" } else { "s" };
+    out!(Stdout::lock(), "{} component{plural}", report.count)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A size in bytes: a number with an optional unit, B, KiB, MiB, GiB, TiB
+/// (powers of 1024; K, M, G, T too) or kB, MB, GB, TB (powers of 1000).
+pub(crate) fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("not a size: {text:?} (say 8GiB, 512MiB or 1000000000)"))?;
+    let scale: f64 = match unit.trim() {
+        "" | "B" => 1.0,
+        "K" | "KiB" => 1024.0,
+        "M" | "MiB" => 1024.0_f64.powi(2),
+        "G" | "GiB" => 1024.0_f64.powi(3),
+        "T" | "TiB" => 1024.0_f64.powi(4),
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {text:?}: B, KiB, MiB, GiB, TiB, kB, MB, GB or TB"
+            ));
+        }
+    };
+    let bytes = number * scale;
+    if !(1.0..1.8e19).contains(&bytes) {
+        return Err(format!("{text:?} is not a size of at least one byte"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_and_without_units() {
+        assert_eq!(parse_bytes("8GiB"), Ok(8 << 30));
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_bytes("2GB"), Ok(2_000_000_000));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("8 parsecs").is_err());
+        assert!(parse_bytes("GiB").is_err());
+    }
+}
