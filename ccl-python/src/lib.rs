@@ -20,6 +20,7 @@ mod filter;
 mod host;
 mod host_array;
 mod statistics;
+mod strips;
 mod volume;
 
 use ccl::{Connectivity, Error, Task, Variant};
@@ -145,5 +146,6 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
     cuda::register(module)?;
     filter::register(module)?;
     classes::register(module)?;
+    strips::register(module)?;
     Ok(())
 }

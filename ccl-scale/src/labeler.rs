@@ -11,7 +11,7 @@ use crate::Shape;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
 use crate::merge::{self, LargeStats, Scan};
-use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource, ShapedLabels};
+use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 use crate::worker::{Strip, Worker};
 
 /// Device bytes a worker holds per pixel of its strip, besides the labels
@@ -195,18 +195,7 @@ impl StripLabeler {
         labels: &mut [L],
     ) -> Result<StripReport> {
         let shape = pixels.shape();
-        if labels.len() as u64 != shape.pixels() {
-            return Err(Error::InvalidDimensions(format!(
-                "{shape:?} has {} pixels, the label buffer {}",
-                shape.pixels(),
-                labels.len()
-            )));
-        }
-        let labels = Labels::new(labels);
-        let sink = ShapedLabels {
-            labels: &labels,
-            plane_len: shape.plane_len(),
-        };
+        let sink = Labels::new(labels, shape)?;
         self.label(shape, connectivity, pixels, &sink)
     }
 

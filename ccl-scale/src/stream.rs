@@ -94,11 +94,11 @@ impl PlaneSource for Pixels<'_> {
 }
 
 /// A label image in memory that several workers fill at once, each its own
-/// planes: the sink of [`StripLabeler`](crate::StripLabeler)'s in-memory
-/// calls.
+/// planes: the sink of [`StripLabeler::label_pixels`](crate::StripLabeler::label_pixels).
 pub struct Labels<'a, L> {
     start: *mut L,
     len: usize,
+    plane_len: usize,
     _borrow: PhantomData<&'a mut [L]>,
 }
 
@@ -110,28 +110,28 @@ unsafe impl<L: Send> Sync for Labels<'_, L> {}
 unsafe impl<L: Send> Send for Labels<'_, L> {}
 
 impl<'a, L: LabelWord> Labels<'a, L> {
-    /// Labels written into `labels` (one per pixel of the shape labeled).
-    pub fn new(labels: &'a mut [L]) -> Self {
-        Self {
+    /// The labels of `shape` written into `labels` (one per pixel, packed);
+    /// an error where the lengths differ.
+    pub fn new(labels: &'a mut [L], shape: Shape) -> Result<Self> {
+        if labels.len() as u64 != shape.pixels() {
+            return Err(Error::InvalidDimensions(format!(
+                "{shape:?} has {} pixels, the label buffer {}",
+                shape.pixels(),
+                labels.len()
+            )));
+        }
+        Ok(Self {
             start: labels.as_mut_ptr(),
             len: labels.len(),
+            plane_len: shape.plane_len(),
             _borrow: PhantomData,
-        }
+        })
     }
+}
 
-    /// The number of labels it holds.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Writes `labels` from element `offset` on; callers on other threads
-    /// write other elements (the strip driver's contract).
-    fn write_at(&self, offset: usize, labels: &[L]) -> Result<()> {
+impl<L: LabelWord> PlaneSink<L> for Labels<'_, L> {
+    fn write_planes(&self, first: usize, labels: &[L]) -> Result<()> {
+        let offset = first * self.plane_len;
         if offset
             .checked_add(labels.len())
             .is_none_or(|end| end > self.len)
@@ -148,18 +148,6 @@ impl<'a, L: LabelWord> Labels<'a, L> {
             std::ptr::copy_nonoverlapping(labels.as_ptr(), self.start.add(offset), labels.len())
         };
         Ok(())
-    }
-}
-
-/// [`Labels`] of one shape: planes to elements.
-pub(crate) struct ShapedLabels<'a, 'b, L> {
-    pub(crate) labels: &'b Labels<'a, L>,
-    pub(crate) plane_len: usize,
-}
-
-impl<L: LabelWord> PlaneSink<L> for ShapedLabels<'_, '_, L> {
-    fn write_planes(&self, first: usize, labels: &[L]) -> Result<()> {
-        self.labels.write_at(first * self.plane_len, labels)
     }
 }
 
@@ -185,13 +173,14 @@ mod tests {
     #[test]
     fn labels_take_disjoint_planes_and_refuse_past_the_end() {
         let mut buffer = vec![0u64; 6];
-        let labels = Labels::new(&mut buffer);
-        let sink = ShapedLabels {
-            labels: &labels,
-            plane_len: 3,
+        let shape = Shape::Image {
+            width: 3,
+            height: 2,
         };
+        let sink = Labels::new(&mut buffer, shape).unwrap();
         sink.write_planes(1, &[7, 8, 9]).unwrap();
         assert!(sink.write_planes(1, &[1, 2, 3, 4]).is_err());
         assert_eq!(buffer, [0, 0, 0, 7, 8, 9]);
+        assert!(Labels::new(&mut [0u32; 5], shape).is_err());
     }
 }

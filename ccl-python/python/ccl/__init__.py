@@ -34,6 +34,7 @@ supported yet).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -184,6 +185,8 @@ def label(
     min_extent: Optional[Tuple[int, ...]] = None,
     max_extent: Optional[Tuple[int, ...]] = None,
     dtype: Any = None,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Tuple[Any, Any]:
     """Label the connected components of ``image``: ``(labels, n)``, as ``scipy.ndimage.label``.
 
@@ -252,6 +255,18 @@ def label(
         ``out_dtype=None`` (torch: int32 or int64, the types torch computes
         with). A type too small for ``n`` is a ``ValueError``. The
         conversion runs where the labels lie.
+    max_gpu_memory:
+        For a host (numpy) image or volume larger than the GPU's memory:
+        label it in strips (runs of rows, or of slices) streamed through the
+        GPU, taking at most this much of its memory (bytes, or a string such
+        as ``"8GiB"``, ``"512MiB"``, ``"2GB"``); the labels are the same as
+        labeling it whole. An array of more than 2**32 - 2 pixels is always
+        labeled so (80 % of the free GPU memory when not given), and its
+        labels are uint64 (uint32 otherwise; ``out=`` may be either). With a
+        CPU ``algorithm`` the cap is the host's working memory.
+    devices:
+        With strips: the GPUs (ordinals) to deal them to, two workers
+        each; default ``[0]``.
 
     An image or volume with no pixels (a 0 in its shape) has no components:
     an empty ``labels`` and 0, as scipy returns.
@@ -270,7 +285,14 @@ def label(
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
     cleanup = _Cleanup.of(min_size, max_size, largest, min_extent, max_extent)
-    if batch:
+    if max_gpu_memory is not None or devices is not None or _past_32_bit_labels(image):
+        if batch or cleanup is not None:
+            raise ValueError(
+                "batch= and the clean-up need the whole label image on one device; strips "
+                "(max_gpu_memory=, devices=, or an array past 2**32 - 2 pixels) stream it"
+            )
+        labels, n = _label_strips(image, connectivity, algorithm, out, max_gpu_memory, devices)
+    elif batch:
         labels, n = _label_batch(image, connectivity, algorithm, out)
     else:
         labels, n = _label(image, connectivity, algorithm, out, volumes=True)
@@ -660,6 +682,96 @@ def _label(
     label_host = _ccl.label_host if host.ndim == 2 else _ccl.label_volume_host
     labels, n = label_host(host.args, connectivity, algorithm)
     return host.result(np.asarray(labels)), n
+
+
+# The most pixels 32-bit labels number (ccl_core::MAX_PIXELS).
+_MAX_LABEL_PIXELS = 2**32 - 2
+
+
+def _past_32_bit_labels(image: Any) -> bool:
+    """Whether ``image`` is a host array of more pixels than 32-bit labels number."""
+    shape = getattr(image, "shape", None)
+    return shape is not None and not _is_device(image) and int(np.prod(shape)) > _MAX_LABEL_PIXELS
+
+
+def _label_strips(
+    image: Any, connectivity: Any, algorithm: Any, out: Any, max_gpu_memory: Any, devices: Any
+) -> Tuple[Any, int]:
+    """:func:`label` of a host image or volume in strips (``ccl_scale``)."""
+    if _is_device(image):
+        raise ValueError(
+            "max_gpu_memory= and devices= label host (numpy) arrays in strips streamed through "
+            "the GPU; a GPU array is labeled where it lies"
+        )
+    connectivity = _connectivity(connectivity, volumes=True)
+    algorithm = _algorithm(algorithm)
+    max_memory = None if max_gpu_memory is None else _byte_size(max_gpu_memory)
+    if devices is not None:
+        if isinstance(devices, (int, np.integer)) or not hasattr(devices, "__iter__"):
+            raise ValueError(f"devices= takes a list of GPU ordinals, not {devices!r}")
+        devices = [_count(d, "devices") for d in devices]
+        if not devices:
+            raise ValueError("devices= names no GPU")
+    host = _HostInput.of(image, volumes=True)
+    connectivity = _for_dimensions(connectivity, host.ndim)
+    # Strips are read packed: one byte a pixel, rows and slices back to back.
+    data = np.ascontiguousarray(host.data)
+    wide = data.size > _MAX_LABEL_PIXELS
+    dtype = np.dtype(np.uint64 if wide else np.uint32)
+    if out is None:
+        out = np.empty(data.shape, dtype)
+    else:
+        if not isinstance(out, np.ndarray) or out.shape != data.shape:
+            raise ValueError(f"out must be a numpy array of shape {data.shape}")
+        if out.dtype not in (np.dtype(np.uint32), np.dtype(np.uint64)) or (
+            wide and out.dtype != np.uint64
+        ):
+            raise ValueError(
+                f"out must have dtype {'uint64' if wide else 'uint32 or uint64'}, not {out.dtype}"
+            )
+        if not out.flags.c_contiguous or not out.flags.writeable or not out.flags.aligned:
+            raise ValueError("out must be C-contiguous, aligned and writable")
+        if np.shares_memory(out, data):
+            raise ValueError("out shares memory with the image")
+    if data.size == 0:
+        out[...] = 0
+        return host.result(out), 0
+    n, _strips = _ccl.label_strips_host(
+        data.__array_interface__["data"][0],
+        list(data.shape),
+        out.__array_interface__["data"][0],
+        out.dtype == np.uint64,
+        connectivity,
+        algorithm,
+        max_memory,
+        devices,
+    )
+    return host.result(out), n
+
+
+_BYTE_UNITS = {
+    "": 1, "B": 1, "K": 2**10, "KiB": 2**10, "M": 2**20, "MiB": 2**20, "G": 2**30,
+    "GiB": 2**30, "T": 2**40, "TiB": 2**40, "kB": 10**3, "KB": 10**3, "MB": 10**6,
+    "GB": 10**9, "TB": 10**12,
+}  # fmt: skip
+
+
+def _byte_size(value: Any) -> int:
+    """Bytes from an int or a string such as ``"8GiB"`` (the CLI's --max-gpu-memory)."""
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", value)
+        if match is None:
+            raise ValueError(f"max_gpu_memory: not a size: {value!r} (say 8GiB, 512MiB, 2GB)")
+        if match[2] not in _BYTE_UNITS:
+            raise ValueError(f"max_gpu_memory: unknown unit {match[2]!r} in {value!r}")
+        size = int(float(match[1]) * _BYTE_UNITS[match[2]])
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        size = int(value)
+    else:
+        raise ValueError(f"max_gpu_memory takes bytes or a string such as '8GiB', not {value!r}")
+    if size < 1:
+        raise ValueError(f"max_gpu_memory must be at least one byte, not {value!r}")
+    return size
 
 
 def connected_components(

@@ -116,6 +116,8 @@ def label(
     min_extent: Optional[Tuple[int, ...]] = None,
     max_extent: Optional[Tuple[int, ...]] = None,
     dtype: Any = None,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Tuple[Any, int]: ...
 _Extent = Optional[Tuple[int, ...]]
 def keep(

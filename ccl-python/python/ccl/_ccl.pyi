@@ -124,6 +124,16 @@ def filter_device(
     connectivity_value: int,
     algorithm: Optional[str] = None,
 ) -> Optional[int]: ...
+def label_strips_host(
+    address: int,
+    shape: List[int],
+    labels_address: int,
+    wide: bool,
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+    max_memory: Optional[int] = None,
+    devices: Optional[List[int]] = None,
+) -> Tuple[int, int]: ...
 def label_classes_host(
     map_args: Tuple[int, int, int, int, str, int],
     labels_address: int,

@@ -1,0 +1,95 @@
+"""Labeling in strips (``max_gpu_memory=``, ``devices=``): the same labels as the whole image or
+volume, with caps that force one plane a strip and a few; on the CPU (``algorithm="cpu-rle"``,
+the cap its working memory) everywhere, and on the GPU where one runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+import ccl
+from conftest import cuda_algorithms_available, random_image, spiral
+
+# Where a GPU runs, the default variant labels the strips there.
+BACKENDS = ["cpu-rle"] + ([None] if cuda_algorithms_available() else [])
+
+
+def _volume(shape, density, seed):
+    return (np.random.default_rng(seed).random(shape) < density).astype(np.uint8)
+
+
+@pytest.mark.parametrize("algorithm", BACKENDS)
+@pytest.mark.parametrize("connectivity", [4, 8])
+@pytest.mark.parametrize("cap", ["3KB", "20KB", 10**6])
+def test_images_in_strips_equal_the_whole_image(algorithm, connectivity, cap):
+    for image in (random_image((61, 47), 0.6, 1, 3), spiral((40, 40)), np.ones((9, 30), np.uint8)):
+        expected, n = ccl.label(image, connectivity, algorithm="cpu-uf")
+        labels, m = ccl.label(image, connectivity, algorithm=algorithm, max_gpu_memory=cap)
+        assert labels.dtype == np.uint32 and m == n
+        np.testing.assert_array_equal(labels, expected)
+
+
+@pytest.mark.parametrize("algorithm", BACKENDS)
+@pytest.mark.parametrize("connectivity", [6, 18, 26])
+def test_volumes_in_slabs_equal_the_whole_volume(algorithm, connectivity):
+    volume = _volume((13, 17, 19), 0.3, 5)
+    expected, n = ndimage.label(volume, ndimage.generate_binary_structure(3, {6: 1, 18: 2, 26: 3}[connectivity]))
+    # One slice of 323 voxels at about 29 bytes each, over two workers: a slice a slab.
+    for cap in ["20KB", "100KB"]:
+        labels, m = ccl.label(volume, connectivity, algorithm=algorithm, max_gpu_memory=cap)
+        assert m == n
+        np.testing.assert_array_equal(labels, expected)
+
+
+def test_out_takes_32_or_64_bit_labels_and_inputs_of_any_layout():
+    image = random_image((50, 40), 0.5, 1, 8)
+    expected, n = ccl.label(image, 8, algorithm="cpu-uf")
+    for dtype in (np.uint32, np.uint64):
+        out = np.full(image.shape, 7, dtype)
+        labels, m = ccl.label(image.T.T[::1, ::1], 8, algorithm="cpu-rle", max_gpu_memory="4KB", out=out)
+        assert labels is out and m == n
+        np.testing.assert_array_equal(out, expected)
+    # Fortran order and a float array: packed and binarized first.
+    floats = np.asfortranarray(image.astype(np.float32) * -0.5)
+    labels, m = ccl.label(floats, 8, algorithm="cpu-rle", max_gpu_memory=4096)
+    assert m == n
+    np.testing.assert_array_equal(labels, expected)
+
+
+def test_bad_strip_calls_are_value_errors():
+    image = np.ones((10, 10), np.uint8)
+    with pytest.raises(ValueError, match="at least one byte"):
+        ccl.label(image, max_gpu_memory=0)
+    with pytest.raises(ValueError, match="unit"):
+        ccl.label(image, max_gpu_memory="8 parsecs")
+    with pytest.raises(ValueError, match="not a size"):
+        ccl.label(image, max_gpu_memory="GiB")
+    with pytest.raises(ValueError, match="not a size"):
+        ccl.label(image, max_gpu_memory="GiB")
+    with pytest.raises(ValueError, match="bytes or a string"):
+        ccl.label(image, max_gpu_memory=1.5)
+    with pytest.raises(ValueError, match="memory cap"):
+        ccl.label(image, 4, algorithm="cpu-rle", max_gpu_memory=100)
+    with pytest.raises(ValueError, match="list of GPU ordinals"):
+        ccl.label(image, devices=0)
+    with pytest.raises(ValueError, match="no GPU"):
+        ccl.label(image, devices=[])
+    with pytest.raises(ValueError, match="stream"):
+        ccl.label(image, max_gpu_memory="1MB", min_size=3)
+    with pytest.raises(ValueError, match="stream"):
+        ccl.label(np.ones((2, 4, 4)), 8, max_gpu_memory="1MB", batch=True)
+    with pytest.raises(ValueError, match="dtype"):
+        ccl.label(image, algorithm="cpu-rle", max_gpu_memory="1MB", out=np.zeros((10, 10), np.int32))
+    # An empty image: no components.
+    labels, n = ccl.label(np.zeros((0, 5), np.uint8), 4, algorithm="cpu-rle", max_gpu_memory="1MB")
+    assert n == 0 and labels.shape == (0, 5)
+
+
+@pytest.mark.skipif(not cuda_algorithms_available(), reason="no CUDA variant runs here")
+def test_two_workers_on_each_of_two_devices_that_are_one_gpu():
+    image = random_image((300, 257), 0.62, 1, 4)
+    expected, n = ccl.label(image, 4, algorithm="cpu-uf")
+    labels, m = ccl.label(image, 4, max_gpu_memory="200KB", devices=[0, 0])
+    assert m == n
+    np.testing.assert_array_equal(labels, expected)
