@@ -48,7 +48,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SIZE", value_parser = crate::strips::parse_bytes)]
     max_gpu_memory: Option<u64>,
     /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
-    /// (0,1), each with two workers [default: 0].
+    /// (0,1), each with four workers [default: 0].
     #[arg(
         long,
         value_name = "N,...",

@@ -2,7 +2,9 @@
 //! strips streamed through the GPU (`ccl_scale::StripLabeler`) into the
 //! caller's label array, 32- or 64-bit.
 
-use ccl::Task;
+use std::sync::{Arc, Mutex};
+
+use ccl::{Connectivity, Task};
 use ccl_scale::{Pixels, Shape, StripLabeler, StripOptions};
 use pyo3::prelude::*;
 
@@ -56,7 +58,7 @@ fn label_strips_host(
             variant: algorithm.map(str::to_string),
             ..StripOptions::default()
         };
-        let labeler = StripLabeler::new(options, connectivity)?;
+        let labeler = labeler(options, connectivity)?;
         let len = shape.pixels() as usize;
         // SAFETY: the Python caller's contract: `len` readable bytes.
         let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, len) };
@@ -73,6 +75,30 @@ fn label_strips_host(
         Ok((report.count, report.strips))
     })
     .map_err(to_python)
+}
+
+/// The labelers of the last calls, kept with their workers: a GPU worker's
+/// pinned host buffers take longer to allocate than a strip to label.
+type Kept = Vec<((StripOptions, Connectivity), Arc<StripLabeler>)>;
+static LABELERS: Mutex<Kept> = Mutex::new(Vec::new());
+
+/// Labelers kept at most (each holds pinned host memory of its strips).
+const KEPT_LABELERS: usize = 2;
+
+/// The kept labeler of `options` and `connectivity`, or a new one (kept in
+/// place of the oldest).
+fn labeler(options: StripOptions, connectivity: Connectivity) -> ccl::Result<Arc<StripLabeler>> {
+    let mut kept = LABELERS.lock().unwrap_or_else(|e| e.into_inner());
+    let key = (options, connectivity);
+    if let Some((_, labeler)) = kept.iter().find(|(k, _)| *k == key) {
+        return Ok(labeler.clone());
+    }
+    let labeler = Arc::new(StripLabeler::new(key.0.clone(), connectivity)?);
+    if kept.len() == KEPT_LABELERS {
+        kept.remove(0);
+    }
+    kept.push((key, labeler.clone()));
+    Ok(labeler)
 }
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

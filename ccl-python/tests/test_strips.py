@@ -21,7 +21,7 @@ def _volume(shape, density, seed):
 
 @pytest.mark.parametrize("algorithm", BACKENDS)
 @pytest.mark.parametrize("connectivity", [4, 8])
-@pytest.mark.parametrize("cap", ["3KB", "20KB", 10**6])
+@pytest.mark.parametrize("cap", ["6KB", "40KB", 10**6])
 def test_images_in_strips_equal_the_whole_image(algorithm, connectivity, cap):
     for image in (random_image((61, 47), 0.6, 1, 3), spiral((40, 40)), np.ones((9, 30), np.uint8)):
         expected, n = ccl.label(image, connectivity, algorithm="cpu-uf")
@@ -35,8 +35,8 @@ def test_images_in_strips_equal_the_whole_image(algorithm, connectivity, cap):
 def test_volumes_in_slabs_equal_the_whole_volume(algorithm, connectivity):
     volume = _volume((13, 17, 19), 0.3, 5)
     expected, n = ndimage.label(volume, ndimage.generate_binary_structure(3, {6: 1, 18: 2, 26: 3}[connectivity]))
-    # One slice of 323 voxels at about 29 bytes each, over two workers: a slice a slab.
-    for cap in ["20KB", "100KB"]:
+    # One slice of 323 voxels at 29 bytes each, over four workers: a slice a slab, then four.
+    for cap in ["40KB", "160KB"]:
         labels, m = ccl.label(volume, connectivity, algorithm=algorithm, max_gpu_memory=cap)
         assert m == n
         np.testing.assert_array_equal(labels, expected)
@@ -47,12 +47,12 @@ def test_out_takes_32_or_64_bit_labels_and_inputs_of_any_layout():
     expected, n = ccl.label(image, 8, algorithm="cpu-uf")
     for dtype in (np.uint32, np.uint64):
         out = np.full(image.shape, 7, dtype)
-        labels, m = ccl.label(image.T.T[::1, ::1], 8, algorithm="cpu-rle", max_gpu_memory="4KB", out=out)
+        labels, m = ccl.label(image.T.T[::1, ::1], 8, algorithm="cpu-rle", max_gpu_memory="8KB", out=out)
         assert labels is out and m == n
         np.testing.assert_array_equal(out, expected)
     # Fortran order and a float array: packed and binarized first.
     floats = np.asfortranarray(image.astype(np.float32) * -0.5)
-    labels, m = ccl.label(floats, 8, algorithm="cpu-rle", max_gpu_memory=4096)
+    labels, m = ccl.label(floats, 8, algorithm="cpu-rle", max_gpu_memory=8192)
     assert m == n
     np.testing.assert_array_equal(labels, expected)
 

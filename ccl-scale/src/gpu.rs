@@ -289,18 +289,22 @@ impl GpuWorker {
         // `table` `count`, `labels` the strip's `pixels` labels (each at
         // most `count`), `out` `pixels` labels of `L`; all on this stream.
         unsafe {
-            self.kernels.table.launch(
-                &stream,
-                linear_grid(count as usize, THREADS)?,
-                (
-                    continued,
-                    numbers,
-                    renumbering.continued.len() as u32,
-                    count,
-                    renumbering.first_new,
-                    table,
-                ),
-            )?;
+            // A strip without components has no table (and a grid of no
+            // blocks is an invalid launch); its labels are all 0.
+            if count > 0 {
+                self.kernels.table.launch(
+                    &stream,
+                    linear_grid(count as usize, THREADS)?,
+                    (
+                        continued,
+                        numbers,
+                        renumbering.continued.len() as u32,
+                        count,
+                        renumbering.first_new,
+                        table,
+                    ),
+                )?;
+            }
             let grid = linear_grid(pixels.min(RENUMBER_BLOCKS * THREADS as usize), THREADS)?;
             if size_of::<L>() == 8 {
                 self.kernels.renumber_u64.launch(

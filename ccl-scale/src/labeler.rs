@@ -36,7 +36,8 @@ pub struct StripOptions {
     /// The GPUs of a CUDA run, by ordinal; empty for GPU 0.
     pub devices: Vec<usize>,
     /// Workers per GPU (each with its own stream, so that one's transfers
-    /// overlap another's labeling), or CPU workers.
+    /// and host copies overlap another's labeling), or CPU workers;
+    /// default 4.
     pub workers_per_device: usize,
     /// The memory the labeling may take on each device, its workers
     /// together, in bytes: the GPU's (default: 80 % of what is free), or
@@ -57,7 +58,7 @@ impl Default for StripOptions {
         Self {
             backend: Backend::Cuda,
             devices: Vec::new(),
-            workers_per_device: 2,
+            workers_per_device: 4,
             max_memory: None,
             max_strip_planes: None,
             variant: None,
@@ -90,10 +91,24 @@ pub struct StripReport {
 /// runs at tens of gigapixels a second, far above the host link, so the
 /// second labeling costs less than keeping the first's labels would cost
 /// in transfers or host memory.
-#[derive(Clone, Debug)]
+///
+/// A labeler makes its workers (a GPU's: a stream, device buffers and
+/// pinned host buffers sized to the strips) on its first call and keeps
+/// them for the next: pinning host memory costs more than labeling a strip,
+/// so a labeler is made once and reused; its calls run one at a time.
 pub struct StripLabeler {
     options: StripOptions,
     variant: Variant,
+    workers: Mutex<Vec<Worker>>,
+}
+
+impl std::fmt::Debug for StripLabeler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StripLabeler")
+            .field("options", &self.options)
+            .field("variant", &self.variant.algorithm().name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl StripLabeler {
@@ -121,7 +136,11 @@ impl StripLabeler {
                 algorithm.name, algorithm.backend, options.backend
             )));
         }
-        Ok(Self { options, variant })
+        Ok(Self {
+            options,
+            variant,
+            workers: Mutex::new(Vec::new()),
+        })
     }
 
     /// The variant that labels each strip.
@@ -140,7 +159,7 @@ impl StripLabeler {
         sink: &dyn PlaneSink<L>,
     ) -> Result<StripReport> {
         shape.check(connectivity)?;
-        let mut workers = self.workers()?;
+        let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, size_of::<L>() as u64, &workers)?;
         let strips = cut(shape, strip_planes);
         let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, false)?;
@@ -174,7 +193,7 @@ impl StripLabeler {
         source: &dyn PlaneSource,
     ) -> Result<StripReport> {
         shape.check(connectivity)?;
-        let mut workers = self.workers()?;
+        let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, 0, &workers)?;
         let strips = cut(shape, strip_planes);
         let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, false)?;
@@ -209,7 +228,7 @@ impl StripLabeler {
         source: &dyn PlaneSource,
     ) -> Result<Vec<LargeStats>> {
         shape.check(connectivity)?;
-        let mut workers = self.workers()?;
+        let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, 0, &workers)?;
         let strips = cut(shape, strip_planes);
         let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, true)?;
@@ -217,7 +236,18 @@ impl StripLabeler {
         Ok(merge::merge_stats(&numbering, &scans))
     }
 
-    fn workers(&self) -> Result<Vec<Worker>> {
+    /// The labeler's workers, made on the first call; held until the call
+    /// ends, so that calls from several threads run one after the other.
+    fn lease_workers(&self) -> Result<std::sync::MutexGuard<'_, Vec<Worker>>> {
+        // A call that failed leaves its workers as fit for the next as any.
+        let mut workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        if workers.is_empty() {
+            *workers = self.make_workers()?;
+        }
+        Ok(workers)
+    }
+
+    fn make_workers(&self) -> Result<Vec<Worker>> {
         let per_device = self.options.workers_per_device;
         match self.options.backend {
             Backend::Cpu => Ok((0..per_device)

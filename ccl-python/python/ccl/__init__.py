@@ -265,7 +265,7 @@ def label(
         labels are uint64 (uint32 otherwise; ``out=`` may be either). With a
         CPU ``algorithm`` the cap is the host's working memory.
     devices:
-        With strips: the GPUs (ordinals) to deal them to, two workers
+        With strips: the GPUs (ordinals) to deal them to, four workers
         each; default ``[0]``.
 
     An image or volume with no pixels (a 0 in its shape) has no components:
