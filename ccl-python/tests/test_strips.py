@@ -4,6 +4,8 @@ the cap its working memory) everywhere, and on the GPU where one runs."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from scipy import ndimage
@@ -93,3 +95,27 @@ def test_two_workers_on_each_of_two_devices_that_are_one_gpu():
     labels, m = ccl.label(image, 4, max_gpu_memory="200KB", devices=[0, 0])
     assert m == n
     np.testing.assert_array_equal(labels, expected)
+
+
+@pytest.mark.skipif(
+    os.environ.get("CCL_HUGE_TESTS") != "1" or not cuda_algorithms_available(),
+    reason="needs CCL_HUGE_TESTS=1, a GPU and about 45 GB of host memory",
+)
+def test_an_image_past_2_32_pixels_gets_exact_uint64_labels():
+    # 65537 x 65536 = 2**32 + 65536 pixels: left half vertical lines on even columns (each
+    # crossing every strip), right half horizontal segments on even rows; in raster order the
+    # lines are 1..16384 (row 0), then the segment of row 2k is 16385 + k.
+    height, width, half = 65537, 65536, 32768
+    image = np.zeros((height, width), np.uint8)
+    image[:, 0:half:2] = 1
+    image[0::2, half:] = 1
+    labels, n = ccl.label(image, 4, max_gpu_memory="8GiB")
+    assert labels.dtype == np.uint64
+    assert n == half // 2 + (height + 1) // 2
+    np.testing.assert_array_equal(labels[:, 1:half:2], 0)
+    np.testing.assert_array_equal(labels[1::2, half:], 0)
+    lines = np.arange(1, half // 2 + 1, dtype=np.uint64)
+    for y in range(0, height, 4096):  # in blocks of rows: no temporary of the whole image
+        np.testing.assert_array_equal(labels[y:y + 4096, 0:half:2], np.broadcast_to(lines, labels[y:y + 4096, 0:half:2].shape))
+    segments = half // 2 + 1 + np.arange((height + 1) // 2, dtype=np.uint64)
+    np.testing.assert_array_equal(labels[0::2, half:], np.broadcast_to(segments[:, None], (len(segments), half)))

@@ -94,12 +94,13 @@ impl PlaneSource for Pixels<'_> {
 }
 
 /// Bytes past which a copy is split over threads: one core copies about
-/// 10 GB/s, a GPU's link moves 50, so a strip's copy on one thread would
+/// 9 GB/s, a GPU's link moves 55, so a strip's copy on one thread would
 /// hold its worker back.
 const PARALLEL_COPY_BYTES: usize = 32 << 20;
 
-/// Threads a large copy is split over.
-const COPY_THREADS: usize = 4;
+/// Threads a large copy is split over: on the H200 machine (16 cores) 4
+/// threads copy 32 GB/s, 8 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-strips).
+const COPY_THREADS: usize = 8;
 
 /// `destination.copy_from_slice(source)`, on several threads when large.
 fn copy_in_parallel<T: Copy + Send + Sync>(source: &[T], destination: &mut [T]) {
