@@ -52,6 +52,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import dask
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
+from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
 from . import (
@@ -135,7 +137,8 @@ def label(
         Before anything is computed: for an array that is neither 2-D nor
         3-D, an unsupported dtype, a connectivity other than 4, 8, 6, 18 or
         26 or one for the other number of dimensions, an unknown algorithm
-        or one that lacks the connectivity.
+        or one that lacks the connectivity, or a chunk of more than 2^32 - 2
+        elements (rechunk it smaller).
     """
     image, connectivity, algorithm = _checked(image, connectivity, algorithm, "label")
     dtype = np.dtype(np.uint32 if image.size <= _U32_LABELS else np.uint64)
@@ -205,14 +208,14 @@ def _checked(
 ) -> Tuple[Any, int, Optional[str]]:
     """The arguments checked before anything is computed, as :func:`ccl.label` checks them."""
     if not isinstance(image, da.Array):
-        if isinstance(image, np.ndarray) or hasattr(image, "__array__"):
+        call = "label" if task == "label" else "statistics"
+        if hasattr(image, "__array__") or hasattr(image, "__cuda_array_interface__"):
             raise TypeError(
-                f"ccl.dask.{'label' if task == 'label' else 'statistics'} takes a dask array, "
-                f"not {type(image).__module__}.{type(image).__name__}: for an array in memory "
-                f"use ccl.{'label' if task == 'label' else 'statistics'}, or wrap it with "
-                f"dask.array.from_array(array, chunks=...)"
+                f"ccl.dask.{call} takes a dask array, not {type(image).__module__}."
+                f"{type(image).__name__}: for an array in memory use ccl.{call}, or wrap it "
+                f"with dask.array.from_array(array, chunks=...)"
             )
-        raise TypeError(f"expected a dask array, not {type(image).__name__}")
+        raise TypeError(f"ccl.dask.{call} takes a dask array, not {type(image).__name__}")
     connectivity = _connectivity(connectivity, volumes=True)
     algorithm = _algorithm(algorithm)
     if image.ndim not in (2, 3):
@@ -222,14 +225,19 @@ def _checked(
         )
     _check_kind(image.dtype.kind, image.dtype)
     connectivity = _for_dimensions(connectivity, image.ndim)
+    largest = int(np.prod([max(axis, default=0) for axis in image.chunks]))
+    if largest > _U32_LABELS:
+        # A chunk's local labels must fit 32 bits (the keys of the face pairs pack them).
+        raise ValueError(
+            f"chunks of at most {_U32_LABELS} elements are labeled (the largest here has "
+            f"{largest}): rechunk the array smaller"
+        )
     if algorithm is not None:
         # Checked here by name only: whether it can run is the workers' business (the
         # client may have no GPU where the workers do).
         known = {a.name: a for a in algorithms()}
         if algorithm not in known:
-            raise ValueError(
-                f"unknown algorithm {algorithm!r}; known: {', '.join(sorted(known))}"
-            )
+            raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(sorted(known))}")
         info = known[algorithm]
         if connectivity not in info.connectivities:
             raise ValueError(
@@ -306,7 +314,7 @@ def _label_chunk(
     algorithm: Optional[str],
     firsts: Sequence[bool],
     lasts: Sequence[bool],
-    origin: Optional[Tuple[int, ...]],
+    origin: Optional[Sequence[int]],
 ) -> _ChunkResult:
     """Step 1: label one chunk where it lies and keep its count and the boundary planes named by
     ``firsts`` / ``lasts`` (per axis); with an ``origin``, also its statistics rows."""
@@ -342,13 +350,15 @@ def _last_plane_of(result: _ChunkResult, axis: int) -> np.ndarray:
     return result.lasts[axis]
 
 
-def _first_plane_piece(result: _ChunkResult, axis: int, side: Tuple[int, ...]) -> np.ndarray:
+def _first_plane_piece(result: _ChunkResult, axis: int, side: Sequence[int]) -> np.ndarray:
     """The part of a chunk's first plane along ``axis`` that a face beside it needs: for each
     other axis, its last row where the chunk lies before the face (``side`` -1), its first
     where after (+1), all of it where level (0). Sliced here, where the plane lies, so that
     only the strip travels."""
     plane = result.firsts[axis]
-    index = tuple(slice(-1, None) if s < 0 else slice(0, 1) if s > 0 else slice(None) for s in side)
+    index = tuple(
+        slice(-1, None) if s < 0 else slice(0, 1) if s > 0 else slice(None) for s in side
+    )
     return np.ascontiguousarray(plane[index])
 
 
@@ -370,14 +380,14 @@ def _in_plane_offsets(connectivity: int, ndim: int) -> List[Tuple[int, ...]]:
 def _face_pairs(
     last: np.ndarray,
     chunk: int,
-    pieces: Sequence[Tuple[Tuple[int, ...], np.ndarray, int]],
-    offsets: Sequence[Tuple[int, ...]],
+    pieces: Sequence[Sequence[Any]],
+    offsets: Sequence[Sequence[int]],
 ) -> Tuple[np.ndarray, np.ndarray]:
     """Step 3: the distinct pairs of labels that touch across one face, as two uint64 arrays
     of keys (chunk << 32 | local label).
 
     ``last`` is the last plane of chunk ``chunk`` (flat index) along the face's axis;
-    ``pieces`` the plane that follows it, as ``(side, labels, chunk)``: side 0 the next
+    ``pieces`` the plane that follows it, as ``[side, labels, chunk]``: side 0 the next
     chunk's first plane, the others strips of its neighbours' (see
     :func:`_first_plane_piece`). The plane that follows is laid out padded by one before and
     after ``last``'s extent along each axis where a piece lies there; ``offsets`` are the
@@ -426,7 +436,9 @@ def _face_pairs(
             (mine_all[sel].astype(np.uint64) << np.uint64(_LOCAL_BITS))
             | theirs_all[sel].astype(np.uint64)
         )
-        keys_a.append((np.uint64(chunk) << np.uint64(_LOCAL_BITS)) | (packed >> np.uint64(_LOCAL_BITS)))
+        keys_a.append(
+            (np.uint64(chunk) << np.uint64(_LOCAL_BITS)) | (packed >> np.uint64(_LOCAL_BITS))
+        )
         keys_b.append((np.uint64(piece_chunk) << np.uint64(_LOCAL_BITS)) | (packed & _LOCAL_MASK))
     if not keys_a:
         return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
@@ -471,41 +483,49 @@ class _Plan:
 
 
 def _plan(image: Any, connectivity: int, algorithm: Optional[str], with_statistics: bool) -> _Plan:
-    """Steps 1 to 4: label every chunk, find the pairs across every face, and join them."""
+    """Steps 1 to 4: label every chunk, find the pairs across every face, and join them.
+
+    The tasks form one graph (a dict of tasks, not a ``dask.delayed`` per task, whose graphs
+    dask would merge and cull one by one) computed by the active scheduler; its last task
+    gathers the counts, the pairs and the rows, which come to the client."""
     grid = image.numblocks
     ndim = image.ndim
-    blocks = image.to_delayed()
+    name = "ccl-dask-plan-" + tokenize(image, connectivity, algorithm, with_statistics)
     starts = [np.concatenate([[0], np.cumsum(c)[:-1]]).astype(int) for c in image.chunks]
     offsets = _in_plane_offsets(connectivity, ndim)
-    label_task = dask.delayed(_label_chunk, pure=True)
-    results = {}
-    for index in np.ndindex(*grid):
+    graph: Dict[Any, Any] = {}
+    counts, rows, faces = [], [], []
+    for flat, index in enumerate(np.ndindex(*grid)):
         firsts = [index[a] > 0 for a in range(ndim)]
         lasts = [index[a] < grid[a] - 1 for a in range(ndim)]
-        origin = tuple(int(starts[a][index[a]]) for a in range(ndim)) if with_statistics else None
-        results[index] = label_task(blocks[index], connectivity, algorithm, firsts, lasts, origin)
-    counts = [dask.delayed(_count_of, pure=True)(results[i]) for i in np.ndindex(*grid)]
-    rows = (
-        [dask.delayed(_rows_of, pure=True)(results[i]) for i in np.ndindex(*grid)]
-        if with_statistics
-        else []
-    )
-    faces = []
-    for index in np.ndindex(*grid):
+        origin = [int(starts[a][index[a]]) for a in range(ndim)] if with_statistics else None
+        graph[(name, "chunk", flat)] = (
+            _label_chunk, (image.name,) + index, connectivity, algorithm, firsts, lasts, origin
+        )  # fmt: skip
+        counts.append((name, "count", flat))
+        graph[counts[-1]] = (_count_of, (name, "chunk", flat))
+        if with_statistics:
+            rows.append((name, "rows", flat))
+            graph[rows[-1]] = (_rows_of, (name, "chunk", flat))
+    for flat, index in enumerate(np.ndindex(*grid)):
         for axis in range(ndim):
-            if index[axis] == grid[axis] - 1:
-                continue
-            faces.append(_face_task(results, index, axis, grid, offsets))
-    counts, pairs, rows = dask.compute(counts, faces, rows)
-    counts = np.asarray(counts, np.int64)
-    return _joined(counts, pairs, rows if with_statistics else None)
+            if index[axis] < grid[axis] - 1:
+                faces.append(_face_task(graph, name, index, axis, grid, offsets))
+    graph[(name, "plan")] = (_gathered, counts, faces, rows)
+    layers = HighLevelGraph.from_collections(name, graph, dependencies=[image])
+    ((counts, keys_a, keys_b, rows),) = dask.compute(Delayed((name, "plan"), layers, layer=name))
+    return _joined(counts, keys_a, keys_b, rows if with_statistics else None)
 
 
-def _face_task(results: dict, index: tuple, axis: int, grid: tuple, offsets: list) -> Any:
-    """The task of the face after chunk ``index`` along ``axis``: its last plane, the next
-    chunk's first plane and the strips of that chunk's neighbours which ``offsets`` reach."""
+def _face_task(
+    graph: Dict[Any, Any], name: str, index: tuple, axis: int, grid: tuple, offsets: list
+) -> Any:
+    """Adds the task of the face after chunk ``index`` along ``axis`` to ``graph``, and
+    returns its key: the chunk's last plane, the next chunk's first plane and the strips of
+    that chunk's neighbours which ``offsets`` reach."""
     ndim = len(grid)
     others = [a for a in range(ndim) if a != axis]
+    flat = int(np.ravel_multi_index(index, grid))
     following = list(index)
     following[axis] += 1
     pieces = []
@@ -518,13 +538,26 @@ def _face_task(results: dict, index: tuple, axis: int, grid: tuple, offsets: lis
             where[a] += s
         if any(not 0 <= where[a] < grid[a] for a in others):
             continue
-        where_t = tuple(where)
-        flat = int(np.ravel_multi_index(where_t, grid))
-        piece = dask.delayed(_first_plane_piece, pure=True)(results[where_t], axis, side)
-        pieces.append((side, piece, flat))
-    last = dask.delayed(_last_plane_of, pure=True)(results[index], axis)
-    flat = int(np.ravel_multi_index(index, grid))
-    return dask.delayed(_face_pairs, pure=True)(last, flat, pieces, offsets)
+        neighbour = int(np.ravel_multi_index(tuple(where), grid))
+        key = (name, "piece", neighbour, axis) + side
+        graph[key] = (_first_plane_piece, (name, "chunk", neighbour), axis, list(side))
+        pieces.append([list(side), key, neighbour])
+    last = (name, "last", flat, axis)
+    graph[last] = (_last_plane_of, (name, "chunk", flat), axis)
+    key = (name, "face", flat, axis)
+    graph[key] = (_face_pairs, last, flat, pieces, [list(d) for d in offsets])
+    return key
+
+
+def _gathered(
+    counts: list, faces: list, rows: list
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """The last task of the eager pass: the chunks' counts, the face pairs as two arrays of
+    keys, and the chunks' statistics rows."""
+    empty = [np.zeros(0, np.uint64)]
+    keys_a = np.concatenate([f[0] for f in faces] + empty)
+    keys_b = np.concatenate([f[1] for f in faces] + empty)
+    return np.asarray(counts, np.int64), keys_a, keys_b, rows
 
 
 def _union_find(u: np.ndarray, v: np.ndarray, size: int) -> np.ndarray:
@@ -549,11 +582,11 @@ def _union_find(u: np.ndarray, v: np.ndarray, size: int) -> np.ndarray:
     return parent
 
 
-def _joined(counts: np.ndarray, pairs: list, rows: Optional[list]) -> _Plan:
+def _joined(
+    counts: np.ndarray, keys_a: np.ndarray, keys_b: np.ndarray, rows: Optional[list]
+) -> _Plan:
     """Step 4: the union-find over the face pairs and the final numbering."""
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    keys_a = np.concatenate([p[0] for p in pairs] + [np.zeros(0, np.uint64)])
-    keys_b = np.concatenate([p[1] for p in pairs] + [np.zeros(0, np.uint64)])
 
     def to_global(keys: np.ndarray) -> np.ndarray:
         chunk = (keys >> np.uint64(_LOCAL_BITS)).astype(np.int64)
@@ -576,12 +609,16 @@ def _joined(counts: np.ndarray, pairs: list, rows: Optional[list]) -> _Plan:
 class _ChunkLookup:
     """One chunk's relabeling: global = ``offset`` + local, then final = global − (merged
     labels below it) for a label on no face, the listed final number for one on a face.
-    ``shift`` is ``offset`` less the merged labels of earlier chunks; ``merged`` and
-    ``faces`` are local labels of this chunk (sorted), ``finals`` the faces' numbers."""
+    ``count`` is the chunk's count in the eager pass; ``shift`` is ``offset`` less the merged
+    labels of earlier chunks; ``merged`` and ``faces`` are local labels of this chunk
+    (sorted), ``finals`` the faces' numbers."""
 
-    __slots__ = ("shift", "merged", "faces", "finals")
+    __slots__ = ("count", "shift", "merged", "faces", "finals")
 
-    def __init__(self, shift: int, merged: np.ndarray, faces: np.ndarray, finals: np.ndarray):
+    def __init__(
+        self, count: int, shift: int, merged: np.ndarray, faces: np.ndarray, finals: np.ndarray
+    ):
+        self.count = count
         self.shift = shift
         self.merged = merged
         self.faces = faces
@@ -593,6 +630,7 @@ def _lookup(plan: _Plan, flat: int) -> _ChunkLookup:
     lo, hi = np.searchsorted(plan.faces, [offset, offset + count], side="right")
     mlo, mhi = np.searchsorted(plan.merged, [offset, offset + count], side="right")
     return _ChunkLookup(
+        count,
         offset - int(mlo),
         (plan.merged[mlo:mhi] - offset).astype(np.int64),
         (plan.faces[lo:hi] - offset).astype(np.int64),
@@ -605,6 +643,12 @@ def _relabel_chunk(
 ) -> Any:
     """Step 5: the final labels of one chunk, where it lies."""
     labels, n = _label_chunk_in_core(block, connectivity, algorithm=algorithm)
+    if n != lookup.count:
+        raise RuntimeError(
+            f"a chunk of the input has {n} components now and had {lookup.count} when "
+            f"ccl.dask.label counted them: the input's graph gives other values each time it "
+            f"is computed (unseeded random data?); persist it first (image.persist())"
+        )
     xp = _array_module(labels)
     if len(lookup.faces) == 0:
         # No label of this chunk touches a face: one shift.
@@ -628,8 +672,6 @@ def _relabeled(
     meta: Any,
 ) -> Any:
     """The lazy label image: one task per chunk, each with its own lookup only."""
-    from dask.base import tokenize
-
     name = "ccl-dask-label-" + tokenize(image, connectivity, algorithm, plan.faces, plan.finals)
     grid = image.numblocks
     graph = {}
@@ -656,7 +698,7 @@ def _chunk_rows(
     n: int,
     connectivity: int,
     algorithm: Optional[str],
-    origin: Tuple[int, ...],
+    origin: Sequence[int],
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One chunk's statistics rows in the array's coordinates, host numpy: ``(counts, mins,
     maxs, sums)``, row 0 the chunk's background, row i its local label i. The components'
@@ -665,7 +707,10 @@ def _chunk_rows(
     ndim = block.ndim
     f = analyze(block, connectivity, algorithm=algorithm)
     names = ("z", "y", "x")[-ndim:]
-    host = lambda x: _to_host(x).astype(np.int64)  # noqa: E731
+
+    def host(column: Any) -> np.ndarray:
+        return _to_host(column).astype(np.int64)
+
     area = host(f.area)
     mins = np.stack([host(getattr(f, c + "_min")) for c in names], axis=1).reshape(n, ndim)
     maxs = np.stack([host(getattr(f, c + "_max")) for c in names], axis=1).reshape(n, ndim)
@@ -718,9 +763,7 @@ def _reduced_statistics(plan: _Plan, ndim: int) -> Dict[str, Any]:
     maxs[0] = np.max([r[2][0] for r in rows], axis=0)
     sums[0] = np.sum([r[3][0] for r in rows], axis=0, dtype=np.uint64)
     # The components: chunk after chunk, global labels 1..total in order.
-    c_counts, c_mins, c_maxs, c_sums = (
-        np.concatenate([r[k][1:] for r in rows]) for k in range(4)
-    )
+    c_counts, c_mins, c_maxs, c_sums = (np.concatenate([r[k][1:] for r in rows]) for k in range(4))
     final = plan.final_of(np.arange(1, plan.total + 1, dtype=np.int64))
     on_face = np.zeros(plan.total, bool)
     on_face[plan.faces - 1] = True
