@@ -370,3 +370,31 @@ fn bad_calls_are_refused() {
         height: 65_536
     }));
 }
+
+/// Strips whose labels come down from the GPU in several chunks (about 32
+/// MiB each, whole rows), the last one short.
+#[test]
+fn large_strips_equal_the_whole_image() {
+    for backend in backends() {
+        let (width, height) = (8192, 3000);
+        let image = random_image(width, height, 60, 1, 21).unwrap();
+        let pixels = Pixels::new(image.view().as_bytes(), Shape::Image { width, height }).unwrap();
+        let expected = whole_image(&image.view(), Connectivity::Four);
+        check::<u64>(
+            backend,
+            &pixels,
+            Connectivity::Four,
+            1500,
+            &expected,
+            "8192x3000",
+        );
+        check::<u32>(
+            backend,
+            &pixels,
+            Connectivity::Four,
+            2999,
+            &expected,
+            "8192x3000",
+        );
+    }
+}
