@@ -15,7 +15,7 @@ use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, cuda_error,
     linear_grid,
 };
-use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, PinnedHostSlice, sys};
+use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice, sys};
 
 use crate::Shape;
 use crate::merge::{LargeStats, Renumbering, Scan};
@@ -34,10 +34,6 @@ inventory::submit! { KERNELS }
 const THREADS: u32 = 256;
 /// Blocks of the grid-stride renumbering pass: enough to fill any GPU.
 const RENUMBER_BLOCKS: usize = 4096;
-
-/// Bytes of labels copied down at a time (whole planes, at least one): the
-/// host copies one chunk out while the next comes down.
-const DOWNLOAD_CHUNK_BYTES: usize = 32 << 20;
 
 type TableArgs = (DevPtr<u32>, DevPtr<u64>, u32, u32, u64, DevPtr<u64>);
 type RenumberArgs<L> = (DevPtr<u32>, u32, DevPtr<u64>, DevPtr<L>);
@@ -334,67 +330,17 @@ impl GpuWorker {
                 )?;
             }
         }
-        self.download(shape, strip, sink)
+        let host = self.host_labels.reserve(&self.gpu, out_bytes)?;
+        stream
+            .memcpy_dtoh(&self.out.get()?.slice(..out_bytes), host)
+            .map_err(cuda_error)?;
+        stream.synchronize().map_err(cuda_error)?;
+        // SAFETY: pinned allocations are page-aligned, so aligned for `L`;
+        // the bytes are `pixels` labels of `L` just copied from the device
+        // (every bit pattern is a valid u32 or u64).
+        let labels = unsafe { std::slice::from_raw_parts(host.as_ptr().cast::<L>(), pixels) };
+        sink.write_planes(strip.first, labels)
     }
-
-    /// Copies the strip's final labels (in `out`) down in
-    /// chunks of whole planes through two pinned halves, handing each chunk
-    /// to `sink` while the next one comes down: the host's copy of one
-    /// overlaps the link's transfer of the other, and the pinned memory is
-    /// two chunks, not a strip.
-    fn download<L: LabelWord>(
-        &mut self,
-        shape: Shape,
-        strip: Strip,
-        sink: &dyn PlaneSink<L>,
-    ) -> Result<()> {
-        let stream = self.stream.clone();
-        let plane_bytes = shape.plane_len() * size_of::<L>();
-        let chunk_planes = (DOWNLOAD_CHUNK_BYTES / plane_bytes).clamp(1, strip.planes);
-        let chunk_bytes = chunk_planes * plane_bytes;
-        let host = self.host_labels.reserve(&self.gpu, 2 * chunk_bytes)?;
-        let (front, back) = host.split_at_mut(chunk_bytes);
-        let out = self.out.get()?;
-        // The chunk on its way down: its half, first plane, bytes and event.
-        let mut pending: Option<(bool, usize, usize, CudaEvent)> = None;
-        for (index, first) in (0..strip.planes).step_by(chunk_planes).enumerate() {
-            let bytes = chunk_planes.min(strip.planes - first) * plane_bytes;
-            let into_front = index % 2 == 0;
-            let (landing, ready) = if into_front {
-                (&mut *front, &*back)
-            } else {
-                (&mut *back, &*front)
-            };
-            let offset = first * plane_bytes;
-            stream
-                .memcpy_dtoh(&out.slice(offset..offset + bytes), &mut landing[..bytes])
-                .map_err(cuda_error)?;
-            let landed = stream.record_event(None).map_err(cuda_error)?;
-            if let Some((_, planes_from, ready_bytes, event)) = pending.take() {
-                event.synchronize().map_err(cuda_error)?;
-                hand_over(sink, strip.first + planes_from, &ready[..ready_bytes])?;
-            }
-            pending = Some((into_front, first, bytes, landed));
-        }
-        if let Some((in_front, planes_from, bytes, event)) = pending {
-            event.synchronize().map_err(cuda_error)?;
-            let half = if in_front { &*front } else { &*back };
-            hand_over(sink, strip.first + planes_from, &half[..bytes])?;
-        }
-        Ok(())
-    }
-}
-
-/// Gives `sink` the labels that `bytes` hold, from plane `first` on.
-fn hand_over<L: LabelWord>(sink: &dyn PlaneSink<L>, first: usize, bytes: &[u8]) -> Result<()> {
-    // SAFETY: the bytes lie in a pinned allocation (page-aligned) at an
-    // offset of whole planes of `L`, so aligned for `L`; they are labels of
-    // `L` just copied from the device (every bit pattern is a valid u32 or
-    // u64).
-    let labels = unsafe {
-        std::slice::from_raw_parts(bytes.as_ptr().cast::<L>(), bytes.len() / size_of::<L>())
-    };
-    sink.write_planes(first, labels)
 }
 
 /// `values` in `buffer` on the device; a pointer to them (to one unused

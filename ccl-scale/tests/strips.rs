@@ -371,8 +371,7 @@ fn bad_calls_are_refused() {
     }));
 }
 
-/// Strips whose labels come down from the GPU in several chunks (about 32
-/// MiB each, whole rows), the last one short.
+/// Large strips (98 and 196 MB of labels), the last one short.
 #[test]
 fn large_strips_equal_the_whole_image() {
     for backend in backends() {
