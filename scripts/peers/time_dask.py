@@ -282,9 +282,15 @@ def main(argv):
     workers = args.workers if args.scheduler == "distributed" else 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     versions = [f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs"]
-    for dist in ("ccl", "numpy", "dask", "distributed", "dask-image", "scipy", "cupy",
-                 "dask-cuda"):
+    for dist in ("ccl", "numpy", "dask", "distributed", "dask-image", "scipy", "dask-cuda"):
         versions.append(f"{dist} {version(dist)}")
+    # CuPy's distribution is named for its CUDA (cupy-cuda13x): ask the module.
+    try:
+        import cupy
+
+        versions.append(f"cupy {cupy.__version__}")
+    except ImportError:
+        versions.append("cupy not installed")
     if args.cupy:
         try:
             import cupy
