@@ -99,7 +99,7 @@ impl PlaneSource for Pixels<'_> {
 const PARALLEL_COPY_BYTES: usize = 32 << 20;
 
 /// Threads a large copy is split over: on the H200 machine (16 cores) 4
-/// threads copy 32 GB/s, 8 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-strips).
+/// threads copy 32 GB/s, 8 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-scale/host-copy.txt).
 const COPY_THREADS: usize = 8;
 
 /// `destination.copy_from_slice(source)`, on several threads when large.
