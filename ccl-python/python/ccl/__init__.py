@@ -27,9 +27,13 @@ stream, and the results are arrays of the same framework on the same device.
 
 3-D arrays ``(depth, height, width)``, indexed ``[z, y, x]``, are volumes:
 :func:`label`, :func:`analyze` and :func:`statistics` (cc3d's) take them
-with connectivity 6, 18 or 26 (26 by default), from host memory, by the
-fastest variant available that labels volumes (volumes in GPU memory are not
-supported yet).
+with connectivity 6, 18 or 26 (26 by default), by the fastest variant
+available that labels volumes (:func:`label` and :func:`analyze` also in GPU
+memory; :func:`statistics` from host memory).
+
+Larger than a GPU: ``label(array, max_gpu_memory="8GiB")`` labels a host
+array in strips streamed through the GPU (always so past 2**32 - 2 pixels,
+with uint64 labels), and ``ccl.dask`` labels dask arrays chunk by chunk.
 """
 
 from __future__ import annotations
