@@ -34,7 +34,10 @@
 //! connectivity's neighbours: the other half come later in raster order
 //! and meet this run when their own runs look back.
 
-use ccl_core::{ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, Result};
+use ccl_core::{
+    ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, MinRootForest as Forest,
+    Result,
+};
 
 /// One run: columns `start..=end` of one row, all of `value` (nonzero).
 #[derive(Clone, Copy, Debug)]
@@ -125,7 +128,7 @@ pub fn label_classes<T: ClassValue>(
         }
     }
 
-    let (run_labels, classes) = forest.number(&runs);
+    let (run_labels, classes) = number(forest, &runs);
 
     // `vec![0; n]` gets memory the allocator or the OS has zeroed already,
     // so only runs are written: measured faster than writing every label,
@@ -217,65 +220,28 @@ fn join_rows<T: ClassValue>(
     }
 }
 
-/// A union-find forest over runs whose roots are each tree's smallest
-/// index, so that a component's root is its first run in raster order.
-struct Forest {
-    // `u32`: fewer runs than voxels, so indices fit, and half the memory
-    // traffic of `usize`.
-    parent: Vec<u32>,
-}
-
-impl Forest {
-    fn new(len: usize) -> Self {
-        Self {
-            parent: (0..len as u32).collect(),
-        }
-    }
-
-    /// The root of `i`, halving the path on the way (every node visited
-    /// then points to its grandparent), which keeps trees shallow.
-    fn find(&mut self, mut i: u32) -> u32 {
-        while self.parent[i as usize] != i {
-            let grandparent = self.parent[self.parent[i as usize] as usize];
-            self.parent[i as usize] = grandparent;
-            i = grandparent;
-        }
-        i
-    }
-
-    /// The label of every run and the class of every label: roots are
-    /// their component's first run (union keeps the smaller index), so
-    /// numbering them as they are met in raster order numbers components by
-    /// their first voxel. A non-root's parent comes before it, so by the
-    /// time a run is met its parent's entry already holds the parent's
-    /// label, which is the run's: one pass, no `find`, and the forest's own
-    /// memory becomes the labels.
-    fn number<T: ClassValue>(self, runs: &[Run<T>]) -> (Vec<u32>, Vec<T>) {
-        let mut labels = self.parent;
-        let mut classes = Vec::new();
-        for (i, run) in runs.iter().enumerate() {
-            let parent = labels[i] as usize;
-            labels[i] = if parent == i {
-                classes.push(run.value);
-                // At most one component per voxel, and a map has at most
-                // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
-                classes.len() as u32
-            } else {
-                labels[parent]
-            };
-        }
-        (labels, classes)
-    }
-
-    /// Joins the trees of `a` and `b` under the smaller of their roots.
-    fn union(&mut self, a: u32, b: u32) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a < b {
-            self.parent[b as usize] = a;
+/// The label of every run and the class of every label: roots are
+/// their component's first run (union keeps the smaller index), so
+/// numbering them as they are met in raster order numbers components by
+/// their first voxel. A non-root's parent comes before it, so by the
+/// time a run is met its parent's entry already holds the parent's
+/// label, which is the run's: one pass, no `find`, and the forest's own
+/// memory becomes the labels.
+fn number<T: ClassValue>(forest: Forest, runs: &[Run<T>]) -> (Vec<u32>, Vec<T>) {
+    let mut labels = forest.into_parents();
+    let mut classes = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let parent = labels[i] as usize;
+        labels[i] = if parent == i {
+            classes.push(run.value);
+            // At most one component per voxel, and a map has at most
+            // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
+            classes.len() as u32
         } else {
-            self.parent[a as usize] = b;
-        }
+            labels[parent]
+        };
     }
+    (labels, classes)
 }
 
 #[cfg(test)]

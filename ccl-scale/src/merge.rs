@@ -7,7 +7,7 @@
 //! new components and the numbers of its border labels that continue a
 //! component numbered before ([`Renumbering`]).
 
-use ccl_core::{ComponentStats, Connectivity, Error, Result, VolumeStats};
+use ccl_core::{ComponentStats, Connectivity, Error, MinRootForest as Forest, Result, VolumeStats};
 
 use crate::shape::{Shape, border_offsets};
 
@@ -174,37 +174,6 @@ pub(crate) struct Numbering {
     pub(crate) strips: Vec<Renumbering>,
     /// The components of the whole image.
     pub(crate) count: u64,
-}
-
-/// A union-find over dense indices; the root of a set is its smallest
-/// index, so that roots never move past the labels they stand for.
-struct Forest {
-    parent: Vec<u32>,
-}
-
-impl Forest {
-    fn new(len: usize) -> Self {
-        Self {
-            parent: (0..len as u32).collect(),
-        }
-    }
-
-    fn find(&mut self, mut node: u32) -> u32 {
-        while self.parent[node as usize] != node {
-            let grand = self.parent[self.parent[node as usize] as usize];
-            self.parent[node as usize] = grand; // path halving
-            node = grand;
-        }
-        node
-    }
-
-    fn union(&mut self, a: u32, b: u32) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            let (low, high) = if a < b { (a, b) } else { (b, a) };
-            self.parent[high as usize] = low;
-        }
-    }
 }
 
 /// The nodes of the merge: every (strip, label) on a border between two

@@ -3,7 +3,9 @@
 //! plane to the whole image, on the CPU always and on the GPU where one
 //! runs (`CCL_REQUIRE_GPU=1` makes a missing GPU a failure).
 
-use ccl::{Backend, BinaryImage, BinaryVolume, Connectivity, Task, Variant, VolumeStats};
+use ccl::{
+    Backend, BinaryImage, BinaryImageBuf, BinaryVolume, Connectivity, Task, Variant, VolumeStats,
+};
 use ccl_scale::{LabelWord, Pixels, Shape, StripLabeler, StripOptions, needs_wide_labels};
 use ccl_testdata::{
     pattern, pattern_kinds, random_image, random_volume, volume_pattern, volume_pattern_kinds,
@@ -28,6 +30,16 @@ fn options(backend: Backend, strip_planes: usize) -> StripOptions {
         max_strip_planes: Some(strip_planes),
         ..StripOptions::default()
     }
+}
+
+/// The image's shape, and its pixels as a strip source.
+fn image_pixels(image: &BinaryImageBuf) -> (Shape, Pixels<'_>) {
+    let view = image.view();
+    let shape = Shape::Image {
+        width: view.width(),
+        height: view.height(),
+    };
+    (shape, Pixels::new(view.as_bytes(), shape).unwrap())
 }
 
 /// The whole image's canonical labels, by the reference.
@@ -91,14 +103,7 @@ fn images_in_strips_equal_the_whole_image() {
     for backend in backends() {
         for (density, granularity) in [(30, 1), (59, 1), (60, 4), (90, 1), (100, 1), (0, 1)] {
             let image = random_image(97, 61, density, granularity, 7).unwrap();
-            let pixels = Pixels::new(
-                image.view().as_bytes(),
-                Shape::Image {
-                    width: 97,
-                    height: 61,
-                },
-            )
-            .unwrap();
+            let (_, pixels) = image_pixels(&image);
             for connectivity in Connectivity::PLANE {
                 let expected = whole_image(&image.view(), connectivity);
                 for strip_planes in [1, 2, 3, 7, 60, 61] {
@@ -196,11 +201,7 @@ fn volumes_in_slabs_equal_the_whole_volume() {
 fn features_merged_across_strips_equal_the_whole_analysis() {
     for backend in backends() {
         let image = random_image(83, 57, 62, 1, 11).unwrap();
-        let shape = Shape::Image {
-            width: 83,
-            height: 57,
-        };
-        let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+        let (shape, pixels) = image_pixels(&image);
         for connectivity in Connectivity::PLANE {
             let reference = Variant::named("cpu-uf", Task::Analyze, connectivity).unwrap();
             let expected = reference.analyze(&image.view(), connectivity).unwrap();
@@ -254,11 +255,7 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
 fn several_workers_and_devices_label_exactly() {
     for backend in backends() {
         let image = random_image(128, 200, 61, 1, 2).unwrap();
-        let shape = Shape::Image {
-            width: 128,
-            height: 200,
-        };
-        let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+        let (_, pixels) = image_pixels(&image);
         let expected = whole_image(&image.view(), Connectivity::Eight);
         let devices = match backend {
             Backend::Cuda => vec![0, 0],
@@ -286,11 +283,7 @@ fn several_workers_and_devices_label_exactly() {
 #[test]
 fn a_memory_cap_sets_the_strips() {
     let image = random_image(100, 40, 50, 1, 1).unwrap();
-    let shape = Shape::Image {
-        width: 100,
-        height: 40,
-    };
-    let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+    let (_, pixels) = image_pixels(&image);
     let expected = whole_image(&image.view(), Connectivity::Four);
     let capped = |max_memory| StripOptions {
         backend: Backend::Cpu,
@@ -317,11 +310,7 @@ fn a_memory_cap_sets_the_strips() {
 #[test]
 fn bad_calls_are_refused() {
     let image = random_image(10, 10, 50, 1, 1).unwrap();
-    let shape = Shape::Image {
-        width: 10,
-        height: 10,
-    };
-    let pixels = Pixels::new(image.view().as_bytes(), shape).unwrap();
+    let (_, pixels) = image_pixels(&image);
     let cpu = |workers_per_device| StripOptions {
         backend: Backend::Cpu,
         workers_per_device,
@@ -377,7 +366,7 @@ fn large_strips_equal_the_whole_image() {
     for backend in backends() {
         let (width, height) = (8192, 3000);
         let image = random_image(width, height, 60, 1, 21).unwrap();
-        let pixels = Pixels::new(image.view().as_bytes(), Shape::Image { width, height }).unwrap();
+        let (_, pixels) = image_pixels(&image);
         let expected = whole_image(&image.view(), Connectivity::Four);
         check::<u64>(
             backend,
