@@ -119,3 +119,15 @@ def test_an_image_past_2_32_pixels_gets_exact_uint64_labels():
         np.testing.assert_array_equal(labels[y:y + 4096, 0:half:2], np.broadcast_to(lines, labels[y:y + 4096, 0:half:2].shape))
     segments = half // 2 + 1 + np.arange((height + 1) // 2, dtype=np.uint64)
     np.testing.assert_array_equal(labels[0::2, half:], np.broadcast_to(segments[:, None], (len(segments), half)))
+
+
+@pytest.mark.skipif(not cuda_algorithms_available(), reason="no CUDA variant runs here")
+def test_a_pinned_out_takes_the_labels_straight_from_the_gpu():
+    cupyx = pytest.importorskip("cupyx")
+    image = random_image((700, 600), 0.61, 1, 6)
+    expected, n = ccl.label(image, 8, algorithm="cpu-uf")
+    out = cupyx.empty_pinned(image.shape, np.uint64)
+    out[...] = 7
+    labels, m = ccl.label(image, 8, max_gpu_memory="100KB", out=out)
+    assert labels is out and m == n
+    np.testing.assert_array_equal(out, expected)

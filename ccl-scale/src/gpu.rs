@@ -330,10 +330,22 @@ impl GpuWorker {
                 )?;
             }
         }
+        let device = self.out.get()?.slice(..out_bytes);
+        if let Some(destination) = sink.destination(strip.first, pixels)
+            && is_page_locked(destination.cast())
+        {
+            // SAFETY: `destination` takes `pixels` labels that no one else
+            // writes during the call (`PlaneSink::destination`'s contract);
+            // any bytes are valid labels.
+            let destination =
+                unsafe { std::slice::from_raw_parts_mut(destination.cast::<u8>(), out_bytes) };
+            stream
+                .memcpy_dtoh(&device, destination)
+                .map_err(cuda_error)?;
+            return stream.synchronize().map_err(cuda_error);
+        }
         let host = self.host_labels.reserve(&self.gpu, out_bytes)?;
-        stream
-            .memcpy_dtoh(&self.out.get()?.slice(..out_bytes), host)
-            .map_err(cuda_error)?;
+        stream.memcpy_dtoh(&device, host).map_err(cuda_error)?;
         stream.synchronize().map_err(cuda_error)?;
         // SAFETY: pinned allocations are page-aligned, so aligned for `L`;
         // the bytes are `pixels` labels of `L` just copied from the device
@@ -341,6 +353,24 @@ impl GpuWorker {
         let labels = unsafe { std::slice::from_raw_parts(host.as_ptr().cast::<L>(), pixels) };
         sink.write_planes(strip.first, labels)
     }
+}
+
+/// Whether host memory at `address` is page-locked (allocated pinned, or
+/// registered), so that the GPU copies into it directly. The plural call
+/// answers pageable memory, unknown to the driver, with a memory type of 0
+/// where the singular one returns an error (which compute-sanitizer
+/// reports).
+fn is_page_locked(address: *const std::ffi::c_void) -> bool {
+    let mut memory_type = 0u32;
+    let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    let mut data = (&mut memory_type as *mut u32).cast::<std::ffi::c_void>();
+    // SAFETY: one attribute, whose value (an unsigned int) the driver writes
+    // through `data`; any address may be asked about.
+    let status = unsafe {
+        sys::cuPointerGetAttributes(1, &mut attribute, &mut data, address as sys::CUdeviceptr)
+    };
+    status == sys::CUresult::CUDA_SUCCESS
+        && memory_type == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32
 }
 
 /// `values` in `buffer` on the device; a pointer to them (to one unused

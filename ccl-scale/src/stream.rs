@@ -22,6 +22,18 @@ pub trait PlaneSink<L: LabelWord>: Sync {
     /// Stores `labels`, the packed labels of the planes from `first` on.
     /// Every plane is written exactly once, in no particular order.
     fn write_planes(&self, first: usize, labels: &[L]) -> Result<()>;
+
+    /// Where the `len` labels of the planes from `first` on lie, for a sink
+    /// that is memory: a GPU worker copies them there itself, without
+    /// staging, where that memory is page-locked (pinned), and calls
+    /// [`write_planes`](Self::write_planes) otherwise. The memory must
+    /// take `len` labels and be written by no one else until the labeler's
+    /// call returns (each plane goes to one worker). `None`, the default:
+    /// always `write_planes`.
+    fn destination(&self, first: usize, len: usize) -> Option<*mut L> {
+        let _ = (first, len);
+        None
+    }
 }
 
 /// The integer of a label image: `u32` up to `2^32 − 2` components, `u64`
@@ -153,6 +165,12 @@ impl<'a, L: LabelWord> Labels<'a, L> {
 }
 
 impl<L: LabelWord> PlaneSink<L> for Labels<'_, L> {
+    fn destination(&self, first: usize, len: usize) -> Option<*mut L> {
+        let offset = first * self.plane_len;
+        // SAFETY: in bounds (checked), so the pointer stays in the borrow.
+        (offset.checked_add(len)? <= self.len).then(|| unsafe { self.start.add(offset) })
+    }
+
     fn write_planes(&self, first: usize, labels: &[L]) -> Result<()> {
         let offset = first * self.plane_len;
         if offset

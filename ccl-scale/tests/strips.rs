@@ -386,3 +386,27 @@ fn large_strips_equal_the_whole_image() {
         );
     }
 }
+
+/// Labels written into page-locked memory: a GPU worker copies them there
+/// itself, without staging (checked on the GPU only; elsewhere there is no
+/// pinned memory).
+#[test]
+fn pinned_label_memory_takes_the_labels_directly() {
+    if !backends().contains(&Backend::Cuda) {
+        return;
+    }
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let image = random_image(1000, 700, 62, 1, 5).unwrap();
+    let (shape, pixels) = image_pixels(&image);
+    let expected = whole_image(&image.view(), Connectivity::Eight);
+    // SAFETY: every label is written by the labeler before it is read.
+    let mut pinned = unsafe { gpu.context().alloc_pinned_with_flags::<u64>(700_000, 0) }.unwrap();
+    let labels = pinned.as_mut_slice().unwrap();
+    labels.fill(u64::MAX);
+    let labeler = StripLabeler::new(options(Backend::Cuda, 64), Connectivity::Eight).unwrap();
+    let report = labeler
+        .label_pixels(&pixels, Connectivity::Eight, labels)
+        .unwrap();
+    assert_eq!((report.strips, shape.planes()), (11, 700));
+    assert!(labels.iter().zip(&expected).all(|(&l, &e)| l == e as u64));
+}
