@@ -266,8 +266,10 @@ def label(
         as ``"8GiB"``, ``"512MiB"``, ``"2GB"``); the labels are the same as
         labeling it whole. An array of more than 2**32 - 2 pixels is always
         labeled so (80 % of the free GPU memory when not given), and its
-        labels are uint64 (uint32 otherwise; ``out=`` may be either). With a
-        CPU ``algorithm`` the cap is the host's working memory.
+        labels are uint64 (uint32 otherwise; ``out=`` may be either, and a
+        page-locked one, such as ``cupyx.empty_pinned``'s, takes the labels
+        straight from the GPU, without a copy through a staging buffer).
+        With a CPU ``algorithm`` the cap is the host's working memory.
     devices:
         With strips: the GPUs (ordinals) to deal them to, four workers
         each; default ``[0]``.
