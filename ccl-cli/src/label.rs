@@ -56,6 +56,15 @@ pub(crate) struct Args {
         requires = "max_gpu_memory"
     )]
     devices: Vec<usize>,
+    /// Read the input as a class map, a .npy of integers (2-D or 3-D; a
+    /// segmentation's classes, an atlas): neighbours of equal nonzero value
+    /// are connected, each class's components labeled apart (cc3d's
+    /// multilabel labeling); prints the components and classes.
+    #[arg(long, conflicts_with_all = ["max_gpu_memory", "min_size", "max_size", "largest"])]
+    classes: bool,
+    /// With --classes: write the class of every label as CSV (label,class).
+    #[arg(long, value_name = "CSV", requires = "classes")]
+    class_table: Option<PathBuf>,
 }
 
 impl Args {
@@ -77,6 +86,28 @@ impl Args {
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
     let filter = args.filter()?;
+    if args.classes {
+        let input = &args.input;
+        if input.threshold.is_some() || input.otsu || input.invert || input.alpha {
+            return Err(
+                "--classes reads the values as classes; --threshold, --otsu, --invert \
+                        and --alpha binarize a mask"
+                    .into(),
+            );
+        }
+        if let Some(output) = &args.output
+            && same_file(&input.path, output)
+        {
+            return Err(format!("-o {}: that is the input", output.display()).into());
+        }
+        return crate::classes::run(crate::classes::Classes {
+            input: &input.path,
+            output: args.output.as_deref(),
+            class_table: args.class_table.as_deref(),
+            connectivity: input.connectivity,
+            max_pixels: input.max_pixels,
+        });
+    }
     if let Some(max_memory) = args.max_gpu_memory {
         if filter != Filter::default() {
             return Err(

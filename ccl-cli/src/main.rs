@@ -4,6 +4,7 @@
 
 mod analyze;
 mod args;
+mod classes;
 mod generate;
 mod input;
 mod label;

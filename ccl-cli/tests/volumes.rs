@@ -737,3 +737,95 @@ fn streamed_labels_equal_the_whole_volume() {
         "not a size",
     );
 }
+
+/// Writes a `.npy` of `descr` (`<i4`, `<f4`, ...) and `shape` (`(2, 3)`)
+/// holding `data`.
+fn write_npy(path: &Path, descr: &str, shape: &str, data: &[u8]) {
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    let mut bytes = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+    bytes.extend(format!("{dict:<117}\n").bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// `--classes`: a class map's components, each class labeled apart, with
+/// the class of every label; images and volumes; what it refuses.
+#[test]
+fn class_maps_label_each_class_apart() {
+    let dir = scratch("classes");
+    // Two classes that touch: 3 3 7 / 0 7 7 (int32), and a third region of
+    // class 3 apart from the first.
+    let image: [i32; 8] = [3, 3, 7, 3, 0, 7, 7, 0];
+    let bytes: Vec<u8> = image.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_npy(&dir.join("map.npy"), "<i4", "(2, 4)", &bytes);
+    let printed = succeeds(
+        &dir,
+        &[
+            "label",
+            "map.npy",
+            "--classes",
+            "-c",
+            "4",
+            "-o",
+            "labels.npy",
+            "--class-table",
+            "classes.csv",
+        ],
+    );
+    assert_eq!(printed.trim(), "3 components in 2 classes");
+    let (header, data) = read_npy(&dir.join("labels.npy"));
+    assert!(header.contains("'shape': (2, 4)"), "{header}");
+    let labels: Vec<u32> = data
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(labels, [1, 1, 2, 3, 0, 2, 2, 0]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("classes.csv")).unwrap(),
+        "label,class\n1,3\n2,7\n3,3\n"
+    );
+    // A checker of two classes: four components in 4-connectivity, two in
+    // 8 (each class joined through its corner), the default for an image.
+    let checker: Vec<u8> = [3i32, 7, 7, 3]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    write_npy(&dir.join("checker.npy"), "<i4", "(2, 2)", &checker);
+    let printed = succeeds(&dir, &["label", "checker.npy", "--classes", "-c", "4"]);
+    assert_eq!(printed.trim(), "4 components in 2 classes");
+    let printed = succeeds(&dir, &["label", "checker.npy", "--classes"]);
+    assert_eq!(printed.trim(), "2 components in 2 classes");
+    // A volume of two slices (uint16): 6 keeps the corner-touching voxels of
+    // one class apart, 26 joins them; labels (depth, height, width).
+    let volume: [u16; 8] = [5, 0, 0, 0, 0, 0, 0, 5];
+    let bytes: Vec<u8> = volume.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_npy(&dir.join("vol.npy"), "<u2", "(2, 2, 2)", &bytes);
+    assert_eq!(
+        succeeds(&dir, &["label", "vol.npy", "--classes", "-c", "6"]).trim(),
+        "2 components in 1 class"
+    );
+    succeeds(
+        &dir,
+        &["label", "vol.npy", "--classes", "-o", "vol-labels.npy"],
+    );
+    assert_eq!(
+        read_npy_labels(&dir.join("vol-labels.npy"), (2, 2, 2)),
+        [1, 0, 0, 0, 0, 0, 0, 1]
+    );
+    // Refused: floats, a volume's connectivity mismatch, binarizing flags,
+    // anything but a .npy.
+    write_npy(&dir.join("f.npy"), "<f4", "(1, 2)", &[0; 8]);
+    fails_with(&dir, &["label", "f.npy", "--classes"], "integer");
+    fails_with(
+        &dir,
+        &["label", "vol.npy", "--classes", "-c", "4"],
+        "6, 18 or 26",
+    );
+    fails_with(
+        &dir,
+        &["label", "map.npy", "--classes", "--otsu"],
+        "--classes",
+    );
+    std::fs::write(dir.join("m.png"), b"not a png").unwrap();
+    fails_with(&dir, &["label", "m.png", "--classes"], ".npy of integers");
+}

@@ -41,6 +41,7 @@
 //! ```
 
 mod binarize;
+mod classes;
 #[cfg(test)]
 mod fuzz;
 mod labels;
@@ -52,6 +53,7 @@ mod volume;
 mod write;
 
 pub use binarize::{Binarization, Channel, Threshold};
+pub use classes::{ClassMapFile, ClassValues, read_class_map};
 pub use labels::{LabelFormat, label_colour, save_labels};
 pub use read::{DEFAULT_MAX_PIXELS, Decoded, ReadOptions, decode, load_image, read_image};
 pub use stream::{LabelBytes, NpyBytes, NpyLabelFile};

@@ -11,18 +11,13 @@ use std::path::{Path, PathBuf};
 use ccl_core::{Error, Result};
 
 use crate::npy::{self, Dtype};
+use crate::volume::decode_error;
 
-fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+/// [`Error::Io`] for `path`.
+pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
         path: path.to_path_buf(),
         source,
-    }
-}
-
-fn decode_error(path: &Path, message: String) -> Error {
-    Error::Decode {
-        path: path.to_path_buf(),
-        message,
     }
 }
 

@@ -268,7 +268,7 @@ pub(crate) fn decode_volume_with<R: BufRead + Seek>(
 }
 
 /// [`Error::Decode`] for `path`.
-fn decode_error(path: &Path, message: String) -> Error {
+pub(crate) fn decode_error(path: &Path, message: String) -> Error {
     Error::Decode {
         path: path.to_path_buf(),
         message,
@@ -298,7 +298,7 @@ fn finish(
 }
 
 /// Refuses a size past the labels' space or past the limit.
-fn check_voxels(
+pub(crate) fn check_voxels(
     (width, height, depth): (usize, usize, usize),
     path: &Path,
     options: &ReadOptions,
@@ -419,13 +419,13 @@ fn read_tiff_stack<R: BufRead + Seek>(
 /// A threshold rule that takes any type: the `.npy` types other than
 /// `bool`, `uint8` and `uint16` (which are binarized as gray images).
 #[derive(Clone, Copy)]
-enum Rule {
+pub(crate) enum Rule {
     Nonzero,
     Above(u32),
 }
 
 /// An element type of a `.npy` array.
-trait Element: Copy {
+pub(crate) trait Element: Copy {
     /// Bytes an element.
     const SIZE: usize;
     /// The element of `bytes` (`SIZE` of them).
@@ -489,15 +489,15 @@ float_element!(f32, f64);
 
 /// The sides of a `.npy` volume and the order of its elements.
 #[derive(Clone, Copy)]
-struct Layout {
-    width: usize,
-    height: usize,
-    depth: usize,
-    fortran_order: bool,
+pub(crate) struct Layout {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) depth: usize,
+    pub(crate) fortran_order: bool,
 }
 
 impl Layout {
-    fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.width * self.height * self.depth
     }
 }
@@ -573,7 +573,7 @@ fn read_elements<T: Element>(
 }
 
 /// Reads the elements of a `.npy` array into C order, as they are.
-fn read_values<T: Element + Default>(
+pub(crate) fn read_values<T: Element + Default>(
     input: &mut impl Read,
     layout: Layout,
     big_endian: bool,
