@@ -4,7 +4,8 @@
 
 use std::process::ExitCode;
 
-use ccl_core::{ComponentStats, Task, VolumeStats};
+use ccl_core::Task;
+use ccl_scale::{LargeStats, Shape};
 use serde::Serialize;
 
 use crate::input::{Data, Input, Loaded};
@@ -17,6 +18,23 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Analyze in strips streamed through the GPU, taking at most this much
+    /// of each GPU's memory (8GiB, 512MiB): for an image or volume larger
+    /// than the GPU's memory, or past 2^32 pixels. The input is a .npy of
+    /// bool or uint8 read plane by plane; the features are merged per
+    /// component (areas past 2^32 included), as `ccl label
+    /// --max-gpu-memory` numbers the components.
+    #[arg(long, value_name = "SIZE", value_parser = crate::strips::parse_bytes)]
+    max_gpu_memory: Option<u64>,
+    /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
+    /// (0,1), each with four workers [default: 0].
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        requires = "max_gpu_memory"
+    )]
+    devices: Vec<usize>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -66,7 +84,7 @@ fn real(value: f64, decimals: Option<usize>) -> String {
 #[derive(Serialize)]
 struct ImageRow {
     label: usize,
-    area: u32,
+    area: u64,
     x_min: u32,
     y_min: u32,
     x_max: u32,
@@ -79,17 +97,17 @@ struct ImageRow {
 
 impl ImageRow {
     /// The row of component `index` (canonical label `index + 1`).
-    fn new(index: usize, s: &ComponentStats) -> Self {
-        let (centroid_x, centroid_y) = s.centroid();
+    fn new(index: usize, s: &LargeStats) -> Self {
+        let [centroid_x, centroid_y, _] = s.centroid();
         ImageRow {
             label: index + 1,
             area: s.area,
-            x_min: s.x_min,
-            y_min: s.y_min,
-            x_max: s.x_max,
-            y_max: s.y_max,
-            sum_x: s.sum_x,
-            sum_y: s.sum_y,
+            x_min: s.min[0],
+            y_min: s.min[1],
+            x_max: s.max[0],
+            y_max: s.max[1],
+            sum_x: s.sum[0],
+            sum_y: s.sum[1],
             centroid_x,
             centroid_y,
         }
@@ -130,7 +148,7 @@ impl Row for ImageRow {
 #[derive(Serialize)]
 struct VolumeRow {
     label: usize,
-    area: u32,
+    area: u64,
     x_min: u32,
     y_min: u32,
     z_min: u32,
@@ -147,20 +165,20 @@ struct VolumeRow {
 
 impl VolumeRow {
     /// The row of component `index` (canonical label `index + 1`).
-    fn new(index: usize, s: &VolumeStats) -> Self {
-        let (centroid_x, centroid_y, centroid_z) = s.centroid();
+    fn new(index: usize, s: &LargeStats) -> Self {
+        let [centroid_x, centroid_y, centroid_z] = s.centroid();
         VolumeRow {
             label: index + 1,
             area: s.area,
-            x_min: s.x_min,
-            y_min: s.y_min,
-            z_min: s.z_min,
-            x_max: s.x_max,
-            y_max: s.y_max,
-            z_max: s.z_max,
-            sum_x: s.sum_x,
-            sum_y: s.sum_y,
-            sum_z: s.sum_z,
+            x_min: s.min[0],
+            y_min: s.min[1],
+            z_min: s.min[2],
+            x_max: s.max[0],
+            y_max: s.max[1],
+            z_max: s.max[2],
+            sum_x: s.sum[0],
+            sum_y: s.sum[1],
+            sum_z: s.sum[2],
             centroid_x,
             centroid_y,
             centroid_z,
@@ -207,6 +225,9 @@ impl Row for VolumeRow {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
+    if let Some(max_memory) = args.max_gpu_memory {
+        return streamed(args.format, &args.input, max_memory, args.devices);
+    }
     let plan = args.input.plan()?;
     let Loaded {
         data,
@@ -214,46 +235,94 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         algorithm,
     } = args.input.load(plan, Task::Analyze)?;
     let mut analyzer = algorithm.analyzer()?;
-    let connectivity_number = connectivity.neighbours();
+    let neighbours = connectivity.neighbours();
     match data {
         Data::Image(image) => {
             let stats = analyzer.analyze(&image.view(), connectivity)?;
-            let rows: Vec<ImageRow> = stats
-                .iter()
-                .enumerate()
-                .map(|(i, s)| ImageRow::new(i, s))
-                .collect();
-            let report = Report {
-                width: image.width(),
-                height: image.height(),
-                depth: None,
-                connectivity: connectivity_number,
-                algorithm: algorithm.name,
-                components: rows.len(),
-                stats: rows,
-            };
-            write(args.format, &report)?;
+            let stats: Vec<LargeStats> = stats.iter().map(LargeStats::from).collect();
+            let size = (image.width(), image.height(), None);
+            write(
+                args.format,
+                &report(size, neighbours, algorithm.name, &stats, ImageRow::new),
+            )?;
         }
         Data::Volume(volume) => {
             let stats = analyzer.analyze_volume(&volume.view(), connectivity)?;
-            let rows: Vec<VolumeRow> = stats
-                .iter()
-                .enumerate()
-                .map(|(i, s)| VolumeRow::new(i, s))
-                .collect();
-            let report = Report {
-                width: volume.width(),
-                height: volume.height(),
-                depth: Some(volume.depth()),
-                connectivity: connectivity_number,
-                algorithm: algorithm.name,
-                components: rows.len(),
-                stats: rows,
-            };
-            write(args.format, &report)?;
+            let stats: Vec<LargeStats> = stats.iter().map(LargeStats::from).collect();
+            let size = (volume.width(), volume.height(), Some(volume.depth()));
+            write(
+                args.format,
+                &report(size, neighbours, algorithm.name, &stats, VolumeRow::new),
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `ccl analyze --max-gpu-memory`: the features merged across strips.
+fn streamed(
+    format: Format,
+    input: &Input,
+    max_memory: u64,
+    devices: Vec<usize>,
+) -> Result<ExitCode, crate::Error> {
+    let streamed = crate::strips::Streamed {
+        input: &input.path,
+        connectivity: input.connectivity,
+        algorithm: input.algorithm.as_deref(),
+        max_memory,
+        devices,
+    };
+    let opened = crate::strips::open(streamed, Task::Analyze)?;
+    let stats = opened
+        .labeler
+        .analyze(opened.shape, opened.connectivity, &opened.source)?;
+    let (name, connectivity) = (
+        opened.labeler.variant().name,
+        opened.connectivity.neighbours(),
+    );
+    match opened.shape {
+        Shape::Image { width, height } => {
+            let size = (width, height, None);
+            write(
+                format,
+                &report(size, connectivity, name, &stats, ImageRow::new),
+            )?;
+        }
+        Shape::Volume {
+            width,
+            height,
+            depth,
+        } => {
+            let size = (width, height, Some(depth));
+            write(
+                format,
+                &report(size, connectivity, name, &stats, VolumeRow::new),
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report of `stats` of an input of `(width, height, depth)`, its rows
+/// made by `row`.
+fn report<'a, R: Row>(
+    (width, height, depth): (usize, usize, Option<usize>),
+    connectivity: u32,
+    algorithm: &'a str,
+    stats: &[LargeStats],
+    row: fn(usize, &LargeStats) -> R,
+) -> Report<'a, R> {
+    let stats: Vec<R> = stats.iter().enumerate().map(|(i, s)| row(i, s)).collect();
+    Report {
+        width,
+        height,
+        depth,
+        connectivity,
+        algorithm,
+        components: stats.len(),
+        stats,
+    }
 }
 
 /// Prints `report` in `format`.

@@ -121,14 +121,14 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         {
             return Err(format!("-o {}: that is the input", output.display()).into());
         }
-        return crate::strips::run(crate::strips::Streamed {
+        let streamed = crate::strips::Streamed {
             input: &args.input.path,
-            output: args.output.as_deref(),
             connectivity: args.input.connectivity,
             algorithm: args.input.algorithm.as_deref(),
             max_memory,
             devices: args.devices,
-        });
+        };
+        return crate::strips::label(streamed, args.output.as_deref());
     }
     let plan = args.input.plan()?;
     // Refused before any work: a wrong extension is a typo, and writing

@@ -1,44 +1,49 @@
-//! `ccl label --max-gpu-memory`: an image or volume larger than the GPU's
-//! memory, or past 2^32 pixels, labeled in strips streamed through the GPU
-//! (`ccl-scale`): a `.npy` read plane by plane, the labels written plane by
-//! plane into a `.npy` (`uint64` only past 2^32 − 2 pixels), so that host
-//! memory holds only the strips in flight.
+//! `ccl label` / `ccl analyze --max-gpu-memory`: an image or volume larger
+//! than the GPU's memory, or past 2^32 pixels, labeled in strips streamed
+//! through the GPU (`ccl-scale`): a `.npy` read plane by plane, the labels
+//! written plane by plane into a `.npy` (`uint64` only past 2^32 − 2
+//! pixels), or the features merged per component, so that host memory
+//! holds only the strips in flight.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use ccl::Connectivity;
+use ccl::{Connectivity, Task};
 use ccl_scale::{NpySink, NpySource, Shape, StripLabeler, StripOptions, needs_wide_labels};
 
 use crate::output::{Stdout, out};
 
-/// What the streamed labeling takes from the command line.
+/// What the streamed labeling and analysis take from the command line.
 pub(crate) struct Streamed<'a> {
     pub(crate) input: &'a Path,
-    pub(crate) output: Option<&'a Path>,
     pub(crate) connectivity: Option<Connectivity>,
     pub(crate) algorithm: Option<&'a str>,
     pub(crate) max_memory: u64,
     pub(crate) devices: Vec<usize>,
 }
 
-pub(crate) fn run(streamed: Streamed<'_>) -> Result<ExitCode, crate::Error> {
-    let not_npy = |path: &Path| {
-        path.extension()
-            .is_none_or(|e| !e.eq_ignore_ascii_case("npy"))
-    };
+/// The input opened for strips, and the labeler that streams it.
+pub(crate) struct Opened {
+    pub(crate) source: NpySource,
+    pub(crate) shape: Shape,
+    pub(crate) connectivity: Connectivity,
+    pub(crate) labeler: StripLabeler,
+}
+
+fn not_npy(path: &Path) -> bool {
+    path.extension()
+        .is_none_or(|e| !e.eq_ignore_ascii_case("npy"))
+}
+
+/// Opens the `.npy` for strips and makes their labeler: the named
+/// variant's backend, else the preferred one's (a GPU where one works), the
+/// connectivity the fullest of the input's dimension unless given.
+pub(crate) fn open(streamed: Streamed<'_>, task: Task) -> Result<Opened, crate::Error> {
     if not_npy(streamed.input) {
         return Err(format!(
             "{}: --max-gpu-memory streams a .npy (bool or uint8, C order) plane by plane; \
              convert the input first (numpy.save)",
             streamed.input.display()
-        )
-        .into());
-    }
-    if let Some(output) = streamed.output.filter(|&o| not_npy(o)) {
-        return Err(format!(
-            "-o {}: --max-gpu-memory writes the labels plane by plane into a .npy",
-            output.display()
         )
         .into());
     }
@@ -50,8 +55,7 @@ pub(crate) fn run(streamed: Streamed<'_>) -> Result<ExitCode, crate::Error> {
     });
     let backend = match streamed.algorithm {
         Some(name) => ccl::find(name)?.backend,
-        // The preferred variant's: a CUDA one where a GPU works.
-        None => ccl::default_algorithm(ccl::Task::Label, connectivity)?.backend,
+        None => ccl::default_algorithm(task, connectivity)?.backend,
     };
     let options = StripOptions {
         backend,
@@ -61,8 +65,34 @@ pub(crate) fn run(streamed: Streamed<'_>) -> Result<ExitCode, crate::Error> {
         ..StripOptions::default()
     };
     let labeler = StripLabeler::new(options, connectivity)?;
+    Ok(Opened {
+        source,
+        shape,
+        connectivity,
+        labeler,
+    })
+}
+
+/// `ccl label --max-gpu-memory`: the count, and the labels into `output`.
+pub(crate) fn label(
+    streamed: Streamed<'_>,
+    output: Option<&Path>,
+) -> Result<ExitCode, crate::Error> {
+    if let Some(output) = output.filter(|&o| not_npy(o)) {
+        return Err(format!(
+            "-o {}: --max-gpu-memory writes the labels plane by plane into a .npy",
+            output.display()
+        )
+        .into());
+    }
+    let Opened {
+        source,
+        shape,
+        connectivity,
+        labeler,
+    } = open(streamed, Task::Label)?;
     let wide = needs_wide_labels(shape);
-    let report = match streamed.output {
+    let report = match output {
         Some(output) => {
             let sink = NpySink::create(output, shape, wide)?;
             if wide {

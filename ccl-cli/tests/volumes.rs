@@ -709,6 +709,40 @@ fn streamed_labels_equal_the_whole_volume() {
             format!("{} components", whole.iter().max().unwrap())
         );
     }
+    // `ccl analyze --max-gpu-memory`: the features merged across slabs,
+    // row for row those of the whole volume (CSV: no variant's name).
+    for connectivity in ["6", "26"] {
+        let whole = succeeds(
+            &dir,
+            &[
+                "analyze",
+                "v.npy",
+                "-c",
+                connectivity,
+                "-a",
+                "cpu-uf",
+                "--format",
+                "csv",
+            ],
+        );
+        let merged = succeeds(
+            &dir,
+            &[
+                "analyze",
+                "v.npy",
+                "-c",
+                connectivity,
+                "-a",
+                "cpu-rle",
+                "--max-gpu-memory",
+                "140KB",
+                "--format",
+                "csv",
+            ],
+        );
+        assert_eq!(merged, whole, "-c {connectivity}");
+        assert!(whole.lines().count() > 2, "{whole}");
+    }
     fails_with(
         &dir,
         &["label", "v.npy", "--max-gpu-memory", "1KB", "-a", "cpu-rle"],

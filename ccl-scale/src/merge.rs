@@ -37,6 +37,18 @@ impl Default for LargeStats {
     }
 }
 
+impl From<&ComponentStats> for LargeStats {
+    fn from(stats: &ComponentStats) -> Self {
+        Self::of_image(stats, 0)
+    }
+}
+
+impl From<&VolumeStats> for LargeStats {
+    fn from(stats: &VolumeStats) -> Self {
+        Self::of_volume(stats, 0)
+    }
+}
+
 impl LargeStats {
     /// An image component's features, its y moved down by `rows`.
     pub(crate) fn of_image(stats: &ComponentStats, rows: u32) -> Self {
