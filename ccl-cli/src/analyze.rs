@@ -18,23 +18,9 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Analyze in strips streamed through the GPU, taking at most this much
-    /// of each GPU's memory (8GiB, 512MiB): for an image or volume larger
-    /// than the GPU's memory, or past 2^32 pixels. The input is a .npy of
-    /// bool or uint8 read plane by plane; the features are merged per
-    /// component (areas past 2^32 included), as `ccl label
-    /// --max-gpu-memory` numbers the components.
-    #[arg(long, value_name = "SIZE", value_parser = crate::strips::parse_bytes)]
-    max_gpu_memory: Option<u64>,
-    /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
-    /// (0,1), each with four workers [default: 0].
-    #[arg(
-        long,
-        value_name = "N,...",
-        value_delimiter = ',',
-        requires = "max_gpu_memory"
-    )]
-    devices: Vec<usize>,
+    /// Strips streamed through the GPU, for inputs past its memory.
+    #[command(flatten)]
+    strips: crate::strips::StripArgs,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -225,8 +211,8 @@ impl Row for VolumeRow {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
-    if let Some(max_memory) = args.max_gpu_memory {
-        return streamed(args.format, &args.input, max_memory, args.devices);
+    if let Some(max_memory) = args.strips.max_gpu_memory {
+        return streamed(args.format, &args.input, max_memory, args.strips.devices);
     }
     let plan = args.input.plan()?;
     let Loaded {

@@ -38,24 +38,9 @@ pub(crate) struct Args {
     /// those of what is kept, numbered 1..=K in raster order.
     #[arg(long, value_name = "K")]
     largest: Option<u32>,
-    /// Label in strips streamed through the GPU, taking at most this much
-    /// of each GPU's memory (8GiB, 512MiB, 2GB): for an image or volume
-    /// larger than the GPU's memory, or past 2^32 pixels (its labels are
-    /// then uint64). The input is a .npy of bool or uint8 (2-D or 3-D, C
-    /// order) read plane by plane, and -o a .npy written plane by plane,
-    /// so host memory holds only the strips in flight. With a CPU
-    /// algorithm (-a cpu-rle), the cap is the host's working memory.
-    #[arg(long, value_name = "SIZE", value_parser = crate::strips::parse_bytes)]
-    max_gpu_memory: Option<u64>,
-    /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
-    /// (0,1), each with four workers [default: 0].
-    #[arg(
-        long,
-        value_name = "N,...",
-        value_delimiter = ',',
-        requires = "max_gpu_memory"
-    )]
-    devices: Vec<usize>,
+    /// Strips streamed through the GPU, for inputs past its memory.
+    #[command(flatten)]
+    strips: crate::strips::StripArgs,
     /// Read the input as a class map, a .npy of integers (2-D or 3-D; a
     /// segmentation's classes, an atlas): neighbours of equal nonzero value
     /// are connected, each class's components labeled apart (cc3d's
@@ -108,7 +93,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
             max_pixels: input.max_pixels,
         });
     }
-    if let Some(max_memory) = args.max_gpu_memory {
+    if let Some(max_memory) = args.strips.max_gpu_memory {
         if filter != Filter::default() {
             return Err(
                 "--min-size, --max-size and --largest need the whole label image; \
@@ -126,7 +111,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
             connectivity: args.input.connectivity,
             algorithm: args.input.algorithm.as_deref(),
             max_memory,
-            devices: args.devices,
+            devices: args.strips.devices,
         };
         return crate::strips::label(streamed, args.output.as_deref());
     }

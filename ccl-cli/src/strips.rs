@@ -13,6 +13,30 @@ use ccl_scale::{NpySink, NpySource, Shape, StripLabeler, StripOptions, needs_wid
 
 use crate::output::{Stdout, out};
 
+/// The options of `label` and `analyze` that stream the input in strips.
+#[derive(clap::Args)]
+pub(crate) struct StripArgs {
+    /// Work in strips streamed through the GPU, taking at most this much of
+    /// each GPU's memory (8GiB, 512MiB, 2GB): for an image or volume larger
+    /// than the GPU's memory, or past 2^32 pixels (labels are then uint64;
+    /// features merged per component, areas past 2^32 included). The input
+    /// is a .npy of bool or uint8 (2-D or 3-D, C order) read plane by
+    /// plane, and `label -o` a .npy written plane by plane, so host memory
+    /// holds only the strips in flight. With a CPU algorithm (-a cpu-rle),
+    /// the cap is the host's working memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub(crate) max_gpu_memory: Option<u64>,
+    /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
+    /// (0,1), each with four workers [default: 0].
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        requires = "max_gpu_memory"
+    )]
+    pub(crate) devices: Vec<usize>,
+}
+
 /// What the streamed labeling and analysis take from the command line.
 pub(crate) struct Streamed<'a> {
     pub(crate) input: &'a Path,

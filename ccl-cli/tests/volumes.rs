@@ -136,13 +136,12 @@ fn read_tiff_labels(path: &Path, (width, height): (usize, usize)) -> Vec<u32> {
 
 /// Writes a `.npy` of `uint8` values of shape (depth, height, width).
 fn write_npy_u8(path: &Path, (width, height, depth): (usize, usize, usize), values: &[u8]) {
-    let dict = format!(
-        "{{'descr': '|u1', 'fortran_order': False, 'shape': ({depth}, {height}, {width}), }}"
+    write_npy(
+        path,
+        "|u1",
+        &format!("({depth}, {height}, {width})"),
+        values,
     );
-    let mut bytes = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
-    bytes.extend(format!("{dict:<117}\n").bytes());
-    bytes.extend(values);
-    std::fs::write(path, bytes).unwrap();
 }
 
 /// `(width, height, depth)`.

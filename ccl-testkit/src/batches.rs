@@ -6,6 +6,7 @@
 
 use ccl_core::{Algorithm, BinaryImageBuf, BinaryVolume, Connectivity, LabelImage, Result, Task};
 
+use crate::conformance::assert_no_failures;
 use crate::verify::{Expected, compare_labels, compare_stats};
 
 /// A batch of images of one size, and where it comes from.
@@ -236,17 +237,7 @@ pub fn check_registry_batches(
             kit.check(&case);
         }
     }
-    let failures: Vec<&String> = kits.iter().flat_map(|k| &k.failures).collect();
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .map(|f| f.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_failures(kits.iter().flat_map(|k| &k.failures));
     for kit in &kits {
         println!("{}: {} batch checks", kit.algorithm.name, kit.checks);
     }

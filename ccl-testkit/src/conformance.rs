@@ -147,6 +147,19 @@ impl Conformance {
 /// One timed run of `task` on the loaded image, its stage times sane (a
 /// stage at least, unless the image has no pixel) and its answer the
 /// reference's.
+/// Panics listing every failure of a registry-wide run (one line each), so
+/// that the calling test fails; the kits of images, batches and volumes
+/// share it.
+pub(crate) fn assert_no_failures<'a>(failures: impl IntoIterator<Item = &'a String>) {
+    let failures: Vec<&str> = failures.into_iter().map(String::as_str).collect();
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 fn timed_check(
     timed: &mut dyn TimedRun,
     task: Task,
@@ -189,17 +202,7 @@ pub fn check_registry(cases: impl IntoIterator<Item = Result<Case>>) {
         images += 1;
     }
     assert!(images > 0, "no image to check");
-    let failures: Vec<&String> = kits.iter().flat_map(|k| &k.failures).collect();
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .map(|f| f.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_failures(kits.iter().flat_map(|k| &k.failures));
     for kit in &kits {
         println!(
             "{}: {} checks on {images} images",

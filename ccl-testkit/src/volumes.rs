@@ -11,6 +11,7 @@ use ccl_core::{
     Task, TimedRun, VolumeStats,
 };
 
+use crate::conformance::assert_no_failures;
 use crate::verify::REFERENCE;
 
 /// A verification volume and how it was made.
@@ -382,17 +383,7 @@ pub fn check_registry_volumes(
         volumes += 1;
     }
     assert!(volumes > 0, "no volume to check");
-    let failures: Vec<&String> = kits.iter().flat_map(|k| &k.failures).collect();
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .map(|f| f.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_failures(kits.iter().flat_map(|k| &k.failures));
     for kit in &kits {
         println!(
             "{}: {} volume checks on {volumes} volumes",
