@@ -77,6 +77,13 @@ fn label_strips_host(
     .map_err(to_python)
 }
 
+/// Bytes of a size as people write it (`8GiB`, `512MiB`, `2GB`): the
+/// CLI's `--max-gpu-memory` parser ([`ccl_scale::parse_size`]).
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    ccl_scale::parse_size(text).map_err(to_python)
+}
+
 /// The labelers of the last calls, kept with their workers: a GPU worker's
 /// pinned host buffers take longer to allocate than a strip to label.
 type Kept = Vec<((StripOptions, Connectivity), Arc<StripLabeler>)>;
@@ -103,5 +110,6 @@ fn labeler(options: StripOptions, connectivity: Connectivity) -> ccl::Result<Arc
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(label_strips_host, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_size, module)?)?;
     Ok(())
 }

@@ -48,6 +48,7 @@ mod gpu;
 mod labeler;
 mod merge;
 mod shape;
+mod size;
 mod stream;
 mod worker;
 
@@ -55,6 +56,7 @@ pub use files::{NpySink, NpySource};
 pub use labeler::{StripLabeler, StripOptions, StripReport};
 pub use merge::{LargeStats, Renumbering};
 pub use shape::Shape;
+pub use size::parse_size;
 pub use stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 
 /// Whether labels of `shape` need 64 bits: more pixels than 32-bit labels

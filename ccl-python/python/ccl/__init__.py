@@ -38,7 +38,6 @@ with uint64 labels), and ``ccl.dask`` labels dask arrays chunk by chunk.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -755,22 +754,13 @@ def _label_strips(
     return host.result(out), n
 
 
-_BYTE_UNITS = {
-    "": 1, "B": 1, "K": 2**10, "KiB": 2**10, "M": 2**20, "MiB": 2**20, "G": 2**30,
-    "GiB": 2**30, "T": 2**40, "TiB": 2**40, "kB": 10**3, "KB": 10**3, "MB": 10**6,
-    "GB": 10**9, "TB": 10**12,
-}  # fmt: skip
-
-
 def _byte_size(value: Any) -> int:
-    """Bytes from an int or a string such as ``"8GiB"`` (the CLI's --max-gpu-memory)."""
+    """Bytes from an int or a string such as ``"8GiB"`` (parsed as the CLI's --max-gpu-memory)."""
     if isinstance(value, str):
-        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", value)
-        if match is None:
-            raise ValueError(f"max_gpu_memory: not a size: {value!r} (say 8GiB, 512MiB, 2GB)")
-        if match[2] not in _BYTE_UNITS:
-            raise ValueError(f"max_gpu_memory: unknown unit {match[2]!r} in {value!r}")
-        size = int(float(match[1]) * _BYTE_UNITS[match[2]])
+        try:
+            size = _ccl.parse_size(value)
+        except ValueError as error:
+            raise ValueError(f"max_gpu_memory: {error}") from None
     elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         size = int(value)
     else:

@@ -124,6 +124,7 @@ def filter_device(
     connectivity_value: int,
     algorithm: Optional[str] = None,
 ) -> Optional[int]: ...
+def parse_size(text: str) -> int: ...
 def label_strips_host(
     address: int,
     shape: List[int],
