@@ -44,21 +44,18 @@ inventory::submit! { KERNELS }
 /// Threads per block: a tile of 32 × 32 pixels or 32 × 8 × 8 voxels each.
 const BLOCK: u32 = 256;
 
-/// The tile of the kernels: 32 columns by `rows` rows by `slices` slices.
-#[derive(Clone, Copy)]
-struct Tile {
-    rows: usize,
-    slices: usize,
+/// Image tiles are 32 × 32 pixels (a batch's images tile apart, one per
+/// slice); volume tiles 32 × 8 × 8 voxels.
+fn tile_rows_and_slices(connectivity: Connectivity) -> (usize, usize) {
+    if connectivity.dimensions() == 2 {
+        (32, 1)
+    } else {
+        (8, 8)
+    }
 }
 
-/// Images' tiles (and a batch's: one image per slice).
-const IMAGE_TILE: Tile = Tile {
-    rows: 32,
-    slices: 1,
-};
-
-/// Volumes' tiles.
-const VOLUME_TILE: Tile = Tile { rows: 8, slices: 8 };
+/// The warps of 32 threads of one block of [`BLOCK`] threads.
+const WARPS_PER_BLOCK: usize = BLOCK as usize / 32;
 
 /// `CclClassShape`: a map's geometry and connectivity.
 #[repr(C)]
@@ -67,7 +64,6 @@ struct ClassShapeArgs {
     width: u32,
     height: u32,
     depth: u32,
-    connectivity: u32,
 }
 
 // SAFETY: plain old data with C layout, matching CclClassShape.
@@ -96,25 +92,50 @@ type LocalKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>, DevPtr<u8>)>
 type BorderKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>)>;
 type ClassesKernel = Kernel<(RootIndexArgs, u32, u32, DevPtr<u8>, DevPtr<u8>)>;
 
+/// The local and the border kernel of one connectivity (a template
+/// argument of both, so that their neighbour offsets are constants).
+struct ForestKernels {
+    local: LocalKernel,
+    border: BorderKernel,
+}
+
 /// The kernels of one value size.
 struct SizedKernels {
-    local_image: LocalKernel,
-    local_volume: LocalKernel,
-    border_image: BorderKernel,
-    border_volume: BorderKernel,
+    /// By connectivity: 4, 8, 6, 18, 26.
+    forest: [ForestKernels; 5],
     classes: ClassesKernel,
 }
 
 impl SizedKernels {
     fn load(gpu: &Gpu, bytes: usize) -> Result<Self> {
-        let name = |kernel: &str| format!("{kernel}_{bytes}");
+        let forest = |connectivity: u32| -> Result<ForestKernels> {
+            Ok(ForestKernels {
+                local: Kernel::load(
+                    gpu,
+                    &KERNELS,
+                    &format!("ccl_classes_local_c{connectivity}_{bytes}"),
+                )?,
+                border: Kernel::load(
+                    gpu,
+                    &KERNELS,
+                    &format!("ccl_classes_border_c{connectivity}_{bytes}"),
+                )?,
+            })
+        };
         Ok(Self {
-            local_image: Kernel::load(gpu, &KERNELS, &name("ccl_classes_local_image"))?,
-            local_volume: Kernel::load(gpu, &KERNELS, &name("ccl_classes_local_volume"))?,
-            border_image: Kernel::load(gpu, &KERNELS, &name("ccl_classes_border_image"))?,
-            border_volume: Kernel::load(gpu, &KERNELS, &name("ccl_classes_border_volume"))?,
-            classes: Kernel::load(gpu, &KERNELS, &name("ccl_component_classes"))?,
+            forest: [forest(4)?, forest(8)?, forest(6)?, forest(18)?, forest(26)?],
+            classes: Kernel::load(gpu, &KERNELS, &format!("ccl_component_classes_{bytes}"))?,
         })
+    }
+
+    fn forest(&self, connectivity: Connectivity) -> &ForestKernels {
+        &self.forest[match connectivity {
+            Connectivity::Four => 0,
+            Connectivity::Eight => 1,
+            Connectivity::Six => 2,
+            Connectivity::Eighteen => 3,
+            Connectivity::TwentySix => 4,
+        }]
     }
 }
 
@@ -225,21 +246,28 @@ impl ClassLabeler {
             width: shape.width as u32,
             height: shape.height as u32,
             depth: shape.depth as u32,
-            connectivity: connectivity.neighbours(),
         };
-        let (tile, local, border) = if connectivity.dimensions() == 2 {
-            (IMAGE_TILE, &kernels.local_image, &kernels.border_image)
-        } else {
-            (VOLUME_TILE, &kernels.local_volume, &kernels.border_volume)
-        };
+        let (tile_rows, tile_slices) = tile_rows_and_slices(connectivity);
         let tiles = shape.width.div_ceil(32)
-            * shape.height.div_ceil(tile.rows)
-            * shape.depth.div_ceil(tile.slices);
-        let grid = LaunchConfig {
-            grid_dim: (blocks(tiles, 1)?, 1, 1),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
+            * shape.height.div_ceil(tile_rows)
+            * shape.depth.div_ceil(tile_slices);
+        let grid = |blocks_wanted: Result<u32>| -> Result<LaunchConfig> {
+            Ok(LaunchConfig {
+                grid_dim: (blocks_wanted?, 1, 1),
+                block_dim: (BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            })
         };
+        // The local kernel takes a block per tile; the border kernel of
+        // images a warp per tile edge (the first row, the first column and,
+        // with 8-connectivity, the last), that of volumes a block per tile.
+        let local_grid = grid(blocks(tiles, 1))?;
+        let border_grid = match connectivity {
+            Connectivity::Four => grid(blocks(tiles * 2, WARPS_PER_BLOCK))?,
+            Connectivity::Eight => grid(blocks(tiles * 3, WARPS_PER_BLOCK))?,
+            _ => local_grid,
+        };
+        let ForestKernels { local, border } = kernels.forest(connectivity);
         let forest = self.forest.reserve(&stream, voxels)?;
         let mut forest = forest.slice_mut(..voxels);
         let forest_ptr = DevPtr::of_mut(&mut forest, &stream);
@@ -252,16 +280,17 @@ impl ClassLabeler {
         };
         // SAFETY: the caller's contract for `values` (`voxels` values of
         // `bytes` bytes); the forest and the foreground hold `voxels`
-        // entries; one block per tile of the grid's tiling.
+        // entries; the grids cover the tiling of the kernels of
+        // `connectivity`.
         unsafe {
             local.launch(
                 &stream,
-                grid,
+                local_grid,
                 (DevPtr::from_address(values), args, forest_ptr, foreground),
             )?;
             border.launch(
                 &stream,
-                grid,
+                border_grid,
                 (DevPtr::from_address(values), args, forest_ptr),
             )?;
         }

@@ -20,23 +20,42 @@
 
 // Step 1: flags each root (a foreground pixel that is its own parent) in
 // root_bits and counts them per group of CCL_ROOT_GROUP_WORDS words
-// (group_count, zeroed before).
+// (group_count, zeroed before). A block's warps take consecutive words and
+// add their counts in shared memory first, the warps of one group together
+// (a block's words lie in one group unless the group size is no multiple
+// of the warps per block), so that an image of many components costs one
+// global atomic per block and group, not one per word.
 extern "C" __global__ void __launch_bounds__(256)
     ccl_count_roots(CclImage image, const u32* L, u32* root_bits, u32 words_per_row, u32 words,
                     u32* group_count) {
+    __shared__ u32 warp_roots[32];
     u32 y, base;
-    if (!ccl_warp_word(words, words_per_row, &y, &base)) return;
-    const u32 x = base + threadIdx.x;
-    bool root = false;
-    if (x < (u32)image.width && ccl_row(image, y)[x]) {
-        const u32 i = y * (u32)image.width + x;
-        root = L[i] == i + 1;
+    u32 count = 0;
+    const bool has_word = ccl_warp_word(words, words_per_row, &y, &base);
+    if (has_word) {
+        const u32 x = base + threadIdx.x;
+        bool root = false;
+        if (x < (u32)image.width && ccl_row(image, y)[x]) {
+            const u32 i = y * (u32)image.width + x;
+            root = L[i] == i + 1;
+        }
+        const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
+        count = (u32)__popc(roots);
+        if (threadIdx.x == 0) root_bits[y * words_per_row + base / 32] = roots;
     }
-    const u32 roots = __ballot_sync(CCL_FULL_MASK, root);
-    const u32 word = y * words_per_row + base / 32;
-    if (threadIdx.x == 0) {
-        root_bits[word] = roots;
-        if (roots) atomicAdd(group_count + word / CCL_ROOT_GROUP_WORDS, (u32)__popc(roots));
+    if (threadIdx.x == 0) warp_roots[threadIdx.y] = count;
+    __syncthreads();
+    // The first warp: lane l holds warp l's count and group; lanes of one
+    // group add up and the lowest adds the sum.
+    if (threadIdx.y == 0) {
+        const u32 lane = threadIdx.x;
+        const u64 word = (u64)blockIdx.x * blockDim.y + lane;
+        const bool counted = lane < blockDim.y && word < words;
+        const u32 roots = counted ? warp_roots[lane] : 0;
+        const u64 group = counted ? word / CCL_ROOT_GROUP_WORDS : ~0ull;
+        const u32 same = __match_any_sync(CCL_FULL_MASK, group);
+        const u32 sum = __reduce_add_sync(same, roots);
+        if (counted && sum && lane == (u32)__ffs(same) - 1) atomicAdd(group_count + group, sum);
     }
 }
 
