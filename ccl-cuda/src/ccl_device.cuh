@@ -103,17 +103,29 @@ __device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
 // the atomicMin splice of Playne & Hawick). A failed atomicMin means the
 // root we saw got a parent meanwhile: continue from the value it held, so no
 // link is ever lost.
+//
+// ccl_merge_linking returns the root it linked (a root until then, whose
+// link is the one that succeeded), or CCL_JOINED where a and b were in one
+// tree already: each root is linked once, so a caller that keeps a flag per
+// root clears exactly that one.
+#define CCL_JOINED 0xffffffffu
+
 template <u32 Base = 1>
-__device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
+__device__ __forceinline__ u32 ccl_merge_linking(u32* L, u32 a, u32 b) {
     while (true) {
         a = ccl_find<Base>(L, a);
         b = ccl_find<Base>(L, b);
-        if (a == b) return;
+        if (a == b) return CCL_JOINED;
         if (a > b) { u32 t = a; a = b; b = t; }
         u32 old = atomicMin(L + b, a + Base);
-        if (old == b + Base) return;
+        if (old == b + Base) return b;
         b = old - Base;
     }
+}
+
+template <u32 Base = 1>
+__device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
+    ccl_merge_linking<Base>(L, a, b);
 }
 
 // ccl_merge that returns a root of the joined tree (the smaller of the two

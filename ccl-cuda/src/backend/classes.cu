@@ -124,31 +124,49 @@ __device__ __forceinline__ bool ccl_class_pair_implied(int dx, int dy, int dz, b
     return lefts || (dx != 0 && ccl_class_neighbour(CONN, 0, dy, dz) && across);
 }
 
-// Kernel 1 (one block of 256 threads per tile). `foreground` (null: not
-// wanted) gets a byte per pixel, 1 where the value is nonzero: the byte
+// The threads of a block of the local kernel (and of the volumes' border
+// kernel), which the launch and __launch_bounds__ give.
+#define CLASS_BLOCK 256
+
+__device__ __forceinline__ u32 ccl_class_words_per_row(CclClassShape s) { return (s.width + 31) / 32; }
+
+// Kernel 1 (one block of CLASS_BLOCK threads per tile). `foreground` (null:
+// not wanted) gets a byte per pixel, 1 where the value is nonzero: the byte
 // image the shared back end reads, for values wider than a byte.
+// `root_bits` gets the tile roots: the shared back end's root layout (a bit
+// per pixel, ceil(width / 32) words per row of the map's rows), whose words
+// are the tiles' rows; the border kernel clears the bit of each tile root
+// it links, which leaves the roots of the whole forest.
 template <typename T, int CONN>
-__device__ void classes_local(const T* values, CclClassShape s, u32* forest, u8* foreground) {
+__device__ void classes_local(const T* values, CclClassShape s, u32* forest, u8* foreground, u32* root_bits) {
     constexpr int TY = ClassTile<CONN>::Y, TZ = ClassTile<CONN>::Z, TILE = TILE_X * TY * TZ;
+    constexpr int PER_THREAD = TILE / CLASS_BLOCK;
     __shared__ T tile_values[TILE];
     __shared__ u32 parent[TILE];
     u32 x0, y0, z0;
     ccl_class_tile<TY, TZ>(s, blockIdx.x, &x0, &y0, &z0);
     const u32 lane = threadIdx.x & 31u;
-    // TILE is a multiple of blockDim.x, so a warp's lanes take the 32
-    // pixels of one tile row together (the ballot needs them all).
-    for (int t = threadIdx.x; t < TILE; t += blockDim.x) {
+    // TILE is a multiple of the block, so a warp's lanes take the 32 pixels
+    // of one tile row together (the ballots need them all). A thread's
+    // values are all loaded before any is used, so that their loads wait
+    // together.
+    T v[PER_THREAD];
+#pragma unroll
+    for (int i = 0; i < PER_THREAD; ++i) {
+        const int t = threadIdx.x + i * CLASS_BLOCK;
         const u32 x = x0 + (t & 31), y = y0 + (t >> 5) % TY, z = z0 + (t >> 5) / TY;
-        T v = 0;
-        if (x < s.width && y < s.height && z < s.depth) {
-            const u64 g = ccl_class_index(s, x, y, z);
-            v = values[g];
-            if (foreground) foreground[g] = v != 0;
-        }
-        tile_values[t] = v;
+        v[i] = x < s.width && y < s.height && z < s.depth ? values[ccl_class_index(s, x, y, z)] : (T)0;
+    }
+#pragma unroll
+    for (int i = 0; i < PER_THREAD; ++i) {
+        const int t = threadIdx.x + i * CLASS_BLOCK;
+        const u32 x = x0 + (t & 31), y = y0 + (t >> 5) % TY, z = z0 + (t >> 5) / TY;
+        if (foreground && x < s.width && y < s.height && z < s.depth)
+            foreground[ccl_class_index(s, x, y, z)] = v[i] != 0;
+        tile_values[t] = v[i];
         typedef typename Shuffled<T>::type Wide;
-        const T left = (T)__shfl_up_sync(CCL_FULL_MASK, (Wide)v, 1);
-        const bool joins_left = lane > 0 && v != 0 && v == left;
+        const T left = (T)__shfl_up_sync(CCL_FULL_MASK, (Wide)v[i], 1);
+        const bool joins_left = lane > 0 && v[i] != 0 && v[i] == left;
         const u32 starts = __ballot_sync(CCL_FULL_MASK, !joins_left);
         const u32 at_or_below = starts & (0xffffffffu >> (31 - lane));
         parent[t] = (t & ~31) + (31 - __clz(at_or_below));
@@ -157,7 +175,7 @@ __device__ void classes_local(const T* values, CclClassShape s, u32* forest, u8*
     // Each iteration ends in __syncwarp: the merges diverge, and without a
     // point of reconvergence the lanes drift apart and run the rest of the
     // loop a few at a time (ncu counted 3x the instructions).
-    for (int t = threadIdx.x; t < TILE; t += blockDim.x) {
+    for (int t = threadIdx.x; t < TILE; t += CLASS_BLOCK) {
         const T v = tile_values[t];
         if (v != 0) {
             const int lx = t & 31, ly = (t >> 5) % TY, lz = (t >> 5) / TY;
@@ -179,23 +197,37 @@ __device__ void classes_local(const T* values, CclClassShape s, u32* forest, u8*
         __syncwarp();
     }
     __syncthreads();
-    for (int t = threadIdx.x; t < TILE; t += blockDim.x) {
-        if (tile_values[t] != 0) {
-            const u32 root = ccl_tile_find(parent, (u32)t);
-            const u32 x = x0 + (t & 31), y = y0 + (t >> 5) % TY, z = z0 + (t >> 5) / TY;
+    const u32 words_per_row = ccl_class_words_per_row(s);
+    for (int t = threadIdx.x; t < TILE; t += CLASS_BLOCK) {
+        const u32 x = x0 + (t & 31), y = y0 + (t >> 5) % TY, z = z0 + (t >> 5) / TY;
+        const bool on = tile_values[t] != 0;
+        u32 root = 0;
+        if (on) {
+            root = ccl_tile_find(parent, (u32)t);
             const u32 rx = x0 + (root & 31), ry = y0 + (root >> 5) % TY, rz = z0 + (root >> 5) / TY;
             forest[ccl_class_index(s, x, y, z)] = (u32)ccl_class_index(s, rx, ry, rz) + 1;
         }
-        __syncwarp();
+        const u32 roots = __ballot_sync(CCL_FULL_MASK, on && root == (u32)t);
+        if (lane == 0 && y < s.height && z < s.depth)
+            root_bits[((u64)z * s.height + y) * words_per_row + x0 / 32] = roots;
     }
+}
+
+// Merges pixels g and n in the global forest; a tile root linked by it
+// loses its root bit.
+__device__ __forceinline__ void ccl_class_merge(CclClassShape s, u32* forest, u32* root_bits, u32 g, u32 n) {
+    const u32 linked = ccl_merge_linking(forest, g, n);
+    if (linked == CCL_JOINED) return;
+    const u32 row = linked / s.width, x = linked % s.width;
+    atomicAnd(root_bits + (u64)row * ccl_class_words_per_row(s) + x / 32, ~(1u << (x & 31u)));
 }
 
 // Kernel 2's work for one pixel (lx, ly, lz) of the tile at (x0, y0, z0):
 // its pairs with neighbours outside the tile merged in the global forest,
 // skipping those the rules connect already.
 template <typename T, int CONN>
-__device__ __forceinline__ void class_border_pixel(const T* values, CclClassShape s, u32* forest, u32 x0,
-                                                   u32 y0, u32 z0, int lx, int ly, int lz) {
+__device__ __forceinline__ void class_border_pixel(const T* values, CclClassShape s, u32* forest, u32* root_bits,
+                                                   u32 x0, u32 y0, u32 z0, int lx, int ly, int lz) {
     constexpr int TY = ClassTile<CONN>::Y;
     const u32 x = x0 + lx, y = y0 + ly, z = z0 + lz;
     if (x >= s.width || y >= s.height || z >= s.depth) return;
@@ -204,7 +236,7 @@ __device__ __forceinline__ void class_border_pixel(const T* values, CclClassShap
     if (v == 0) return;
     const bool same_left = x > 0 && values[g - 1] == v;
     // The left neighbour, outside the tile only in its first column.
-    if (lx == 0 && same_left) ccl_merge(forest, (u32)g, (u32)g - 1);
+    if (lx == 0 && same_left) ccl_class_merge(s, forest, root_bits, (u32)g, (u32)g - 1);
 #pragma unroll
     for (int k = 0; k < 12; ++k) {
         const int dx = ccl_backward_dx(k), dy = ccl_backward_dy(k), dz = ccl_backward_dz(k);
@@ -218,7 +250,7 @@ __device__ __forceinline__ void class_border_pixel(const T* values, CclClassShap
         if (ccl_class_pair_implied<CONN>(dx, dy, dz, same_left && nx > 0 && values[n - 1] == v,
                                          dx != 0 && values[n - dx] == v))
             continue;
-        ccl_merge(forest, (u32)g, (u32)n);
+        ccl_class_merge(s, forest, root_bits, (u32)g, (u32)n);
     }
 }
 
@@ -228,7 +260,7 @@ __device__ __forceinline__ void class_border_pixel(const T* values, CclClassShap
 // column; a warp takes one of those edges, a lane a pixel, so that no
 // thread waits on the tile's inner pixels.
 template <typename T, int CONN>
-__device__ void classes_border_image(const T* values, CclClassShape s, u32* forest) {
+__device__ void classes_border_image(const T* values, CclClassShape s, u32* forest, u32* root_bits) {
     constexpr int EDGES = CONN == 8 ? 3 : 2;
     const u32 tiles = ((s.width + TILE_X - 1) / TILE_X) * ((s.height + 31) / 32) * s.depth;
     const u64 warp = (u64)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
@@ -240,7 +272,7 @@ __device__ void classes_border_image(const T* values, CclClassShape s, u32* fore
     ccl_class_tile<32, 1>(s, tile, &x0, &y0, &z0);
     const int lx = edge == 0 ? (int)lane : edge == 1 ? 0 : TILE_X - 1;
     const int ly = edge == 0 ? 0 : (int)lane;
-    class_border_pixel<T, CONN>(values, s, forest, x0, y0, z0, lx, ly, 0);
+    class_border_pixel<T, CONN>(values, s, forest, root_bits, x0, y0, z0, lx, ly, 0);
 }
 
 // Kernel 2 for volumes (one block of 256 threads per tile): the tile's
@@ -249,14 +281,14 @@ __device__ void classes_border_image(const T* values, CclClassShape s, u32* fore
 // first slice); a third or more of a 32 x 8 x 8 tile, so the block walks
 // them all.
 template <typename T, int CONN>
-__device__ void classes_border_volume(const T* values, CclClassShape s, u32* forest) {
+__device__ void classes_border_volume(const T* values, CclClassShape s, u32* forest, u32* root_bits) {
     constexpr int TY = ClassTile<CONN>::Y, TZ = ClassTile<CONN>::Z, TILE = TILE_X * TY * TZ;
     u32 x0, y0, z0;
     ccl_class_tile<TY, TZ>(s, blockIdx.x, &x0, &y0, &z0);
-    for (int t = threadIdx.x; t < TILE; t += blockDim.x) {
+    for (int t = threadIdx.x; t < TILE; t += CLASS_BLOCK) {
         const int lx = t & 31, ly = (t >> 5) % TY, lz = (t >> 5) / TY;
         if (lx != 0 && lx != TILE_X - 1 && ly != 0 && ly != TY - 1 && lz != 0) continue;
-        class_border_pixel<T, CONN>(values, s, forest, x0, y0, z0, lx, ly, lz);
+        class_border_pixel<T, CONN>(values, s, forest, root_bits, x0, y0, z0, lx, ly, lz);
     }
 }
 
@@ -280,13 +312,13 @@ __device__ void component_classes(CclRootIndex roots, u32 words, u32 width, cons
 // kernel (ccl_classes_local_c8_1: 8-connectivity, 1-byte values), and the
 // classes of the components.
 #define CCL_CLASS_CONNECTIVITY_KERNELS(SUFFIX, T, CONN, BORDER)                                        \
-    extern "C" __global__ void __launch_bounds__(256)                                                  \
-        ccl_classes_local_c##CONN##_##SUFFIX(const T* values, CclClassShape s, u32* forest, u8* fg) { \
-        classes_local<T, CONN>(values, s, forest, fg);                                                  \
+    extern "C" __global__ void __launch_bounds__(CLASS_BLOCK) ccl_classes_local_c##CONN##_##SUFFIX(      \
+        const T* values, CclClassShape s, u32* forest, u8* fg, u32* root_bits) {                       \
+        classes_local<T, CONN>(values, s, forest, fg, root_bits);                                       \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(256)                                                  \
-        ccl_classes_border_c##CONN##_##SUFFIX(const T* values, CclClassShape s, u32* forest) {        \
-        BORDER<T, CONN>(values, s, forest);                                                             \
+    extern "C" __global__ void __launch_bounds__(CLASS_BLOCK) ccl_classes_border_c##CONN##_##SUFFIX(     \
+        const T* values, CclClassShape s, u32* forest, u32* root_bits) {                               \
+        BORDER<T, CONN>(values, s, forest, root_bits);                                                  \
     }
 
 #define CCL_CLASS_KERNELS(SUFFIX, T)                                                                   \

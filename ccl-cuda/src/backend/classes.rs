@@ -26,7 +26,7 @@ use std::sync::Arc;
 use ccl_core::{ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, Result};
 use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 
-use super::features::{Features, RootIndexArgs};
+use super::features::{Features, Numbered, RootIndexArgs, RootLayout};
 use crate::runtime::{
     Borrowed, DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, blocks,
     cuda_error, linear_grid,
@@ -88,8 +88,14 @@ impl ClassShape {
     }
 }
 
-type LocalKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>, DevPtr<u8>)>;
-type BorderKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>)>;
+type LocalKernel = Kernel<(
+    DevPtr<u8>,
+    ClassShapeArgs,
+    DevPtr<u32>,
+    DevPtr<u8>,
+    DevPtr<u32>,
+)>;
+type BorderKernel = Kernel<(DevPtr<u8>, ClassShapeArgs, DevPtr<u32>, DevPtr<u32>)>;
 type ClassesKernel = Kernel<(RootIndexArgs, u32, u32, DevPtr<u8>, DevPtr<u8>)>;
 
 /// The local and the border kernel of one connectivity (a template
@@ -271,30 +277,13 @@ impl ClassLabeler {
         let forest = self.forest.reserve(&stream, voxels)?;
         let mut forest = forest.slice_mut(..voxels);
         let forest_ptr = DevPtr::of_mut(&mut forest, &stream);
-        // A byte map is its own foreground image; a wider one gets a byte
-        // per value from the first kernel.
+        // A byte map is its own foreground image (borrowed for the call); a
+        // wider one gets a byte per value from the first kernel.
         let foreground = if bytes == 1 {
             DevPtr::null()
         } else {
             DevPtr::of_mut(self.foreground.reserve(&stream, voxels)?, &stream)
         };
-        // SAFETY: the caller's contract for `values` (`voxels` values of
-        // `bytes` bytes); the forest and the foreground hold `voxels`
-        // entries; the grids cover the tiling of the kernels of
-        // `connectivity`.
-        unsafe {
-            local.launch(
-                &stream,
-                local_grid,
-                (DevPtr::from_address(values), args, forest_ptr, foreground),
-            )?;
-            border.launch(
-                &stream,
-                border_grid,
-                (DevPtr::from_address(values), args, forest_ptr),
-            )?;
-        }
-        // A byte map is its own foreground image (borrowed for the call).
         // SAFETY: the caller's contract: the map's `voxels` bytes, alive
         // until the call returns; the view is dropped before it does.
         let map_bytes =
@@ -308,13 +297,41 @@ impl ClassLabeler {
         if batch {
             self.numbering.set_batch_numbering(Some(shape.height))?;
         }
-        let numbered = self.numbering.number_forest(
-            &stream,
-            &image,
-            &forest,
-            labels,
-            &mut StageClock::disabled(),
-        );
+        // The kernels flag the roots themselves: the local kernel the tile
+        // roots, the border kernel clearing those it links.
+        let mut numbering = || -> Result<Numbered> {
+            let flag = self.numbering.begin(&stream, RootLayout::of(&image))?;
+            let root_bits = flag.targets().bits;
+            // SAFETY: the caller's contract for `values` (`voxels` values of
+            // `bytes` bytes); the forest and the foreground hold `voxels`
+            // entries, the root bits the layout of the map's rows; the grids
+            // cover the tiling of the kernels of `connectivity`.
+            unsafe {
+                local.launch(
+                    &stream,
+                    local_grid,
+                    (
+                        DevPtr::from_address(values),
+                        args,
+                        forest_ptr,
+                        foreground,
+                        root_bits,
+                    ),
+                )?;
+                border.launch(
+                    &stream,
+                    border_grid,
+                    (DevPtr::from_address(values), args, forest_ptr, root_bits),
+                )?;
+            }
+            flag.flagged_bits()?.number_forest(
+                &image,
+                forest_ptr,
+                DevPtr::of_mut(labels, &stream),
+                &mut StageClock::disabled(),
+            )
+        };
+        let numbered = numbering();
         // The batch numbering is undone whatever happened.
         let counted = numbered.and_then(|_| match counts {
             Some(counts) if batch => {

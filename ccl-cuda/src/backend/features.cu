@@ -59,6 +59,28 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+// Step 1 of a variant that sets every word of root_bits itself (the
+// class maps' kernels): the roots counted per group (one block of 256
+// threads per group; plain stores, a group is one block's).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_count_root_bits(const u32* root_bits, u32 words, u32* group_count) {
+    __shared__ u32 warp_roots[8];
+    const u64 first = (u64)blockIdx.x * CCL_ROOT_GROUP_WORDS;
+    u32 count = 0;
+    for (u32 i = threadIdx.x; i < CCL_ROOT_GROUP_WORDS; i += 256) {
+        const u64 w = first + i;
+        if (w < words) count += (u32)__popc(root_bits[w]);
+    }
+    count = __reduce_add_sync(CCL_FULL_MASK, count);
+    if ((threadIdx.x & 31u) == 0) warp_roots[threadIdx.x / 32] = count;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u32 total = 0;
+        for (int i = 0; i < 8; ++i) total += warp_roots[i];
+        group_count[blockIdx.x] = total;
+    }
+}
+
 // Step 2 (one block of 1024 threads): exclusive prefix sum of the group
 // counts, and the number of components.
 extern "C" __global__ void __launch_bounds__(1024)

@@ -161,6 +161,7 @@ pub struct RootTargets {
 
 struct Kernels {
     count_roots: Kernel<(ImageArgs, DevPtr<u32>, DevPtr<u32>, u32, u32, DevPtr<u32>)>,
+    count_root_bits: Kernel<(DevPtr<u32>, u32, DevPtr<u32>)>,
     scan_groups: Kernel<(DevPtr<u32>, DevPtr<u32>, DevPtr<u32>, u32)>,
     rank_roots: Kernel<(
         DevPtr<u32>,
@@ -240,6 +241,7 @@ impl Features {
         Ok(Self {
             kernels: Kernels {
                 count_roots: Kernel::load(gpu, &KERNELS, "ccl_count_roots")?,
+                count_root_bits: Kernel::load(gpu, &KERNELS, "ccl_count_root_bits")?,
                 scan_groups: Kernel::load(gpu, &KERNELS, "ccl_scan_root_groups")?,
                 rank_roots: Kernel::load(gpu, &KERNELS, "ccl_rank_roots")?,
                 accumulate: Kernel::load(gpu, &KERNELS, "ccl_accumulate")?,
@@ -373,31 +375,10 @@ impl Features {
         clock: &mut StageClock,
     ) -> Result<Numbered> {
         check_forest(labels.len(), image)?;
-        // The steps of `number_with`, whose closure could not borrow this
-        // back end's own kernel while the ranking borrows the back end.
-        let index = self.flag_forest(stream, image, forest)?.rank_labels()?;
-        clock.mark("roots")?;
-        let layout = RootLayout::of(image);
-        let (words, _) = layout.words_u32()?;
-        let kernel = &self.kernels.number_forest;
-        // SAFETY: the root index covers the image (flagged in its layout);
-        // `forest` and `labels` hold width * height entries (checked), and
-        // are different buffers (one is borrowed shared, the other mutably).
-        unsafe {
-            kernel.launch(
-                stream,
-                layout.grid()?,
-                (
-                    image.args(stream),
-                    DevPtr::of(forest, stream),
-                    index,
-                    DevPtr::of_mut(labels, stream),
-                    words,
-                ),
-            )
-        }?;
-        clock.mark("labels")?;
-        Ok(Numbered { _private: () })
+        let forest_at = DevPtr::of(forest, stream);
+        let labels_at = DevPtr::of_mut(labels, stream);
+        self.flag_forest(stream, image, forest)?
+            .number_forest(image, forest_at, labels_at, clock)
     }
 
     /// The features of canonical labels (what a labeling whose ranking
@@ -681,6 +662,24 @@ impl<'f> FlagRoots<'f> {
         }
     }
 
+    /// The variant's own kernels set every word of the root bits of
+    /// [`targets`](Self::targets) and no group count, queued on the
+    /// analysis' stream: the shared kernel counts the bits per group.
+    pub fn flagged_bits(self) -> Result<RootsFlagged<'f>> {
+        let (words, _) = self.layout.words_u32()?;
+        let groups = self.layout.groups();
+        // SAFETY: `begin` reserved a bit word per word and a count per group
+        // of the layout; one block per group.
+        unsafe {
+            self.features.kernels.count_root_bits.launch(
+                &self.stream,
+                linear_grid(groups * 256, 256)?,
+                (self.targets.bits, words, self.targets.group_count),
+            )
+        }?;
+        Ok(self.flagged())
+    }
+
     /// Flags the roots of `forest` (width × height labels of the contract of
     /// `ccl_device.cuh`) with the shared kernel; the analysis must have
     /// begun in [`RootLayout::of`] this image.
@@ -757,7 +756,7 @@ impl<'f> RootsFlagged<'f> {
     /// (`ccl_root_rank` of the index it is given) into the labels (stage
     /// `labels`).
     pub fn number_with(
-        self,
+        mut self,
         clock: &mut StageClock,
         last_pass: impl FnOnce(RootIndexArgs, &Arc<CudaStream>) -> Result<()>,
     ) -> Result<Numbered> {
@@ -769,8 +768,39 @@ impl<'f> RootsFlagged<'f> {
         Ok(Numbered { _private: () })
     }
 
+    /// The end of a labeling with the shared last pass: ranks the roots as
+    /// [`number_with`](Self::number_with) does (stage `roots`), then writes
+    /// each pixel's root's rank + 1 from `forest` (width × height labels of
+    /// the contract of `ccl_device.cuh`, whose roots were flagged) into
+    /// `labels`, a different buffer of as many entries (stage `labels`).
+    pub fn number_forest(
+        mut self,
+        image: &DeviceImage<'_>,
+        forest: DevPtr<u32>,
+        labels: DevPtr<u32>,
+        clock: &mut StageClock,
+    ) -> Result<Numbered> {
+        check_layout(self.layout, image)?;
+        let index = self.rank_labels()?;
+        clock.mark("roots")?;
+        let (words, _) = self.layout.words_u32()?;
+        let stream = &self.stream;
+        // SAFETY: the root index covers the image (its layout, checked);
+        // `forest` and `labels` hold width * height entries and are
+        // different buffers (the caller's contract).
+        unsafe {
+            self.features.kernels.number_forest.launch(
+                stream,
+                self.layout.grid()?,
+                (image.args(stream), forest, index, labels, words),
+            )
+        }?;
+        clock.mark("labels")?;
+        Ok(Numbered { _private: () })
+    }
+
     /// Ranks a labeling's roots (with stats where asked); the root index.
-    fn rank_labels(self) -> Result<RootIndexArgs> {
+    fn rank_labels(&mut self) -> Result<RootIndexArgs> {
         let output = if self.features.label_stats {
             self.features.output(&self.stream)?
         } else {
