@@ -2,8 +2,9 @@
 // pixels or voxels are connected when they are neighbours of the same
 // nonzero value ("multilabel", as cc3d labels), so every class's components
 // are found apart in one labeling. The forest keeps the contract of
-// ccl_device.cuh, and the shared back end (features.cu) numbers it; the
-// class of each component is read at its root (ccl_component_classes).
+// ccl_device.cuh; the kernels flag its roots in the shared back end's root
+// layout (features.cu), which numbers it; the class of each component is
+// read at its root (ccl_component_classes).
 //
 // A map is width x height x depth values of 1, 2, 4 or 8 bytes, packed, x
 // fastest; values are compared as raw integers (signed or unsigned alike).
