@@ -286,10 +286,13 @@ __device__ void classes_border_volume(const T* values, CclClassShape s, u32* for
     constexpr int TY = ClassTile<CONN>::Y, TZ = ClassTile<CONN>::Z, TILE = TILE_X * TY * TZ;
     u32 x0, y0, z0;
     ccl_class_tile<TY, TZ>(s, blockIdx.x, &x0, &y0, &z0);
+    // As in the local kernel, each iteration ends in __syncwarp, so that
+    // lanes whose merges diverged run the next voxels together again.
     for (int t = threadIdx.x; t < TILE; t += CLASS_BLOCK) {
         const int lx = t & 31, ly = (t >> 5) % TY, lz = (t >> 5) / TY;
-        if (lx != 0 && lx != TILE_X - 1 && ly != 0 && ly != TY - 1 && lz != 0) continue;
-        class_border_pixel<T, CONN>(values, s, forest, root_bits, x0, y0, z0, lx, ly, lz);
+        if (lx == 0 || lx == TILE_X - 1 || ly == 0 || ly == TY - 1 || lz == 0)
+            class_border_pixel<T, CONN>(values, s, forest, root_bits, x0, y0, z0, lx, ly, lz);
+        __syncwarp();
     }
 }
 
