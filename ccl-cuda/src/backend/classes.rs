@@ -57,7 +57,7 @@ fn tile_rows_and_slices(connectivity: Connectivity) -> (usize, usize) {
 /// The warps of 32 threads of one block of [`BLOCK`] threads.
 const WARPS_PER_BLOCK: usize = BLOCK as usize / 32;
 
-/// `CclClassShape`: a map's geometry and connectivity.
+/// `CclClassShape`: a map's geometry (the connectivity is the kernel's).
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct ClassShapeArgs {
