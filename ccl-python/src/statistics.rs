@@ -4,11 +4,13 @@
 //! entry per array axis in the array's order (z, y, x for a volume; y, x
 //! for an image), as `cc3d.statistics` lays them out.
 //!
-//! The components' rows are the variant's own analysis. The background's
-//! count and centroid are the totals minus the components'; its bounding
-//! box is where the input holds a zero, found by one scan of its rows.
+//! The components' rows are the variant's own analysis (or the strips'
+//! merged one, [`crate::strips`]). The background's count and centroid are
+//! the totals minus the components'; its bounding box is where the input
+//! holds a zero, found by one scan of its rows.
 
-use ccl::{BinaryImage, BinaryVolume, ComponentStats, Error, Task, VolumeStats};
+use ccl::{BinaryImage, BinaryVolume, Error, Task};
+use ccl_scale::LargeStats;
 use pyo3::prelude::*;
 
 use crate::host::{ImageArgs, image};
@@ -16,12 +18,13 @@ use crate::host_array::HostArray;
 use crate::volume::{VolumeArgs, volume};
 use crate::{connectivity, pick, to_python, volume_connectivity};
 
-/// cc3d's three arrays, built a row at a time: `(N + 1)` uint32 counts,
+/// cc3d's three arrays, built a row at a time: `(N + 1)` counts (uint32,
+/// or uint64 where one exceeds it: an array past 2^32 voxels),
 /// `(N + 1) × 2·axes` uint32 bounds (min, max of each axis) and `(N + 1) ×
 /// axes` float64 centroids.
 struct Rows {
     axes: usize,
-    counts: Vec<u32>,
+    counts: Vec<u64>,
     bounds: Vec<u32>,
     centroids: Vec<f64>,
 }
@@ -39,7 +42,7 @@ impl Rows {
     /// A label's row: its count, `(min, max)` and coordinate sum of each
     /// axis in array order. A label without voxels has cc3d's sentinel box
     /// (min `u32::MAX`, max 0) and a NaN centroid.
-    fn push(&mut self, count: u32, bounds: &[(u32, u32)], sums: &[u128]) {
+    fn push(&mut self, count: u64, bounds: &[(u32, u32)], sums: &[u128]) {
         debug_assert!(bounds.len() == self.axes && sums.len() == self.axes);
         self.counts.push(count);
         for &(min, max) in bounds {
@@ -48,14 +51,23 @@ impl Rows {
         // cc3d divides its sum (exact below 2^53, as here) by the count.
         self.centroids.extend(sums.iter().map(|&sum| match count {
             0 => f64::NAN,
-            _ => sum as f64 / f64::from(count),
+            _ => sum as f64 / count as f64,
         }));
     }
 
     fn into_arrays(self) -> (HostArray, HostArray, HostArray) {
         let rows = self.counts.len();
+        let counts = match self
+            .counts
+            .iter()
+            .map(|&n| u32::try_from(n))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(narrow) => HostArray::u32(narrow, vec![rows]),
+            Err(_) => HostArray::u64(self.counts, vec![rows]),
+        };
         (
-            HostArray::u32(self.counts, vec![rows]),
+            counts,
             HostArray::u32(self.bounds, vec![rows, 2 * self.axes]),
             HostArray::f64(self.centroids, vec![rows, self.axes]),
         )
@@ -64,25 +76,35 @@ impl Rows {
 
 /// The inclusive box of the background: the columns of any row's zeros,
 /// and the rows and slices that hold one. `None` while no zero was seen.
-#[derive(Default)]
-struct BackgroundBox {
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BackgroundBox {
     bounds: Option<[(u32, u32); 3]>,
 }
 
 impl BackgroundBox {
     /// Adds row `y` of slice `z`.
-    fn add_row(&mut self, row: &[u8], y: usize, z: usize) {
+    pub(crate) fn add_row(&mut self, row: &[u8], y: usize, z: usize) {
         let Some(first) = row.iter().position(|&p| p == 0) else {
             return;
         };
         let last = row.iter().rposition(|&p| p == 0).unwrap_or(first);
-        // Every coordinate is below MAX_PIXELS, a u32.
+        // Every coordinate of an array is below 2^32 (its sides are).
         let (first, last, y, z) = (first as u32, last as u32, y as u32, z as u32);
-        let bounds = self.bounds.get_or_insert([(first, last), (y, y), (z, z)]);
-        let [x_range, y_range, z_range] = bounds;
-        *x_range = (x_range.0.min(first), x_range.1.max(last));
-        *y_range = (y_range.0.min(y), y_range.1.max(y));
-        *z_range = (z_range.0.min(z), z_range.1.max(z));
+        self.add_box([(first, last), (y, y), (z, z)]);
+    }
+
+    /// Adds the box of another part of the same array.
+    pub(crate) fn merge(&mut self, other: BackgroundBox) {
+        if let Some(bounds) = other.bounds {
+            self.add_box(bounds);
+        }
+    }
+
+    fn add_box(&mut self, [x, y, z]: [(u32, u32); 3]) {
+        let bounds = self.bounds.get_or_insert([x, y, z]);
+        for (range, add) in bounds.iter_mut().zip([x, y, z]) {
+            *range = (range.0.min(add.0), range.1.max(add.1));
+        }
     }
 
     /// `(min, max)` of x, y and z, or cc3d's sentinel for a label without
@@ -92,90 +114,82 @@ impl BackgroundBox {
     }
 }
 
-/// The voxels the components do not cover: the background's count.
-fn background_count(total: usize, components: impl Iterator<Item = u32>) -> ccl::Result<u32> {
-    let covered: u64 = components.map(u64::from).sum();
-    (total as u64)
-        .checked_sub(covered)
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| {
-            Error::Unavailable(format!(
-                "the analysis covers {covered} of the input's {total} pixels or voxels"
-            ))
-        })
-}
-
 /// The sum of the coordinates 0..n, `others` times over.
 fn coordinate_sum(n: usize, others: usize) -> u128 {
     let n = n as u128;
     n * n.saturating_sub(1) / 2 * others as u128
 }
 
-/// cc3d's statistics of an image: rows of (y, x).
-fn image_rows(image: &BinaryImage<'_>, components: &[ComponentStats]) -> ccl::Result<Rows> {
-    let (width, height) = (image.width(), image.height());
-    let mut rows = Rows::new(2, components.len() + 1);
-    let mut background = BackgroundBox::default();
-    for y in 0..height {
-        background.add_row(image.row(y), y, 0);
-    }
-    let [x, y, _] = background.bounds();
-    let sum = |total: u128, part: fn(&ComponentStats) -> u64| {
-        total - components.iter().map(|s| u128::from(part(s))).sum::<u128>()
-    };
+/// cc3d's statistics of an array of `sides` (width, height, depth; depth 1
+/// for an image, which has `axes` 2) whose zeros lie in `background` and
+/// whose components are `components`: rows of (y, x) or (z, y, x).
+pub(crate) fn statistics_rows(
+    axes: usize,
+    [width, height, depth]: [usize; 3],
+    background: BackgroundBox,
+    components: &[LargeStats],
+) -> ccl::Result<(HostArray, HostArray, HostArray)> {
+    let total = width as u64 * height as u64 * depth as u64;
+    let covered: u64 = components.iter().map(|s| s.area).sum();
+    let background_count = total.checked_sub(covered).ok_or_else(|| {
+        Error::Unavailable(format!(
+            "the analysis covers {covered} of the input's {total} pixels or voxels"
+        ))
+    })?;
+    // Per axis x, y, z: the sum of that coordinate over every voxel.
+    let totals = [
+        coordinate_sum(width, height * depth),
+        coordinate_sum(height, width * depth),
+        coordinate_sum(depth, width * height),
+    ];
+    let covered_sums: [u128; 3] =
+        std::array::from_fn(|axis| components.iter().map(|s| u128::from(s.sum[axis])).sum());
+    // Array order: the last `axes` of z, y, x.
+    let order = &[2, 1, 0][3 - axes..];
+    let mut rows = Rows::new(axes, components.len() + 1);
+    let boxes = background.bounds();
     rows.push(
-        background_count(image.pixel_count(), components.iter().map(|s| s.area))?,
-        &[y, x],
-        &[
-            sum(coordinate_sum(height, width), |s| s.sum_y),
-            sum(coordinate_sum(width, height), |s| s.sum_x),
-        ],
+        background_count,
+        &order.iter().map(|&a| boxes[a]).collect::<Vec<_>>(),
+        &order
+            .iter()
+            .map(|&a| totals[a] - covered_sums[a])
+            .collect::<Vec<_>>(),
     );
     for s in components {
         rows.push(
             s.area,
-            &[(s.y_min, s.y_max), (s.x_min, s.x_max)],
-            &[u128::from(s.sum_y), u128::from(s.sum_x)],
+            &order
+                .iter()
+                .map(|&a| (s.min[a], s.max[a]))
+                .collect::<Vec<_>>(),
+            &order
+                .iter()
+                .map(|&a| u128::from(s.sum[a]))
+                .collect::<Vec<_>>(),
         );
     }
-    Ok(rows)
+    Ok(rows.into_arrays())
 }
 
-/// cc3d's statistics of a volume: rows of (z, y, x).
-fn volume_rows(volume: &BinaryVolume<'_>, components: &[VolumeStats]) -> ccl::Result<Rows> {
-    let (width, height, depth) = (volume.width(), volume.height(), volume.depth());
-    let mut rows = Rows::new(3, components.len() + 1);
+/// The background box of an image's rows.
+fn image_background(image: &BinaryImage<'_>) -> BackgroundBox {
     let mut background = BackgroundBox::default();
-    for z in 0..depth {
-        for y in 0..height {
+    for y in 0..image.height() {
+        background.add_row(image.row(y), y, 0);
+    }
+    background
+}
+
+/// The background box of a volume's rows.
+fn volume_background(volume: &BinaryVolume<'_>) -> BackgroundBox {
+    let mut background = BackgroundBox::default();
+    for z in 0..volume.depth() {
+        for y in 0..volume.height() {
             background.add_row(volume.row(y, z), y, z);
         }
     }
-    let [x, y, z] = background.bounds();
-    let sum = |total: u128, part: fn(&VolumeStats) -> u64| {
-        total - components.iter().map(|s| u128::from(part(s))).sum::<u128>()
-    };
-    rows.push(
-        background_count(volume.voxel_count(), components.iter().map(|s| s.area))?,
-        &[z, y, x],
-        &[
-            sum(coordinate_sum(depth, width * height), |s| s.sum_z),
-            sum(coordinate_sum(height, width * depth), |s| s.sum_y),
-            sum(coordinate_sum(width, height * depth), |s| s.sum_x),
-        ],
-    );
-    for s in components {
-        rows.push(
-            s.area,
-            &[(s.z_min, s.z_max), (s.y_min, s.y_max), (s.x_min, s.x_max)],
-            &[
-                u128::from(s.sum_z),
-                u128::from(s.sum_y),
-                u128::from(s.sum_x),
-            ],
-        );
-    }
-    Ok(rows)
+    background
 }
 
 /// cc3d's `statistics` of the labels of a host image: `(counts, bounds,
@@ -198,8 +212,13 @@ fn statistics_host(
     py.detach(|| {
         // SAFETY: the Python caller's contract above.
         let image = unsafe { image(image_args)? };
-        let components = variant.analyze(&image, connectivity)?;
-        Ok(image_rows(&image, &components)?.into_arrays())
+        let components: Vec<LargeStats> = variant
+            .analyze(&image, connectivity)?
+            .iter()
+            .map(LargeStats::from)
+            .collect();
+        let sides = [image.width(), image.height(), 1];
+        statistics_rows(2, sides, image_background(&image), &components)
     })
     .map_err(to_python)
 }
@@ -220,8 +239,13 @@ fn statistics_volume_host(
     py.detach(|| {
         // SAFETY: the Python caller's contract above.
         let volume = unsafe { volume(volume_args)? };
-        let components = variant.analyze_volume(&volume, connectivity)?;
-        Ok(volume_rows(&volume, &components)?.into_arrays())
+        let components: Vec<LargeStats> = variant
+            .analyze_volume(&volume, connectivity)?
+            .iter()
+            .map(LargeStats::from)
+            .collect();
+        let sides = [volume.width(), volume.height(), volume.depth()];
+        statistics_rows(3, sides, volume_background(&volume), &components)
     })
     .map_err(to_python)
 }

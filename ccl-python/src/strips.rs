@@ -1,6 +1,7 @@
 //! Host arrays larger than a GPU's memory, or past 2^32 pixels, labeled in
 //! strips streamed through the GPU (`ccl_scale::StripLabeler`) into the
-//! caller's label array, 32- or 64-bit.
+//! caller's label array, 32- or 64-bit, or analyzed so (features and cc3d's
+//! statistics merged across strips).
 
 use std::sync::{Arc, Mutex};
 
@@ -8,7 +9,58 @@ use ccl::{Connectivity, Task};
 use ccl_scale::{Pixels, Shape, StripLabeler, StripOptions};
 use pyo3::prelude::*;
 
+use crate::host_array::HostArray;
+use crate::statistics::{BackgroundBox, statistics_rows};
 use crate::{any_connectivity, to_python};
+
+/// The shape of packed bytes: (height, width) or (depth, height, width).
+fn strip_shape(shape: &[usize]) -> ccl::Result<Shape> {
+    match *shape {
+        [height, width] => Ok(Shape::Image { width, height }),
+        [depth, height, width] => Ok(Shape::Volume {
+            width,
+            height,
+            depth,
+        }),
+        _ => Err(ccl::Error::InvalidDimensions(format!(
+            "{} dimensions; an image has 2, a volume 3",
+            shape.len()
+        ))),
+    }
+}
+
+/// The kept strip labeler for a call: the named variant's backend, else
+/// the preferred one's for `task`.
+fn strip_labeler(
+    task: Task,
+    connectivity: Connectivity,
+    algorithm: Option<&str>,
+    max_memory: Option<u64>,
+    devices: Option<Vec<usize>>,
+) -> ccl::Result<Arc<StripLabeler>> {
+    let backend = match algorithm {
+        Some(name) => ccl::find(name)?.backend,
+        None => ccl::default_algorithm(task, connectivity)?.backend,
+    };
+    let options = StripOptions {
+        backend,
+        devices: devices.unwrap_or_default(),
+        max_memory,
+        variant: algorithm.map(str::to_string),
+        ..StripOptions::default()
+    };
+    labeler(options, connectivity)
+}
+
+/// The `len` packed bytes at `address`.
+///
+/// # Safety
+///
+/// `len` bytes at `address` stay readable and unchanged for `'a`.
+unsafe fn bytes_at<'a>(address: usize, len: usize) -> &'a [u8] {
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(address as *const u8, len) }
+}
 
 /// Labels the packed bytes at `address` (nonzero = foreground) of `shape`
 /// ((height, width) or (depth, height, width)) in strips into the caller's
@@ -32,37 +84,12 @@ fn label_strips_host(
     devices: Option<Vec<usize>>,
 ) -> PyResult<(u64, usize)> {
     let connectivity = any_connectivity(connectivity_value)?;
-    let shape = match shape[..] {
-        [height, width] => Shape::Image { width, height },
-        [depth, height, width] => Shape::Volume {
-            width,
-            height,
-            depth,
-        },
-        _ => {
-            return Err(to_python(ccl::Error::InvalidDimensions(format!(
-                "{} dimensions; an image has 2, a volume 3",
-                shape.len()
-            ))));
-        }
-    };
+    let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
-        let backend = match algorithm {
-            Some(name) => ccl::find(name)?.backend,
-            None => ccl::default_algorithm(Task::Label, connectivity)?.backend,
-        };
-        let options = StripOptions {
-            backend,
-            devices: devices.unwrap_or_default(),
-            max_memory,
-            variant: algorithm.map(str::to_string),
-            ..StripOptions::default()
-        };
-        let labeler = labeler(options, connectivity)?;
+        let labeler = strip_labeler(Task::Label, connectivity, algorithm, max_memory, devices)?;
         let len = shape.pixels() as usize;
         // SAFETY: the Python caller's contract: `len` readable bytes.
-        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, len) };
-        let pixels = Pixels::new(bytes, shape)?;
+        let pixels = Pixels::new(unsafe { bytes_at(address, len) }, shape)?;
         let report = if wide {
             // SAFETY: the caller's contract: `len` writable u64, apart.
             let out = unsafe { std::slice::from_raw_parts_mut(labels_address as *mut u64, len) };
@@ -75,6 +102,109 @@ fn label_strips_host(
         Ok((report.count, report.strips))
     })
     .map_err(to_python)
+}
+
+/// The features of every component of the packed bytes at `address` (of
+/// `shape`), merged across strips: `(areas, mins, maxs, sums)`, `N`
+/// uint64, `N × 3` uint32 (x, y, z), `N × 3` uint32 and `N × 3` uint64, row
+/// `i` canonical label `i + 1` (z 0 of an image).
+///
+/// The bytes must stay alive and unchanged during the call.
+#[pyfunction]
+#[pyo3(signature = (address, shape, connectivity_value, algorithm=None, max_memory=None, devices=None))]
+fn analyze_strips_host(
+    py: Python<'_>,
+    address: usize,
+    shape: Vec<usize>,
+    connectivity_value: u32,
+    algorithm: Option<&str>,
+    max_memory: Option<u64>,
+    devices: Option<Vec<usize>>,
+) -> PyResult<(HostArray, HostArray, HostArray, HostArray)> {
+    let connectivity = any_connectivity(connectivity_value)?;
+    let shape = strip_shape(&shape).map_err(to_python)?;
+    py.detach(|| {
+        let labeler = strip_labeler(Task::Analyze, connectivity, algorithm, max_memory, devices)?;
+        // SAFETY: the Python caller's contract: the array's bytes.
+        let pixels = Pixels::new(unsafe { bytes_at(address, shape.pixels() as usize) }, shape)?;
+        let components = labeler.analyze(shape, connectivity, &pixels)?;
+        let n = components.len();
+        Ok((
+            HostArray::u64(components.iter().map(|s| s.area).collect(), vec![n]),
+            HostArray::u32(components.iter().flat_map(|s| s.min).collect(), vec![n, 3]),
+            HostArray::u32(components.iter().flat_map(|s| s.max).collect(), vec![n, 3]),
+            HostArray::u64(components.iter().flat_map(|s| s.sum).collect(), vec![n, 3]),
+        ))
+    })
+    .map_err(to_python)
+}
+
+/// cc3d's `statistics` of the packed bytes at `address` (of `shape`), the
+/// components' rows merged across strips: `(counts, bounds, centroids)` as
+/// [`statistics_host`](crate::statistics) returns them, counts uint64
+/// past 2^32 − 1 voxels.
+///
+/// The bytes must stay alive and unchanged during the call.
+#[pyfunction]
+#[pyo3(signature = (address, shape, connectivity_value, algorithm=None, max_memory=None, devices=None))]
+fn statistics_strips_host(
+    py: Python<'_>,
+    address: usize,
+    shape: Vec<usize>,
+    connectivity_value: u32,
+    algorithm: Option<&str>,
+    max_memory: Option<u64>,
+    devices: Option<Vec<usize>>,
+) -> PyResult<(HostArray, HostArray, HostArray)> {
+    let connectivity = any_connectivity(connectivity_value)?;
+    let axes = shape.len();
+    let shape = strip_shape(&shape).map_err(to_python)?;
+    py.detach(|| {
+        let labeler = strip_labeler(Task::Analyze, connectivity, algorithm, max_memory, devices)?;
+        // SAFETY: the Python caller's contract: the array's bytes.
+        let bytes = unsafe { bytes_at(address, shape.pixels() as usize) };
+        let components = labeler.analyze(shape, connectivity, &Pixels::new(bytes, shape)?)?;
+        let (width, height, depth) = match shape {
+            Shape::Image { width, height } => (width, height, 1),
+            Shape::Volume {
+                width,
+                height,
+                depth,
+            } => (width, height, depth),
+        };
+        let background = packed_background(bytes, width, height);
+        statistics_rows(axes, [width, height, depth], background, &components)
+    })
+    .map_err(to_python)
+}
+
+/// The background box of packed rows of `width` (`height` a slice), the
+/// rows split over the host's threads: one read of an array that may be
+/// larger than a GPU.
+fn packed_background(bytes: &[u8], width: usize, height: usize) -> BackgroundBox {
+    let rows = bytes.len() / width.max(1);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let rows_per_thread = rows.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = (0..rows)
+            .step_by(rows_per_thread)
+            .map(|first| {
+                scope.spawn(move || {
+                    let mut background = BackgroundBox::default();
+                    for row in first..(first + rows_per_thread).min(rows) {
+                        let pixels = &bytes[row * width..(row + 1) * width];
+                        background.add_row(pixels, row % height, row / height);
+                    }
+                    background
+                })
+            })
+            .collect();
+        let mut background = BackgroundBox::default();
+        for part in parts {
+            background.merge(part.join().expect("a row scan does not panic"));
+        }
+        background
+    })
 }
 
 /// Bytes of a size as people write it (`8GiB`, `512MiB`, `2GB`): the
@@ -110,6 +240,8 @@ fn labeler(options: StripOptions, connectivity: Connectivity) -> ccl::Result<Arc
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(label_strips_host, module)?)?;
+    module.add_function(wrap_pyfunction!(analyze_strips_host, module)?)?;
+    module.add_function(wrap_pyfunction!(statistics_strips_host, module)?)?;
     module.add_function(wrap_pyfunction!(parse_size, module)?)?;
     Ok(())
 }

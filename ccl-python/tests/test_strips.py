@@ -44,6 +44,68 @@ def test_volumes_in_slabs_equal_the_whole_volume(algorithm, connectivity):
         np.testing.assert_array_equal(labels, expected)
 
 
+@pytest.mark.parametrize("algorithm", BACKENDS)
+def test_features_in_strips_equal_the_whole_arrays(algorithm):
+    cases = [
+        (random_image((61, 47), 0.6, 1, 3), 4, "6KB"),
+        (spiral((40, 40)), 8, "6KB"),
+        (_volume((13, 17, 19), 0.3, 5), 26, "40KB"),
+        (_volume((9, 8, 7), 0.5, 2), 6, "20KB"),
+    ]
+    for array, connectivity, cap in cases:
+        expected = ccl.analyze(array, connectivity, algorithm="cpu-rle")
+        features = ccl.analyze(array, connectivity, algorithm=algorithm, max_gpu_memory=cap)
+        assert type(features) is type(expected)
+        for name in expected._fields:
+            got, want = getattr(features, name), getattr(expected, name)
+            assert got.dtype == want.dtype, name
+            np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+@pytest.mark.parametrize("algorithm", BACKENDS)
+@pytest.mark.parametrize("no_slice_conversion", [False, True])
+def test_statistics_in_strips_equal_the_whole_arrays(algorithm, no_slice_conversion):
+    full = np.ones((12, 9), np.uint8)  # no background: cc3d's sentinel row
+    framed = np.pad(np.ones((5, 6, 4), np.uint8), 1)  # background only around the edge
+    cases = [
+        (random_image((61, 47), 0.6, 1, 3), 8, "6KB"),
+        (full, 4, "1KB"),
+        (_volume((13, 17, 19), 0.3, 5), 18, "40KB"),
+        (framed, 6, "8KB"),
+    ]
+    for array, connectivity, cap in cases:
+        expected = ccl.statistics(array, connectivity, no_slice_conversion=no_slice_conversion)
+        stats = ccl.statistics(
+            array, connectivity, algorithm=algorithm, no_slice_conversion=no_slice_conversion,
+            max_gpu_memory=cap,
+        )
+        assert stats.keys() == expected.keys()
+        np.testing.assert_array_equal(stats["voxel_counts"], expected["voxel_counts"])
+        assert stats["voxel_counts"].dtype == expected["voxel_counts"].dtype
+        np.testing.assert_array_equal(stats["centroids"], expected["centroids"])
+        if no_slice_conversion:
+            np.testing.assert_array_equal(stats["bounding_boxes"], expected["bounding_boxes"])
+            assert stats["bounding_boxes"].dtype == expected["bounding_boxes"].dtype
+        else:
+            assert stats["bounding_boxes"] == expected["bounding_boxes"]
+
+
+def test_features_and_statistics_in_strips_refuse_what_label_refuses():
+    image = np.ones((10, 10), np.uint8)
+    with pytest.raises(ValueError, match="at least one byte"):
+        ccl.analyze(image, max_gpu_memory=0)
+    with pytest.raises(ValueError, match="list of GPU ordinals"):
+        ccl.statistics(image, devices=0)
+    with pytest.raises(ValueError, match="memory cap"):
+        ccl.statistics(image, 4, algorithm="cpu-rle", max_gpu_memory=100)
+    with pytest.raises(ValueError, match="strips"):
+        ccl.analyze(np.ones((2, 4, 4)), 8, max_gpu_memory="1MB", batch=True)
+    empty = ccl.statistics(np.zeros((0, 3), np.uint8), algorithm="cpu-rle", max_gpu_memory="1MB")
+    assert empty == {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+    features = ccl.analyze(np.zeros((3, 0, 2), np.uint8), 6, algorithm="cpu-rle", max_gpu_memory="1MB")
+    assert len(features.area) == 0 and features.centroids.shape == (0, 3)
+
+
 def test_out_takes_32_or_64_bit_labels_and_inputs_of_any_layout():
     image = random_image((50, 40), 0.5, 1, 8)
     expected, n = ccl.label(image, 8, algorithm="cpu-uf")

@@ -290,7 +290,7 @@ def label(
         When the algorithm cannot run here (no GPU, say) or CUDA fails.
     """
     cleanup = _Cleanup.of(min_size, max_size, largest, min_extent, max_extent)
-    if max_gpu_memory is not None or devices is not None or _past_32_bit_labels(image):
+    if _wants_strips(image, max_gpu_memory, devices):
         if batch or cleanup is not None:
             raise ValueError(
                 "batch= and the clean-up need the whole label image on one device; strips "
@@ -699,14 +699,15 @@ def _past_32_bit_labels(image: Any) -> bool:
     return shape is not None and not _is_device(image) and int(np.prod(shape)) > _MAX_LABEL_PIXELS
 
 
-def _label_strips(
-    image: Any, connectivity: Any, algorithm: Any, out: Any, max_gpu_memory: Any, devices: Any
-) -> Tuple[Any, int]:
-    """:func:`label` of a host image or volume in strips (``ccl_scale``)."""
+def _strip_input(
+    image: Any, connectivity: Any, algorithm: Any, max_gpu_memory: Any, devices: Any
+) -> Tuple["_HostInput", np.ndarray, int, Optional[str], Optional[int], Optional[List[int]]]:
+    """The arguments of a call in strips (``ccl_scale``), checked: ``(host, data, connectivity,
+    algorithm, max_memory, devices)``, ``data`` the image's packed bytes."""
     if _is_device(image):
         raise ValueError(
-            "max_gpu_memory= and devices= label host (numpy) arrays in strips streamed through "
-            "the GPU; a GPU array is labeled where it lies"
+            "max_gpu_memory= and devices= take host (numpy) arrays, streamed through the GPU "
+            "in strips; a GPU array is labeled and analyzed where it lies"
         )
     connectivity = _connectivity(connectivity, volumes=True)
     algorithm = _algorithm(algorithm)
@@ -721,6 +722,21 @@ def _label_strips(
     connectivity = _for_dimensions(connectivity, host.ndim)
     # Strips are read packed: one byte a pixel, rows and slices back to back.
     data = np.ascontiguousarray(host.data)
+    return host, data, connectivity, algorithm, max_memory, devices
+
+
+def _wants_strips(image: Any, max_gpu_memory: Any, devices: Any) -> bool:
+    """Whether a call runs in strips: asked for, or a host array past 32-bit labels."""
+    return max_gpu_memory is not None or devices is not None or _past_32_bit_labels(image)
+
+
+def _label_strips(
+    image: Any, connectivity: Any, algorithm: Any, out: Any, max_gpu_memory: Any, devices: Any
+) -> Tuple[Any, int]:
+    """:func:`label` of a host image or volume in strips (``ccl_scale``)."""
+    host, data, connectivity, algorithm, max_memory, devices = _strip_input(
+        image, connectivity, algorithm, max_gpu_memory, devices
+    )
     wide = data.size > _MAX_LABEL_PIXELS
     dtype = np.dtype(np.uint64 if wide else np.uint32)
     if out is None:
@@ -752,6 +768,42 @@ def _label_strips(
         devices,
     )
     return host.result(out), n
+
+
+def _analyze_strips(
+    image: Any, connectivity: Any, algorithm: Any, max_gpu_memory: Any, devices: Any
+) -> Union[Features, VolumeFeatures]:
+    """:func:`analyze` of a host image or volume in strips: the features merged per component,
+    areas uint64 past 2**32 - 2 pixels."""
+    host, data, connectivity, algorithm, max_memory, devices = _strip_input(
+        image, connectivity, algorithm, max_gpu_memory, devices
+    )
+    if data.size == 0:
+        areas = np.zeros(0, np.uint64)
+        mins = maxs = np.zeros((0, 3), np.uint32)
+        sums = np.zeros((0, 3), np.uint64)
+    else:
+        areas, mins, maxs, sums = (
+            np.asarray(a)
+            for a in _ccl.analyze_strips_host(
+                data.__array_interface__["data"][0], list(data.shape), connectivity, algorithm,
+                max_memory, devices,
+            )
+        )  # fmt: skip
+    if data.size <= _MAX_LABEL_PIXELS:
+        areas = areas.astype(np.uint32)
+    axes = data.ndim
+    with np.errstate(invalid="ignore"):
+        centroids = sums[:, :axes] / areas[:, None].astype(np.float64)
+    if axes == 2:
+        return Features(
+            areas, mins[:, 0], mins[:, 1], maxs[:, 0], maxs[:, 1], sums[:, 0], sums[:, 1],
+            centroids,
+        )  # fmt: skip
+    return VolumeFeatures(
+        areas, mins[:, 0], mins[:, 1], mins[:, 2], maxs[:, 0], maxs[:, 1], maxs[:, 2],
+        sums[:, 0], sums[:, 1], sums[:, 2], centroids,
+    )  # fmt: skip
 
 
 def _byte_size(value: Any) -> int:
@@ -898,6 +950,8 @@ def analyze(
     *,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Union[Features, VolumeFeatures, List[Features]]:
     """The features of every component, without a label image: a :class:`Features` (of a
     volume, a :class:`VolumeFeatures`).
@@ -916,7 +970,16 @@ def analyze(
     takes it, and the result a list of :class:`Features`, entry ``i`` those
     of image ``i`` (its components in its own raster order, their y within
     the image), on the input's device: a GPU batch is analyzed in one call.
+
+    ``max_gpu_memory`` and ``devices`` analyze a host (numpy) array larger
+    than the GPU in strips, as :func:`label` labels it: the features of
+    each strip's components merged per component (an array past 2**32 - 2
+    pixels always is, and its areas are uint64).
     """
+    if _wants_strips(image, max_gpu_memory, devices):
+        if batch:
+            raise ValueError("batch= analyzes images of a batch apart; strips stream one array")
+        return _analyze_strips(image, connectivity, algorithm, max_gpu_memory, devices)
     if batch:
         return _analyze_batch(image, connectivity, algorithm)
     connectivity = _connectivity(connectivity, volumes=True)
@@ -1040,6 +1103,8 @@ def statistics(
     *,
     algorithm: Optional[str] = None,
     no_slice_conversion: bool = False,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Dict[str, Any]:
     """cc3d's ``statistics`` of the components of ``image``: a dict as ``cc3d.statistics`` returns.
 
@@ -1072,24 +1137,41 @@ def statistics(
     1)`` on every axis (its sentinel converted to slices); ccl's is
     ``None``, as cc3d's is for smaller arrays.
 
+    ``max_gpu_memory`` and ``devices`` compute them in strips for a host
+    array larger than the GPU, as :func:`label` labels it (an array past
+    2**32 - 2 voxels always is; its ``voxel_counts`` are uint64 where one
+    exceeds uint32).
+
     The results are numpy arrays and slices whatever the input; arrays in
     GPU memory raise ``ValueError`` (copy them to the host first). The
     other parameters and errors are :func:`label`'s; ``algorithm`` must be
     a variant that analyzes.
     """
-    connectivity = _connectivity(connectivity, volumes=True)
-    algorithm = _algorithm(algorithm)
     if _is_device(image):
         raise ValueError(
             "ccl.statistics takes host arrays: its results are numpy arrays and slices, as "
             "cc3d's. Copy the array to the host first (cupy.asnumpy(a), tensor.cpu())"
         )
-    host = _HostInput.of(image, volumes=True)
-    connectivity = _for_dimensions(connectivity, host.ndim)
-    if host.empty:
-        return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
-    native = _ccl.statistics_host if host.ndim == 2 else _ccl.statistics_volume_host
-    counts, bounds, centroids = (np.asarray(a) for a in native(host.args, connectivity, algorithm))
+    if _wants_strips(image, max_gpu_memory, devices):
+        host, data, connectivity, algorithm, max_memory, devices = _strip_input(
+            image, connectivity, algorithm, max_gpu_memory, devices
+        )
+        if host.empty:
+            return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+        results = _ccl.statistics_strips_host(
+            data.__array_interface__["data"][0], list(data.shape), connectivity, algorithm,
+            max_memory, devices,
+        )  # fmt: skip
+    else:
+        connectivity = _connectivity(connectivity, volumes=True)
+        algorithm = _algorithm(algorithm)
+        host = _HostInput.of(image, volumes=True)
+        connectivity = _for_dimensions(connectivity, host.ndim)
+        if host.empty:
+            return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+        native = _ccl.statistics_host if host.ndim == 2 else _ccl.statistics_volume_host
+        results = native(host.args, connectivity, algorithm)
+    counts, bounds, centroids = (np.asarray(a) for a in results)
     # cc3d's box dtype: uint16 unless a side exceeds it.
     wide = any(side > np.iinfo(np.uint16).max for side in host.data.shape)
     bounds = bounds.astype(np.uint32 if wide else np.uint16)

@@ -184,18 +184,35 @@ def analyze(
     *,
     algorithm: Optional[str] = None,
     batch: Literal[True],
+    max_gpu_memory: None = None,
+    devices: None = None,
 ) -> List[Features]: ...
 @overload
 def analyze(
-    image: Any, connectivity: Literal[4, 8], *, algorithm: Optional[str] = None
+    image: Any,
+    connectivity: Literal[4, 8],
+    *,
+    algorithm: Optional[str] = None,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Features: ...
 @overload
 def analyze(
-    image: Any, connectivity: Literal[6, 18, 26], *, algorithm: Optional[str] = None
+    image: Any,
+    connectivity: Literal[6, 18, 26],
+    *,
+    algorithm: Optional[str] = None,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> VolumeFeatures: ...
 @overload
 def analyze(
-    image: Any, connectivity: Optional[int] = None, *, algorithm: Optional[str] = None
+    image: Any,
+    connectivity: Optional[int] = None,
+    *,
+    algorithm: Optional[str] = None,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Union[Features, VolumeFeatures]: ...
 @overload
 def statistics(
@@ -204,6 +221,8 @@ def statistics(
     *,
     algorithm: Optional[str] = None,
     no_slice_conversion: Literal[False] = False,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> _StatisticsSlices: ...
 @overload
 def statistics(
@@ -212,6 +231,8 @@ def statistics(
     *,
     algorithm: Optional[str] = None,
     no_slice_conversion: Literal[True],
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> _StatisticsArrays: ...
 @overload
 def statistics(
@@ -220,4 +241,6 @@ def statistics(
     *,
     algorithm: Optional[str] = None,
     no_slice_conversion: bool = False,
+    max_gpu_memory: Union[int, str, None] = None,
+    devices: Optional[List[int]] = None,
 ) -> Union[_StatisticsSlices, _StatisticsArrays]: ...

@@ -135,6 +135,22 @@ def label_strips_host(
     max_memory: Optional[int] = None,
     devices: Optional[List[int]] = None,
 ) -> Tuple[int, int]: ...
+def analyze_strips_host(
+    address: int,
+    shape: List[int],
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+    max_memory: Optional[int] = None,
+    devices: Optional[List[int]] = None,
+) -> Tuple[HostArray, HostArray, HostArray, HostArray]: ...
+def statistics_strips_host(
+    address: int,
+    shape: List[int],
+    connectivity_value: int,
+    algorithm: Optional[str] = None,
+    max_memory: Optional[int] = None,
+    devices: Optional[List[int]] = None,
+) -> Tuple[HostArray, HostArray, HostArray]: ...
 def label_classes_host(
     map_args: Tuple[int, int, int, int, str, int],
     labels_address: int,
