@@ -106,17 +106,19 @@ def test_features_and_statistics_in_strips_refuse_what_label_refuses():
     assert len(features.area) == 0 and features.centroids.shape == (0, 3)
 
 
-def test_out_takes_32_or_64_bit_labels_and_inputs_of_any_layout():
+@pytest.mark.parametrize("algorithm", BACKENDS)
+def test_out_takes_32_or_64_bit_labels_and_inputs_of_any_layout(algorithm):
+    # On a GPU: both label types renumbered on the device and staged through pinned memory.
     image = random_image((50, 40), 0.5, 1, 8)
     expected, n = ccl.label(image, 8, algorithm="cpu-uf")
     for dtype in (np.uint32, np.uint64):
         out = np.full(image.shape, 7, dtype)
-        labels, m = ccl.label(image.T.T[::1, ::1], 8, algorithm="cpu-rle", max_gpu_memory="8KB", out=out)
+        labels, m = ccl.label(image.T.T[::1, ::1], 8, algorithm=algorithm, max_gpu_memory="8KB", out=out)
         assert labels is out and m == n
         np.testing.assert_array_equal(out, expected)
     # Fortran order and a float array: packed and binarized first.
     floats = np.asfortranarray(image.astype(np.float32) * -0.5)
-    labels, m = ccl.label(floats, 8, algorithm="cpu-rle", max_gpu_memory=8192)
+    labels, m = ccl.label(floats, 8, algorithm=algorithm, max_gpu_memory=8192)
     assert m == n
     np.testing.assert_array_equal(labels, expected)
 

@@ -20,6 +20,7 @@ use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice, sys};
 use crate::Shape;
 use crate::merge::{LargeStats, Renumbering, Scan};
 use crate::stream::{LabelWord, PlaneSink};
+use crate::trace::StripTrace;
 use crate::worker::Strip;
 
 const KERNELS: KernelSource = KernelSource {
@@ -141,8 +142,8 @@ impl GpuWorker {
         self.host_pixels.reserve(&self.gpu, bytes)
     }
 
-    /// Uploads the strip and labels it into `labels` (canonical, packed);
-    /// returns its count (a read-back). With `image_stats`, an image's
+    /// Uploads the strip and labels it into `labels` (canonical, packed),
+    /// queued on the worker's stream. With `image_stats`, an image's
     /// features are gathered in the same pass, left for
     /// [`stats`](Self::stats).
     fn label(
@@ -151,7 +152,7 @@ impl GpuWorker {
         strip: Strip,
         connectivity: Connectivity,
         image_stats: bool,
-    ) -> Result<u32> {
+    ) -> Result<()> {
         let bytes = self.loaded;
         let host = self.host_pixels.reserve(&self.gpu, bytes)?;
         let device = self.pixels.reserve(&self.stream, bytes)?;
@@ -186,7 +187,7 @@ impl GpuWorker {
                 &mut clock,
             )?,
         }
-        Ok(self.variant.component_count()? as u32)
+        Ok(())
     }
 
     pub(crate) fn scan(
@@ -196,7 +197,9 @@ impl GpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
     ) -> Result<Scan> {
-        let count = self.label(shape, strip, connectivity, with_stats)?;
+        self.label(shape, strip, connectivity, with_stats)?;
+        // A strip has at most MAX_PIXELS pixels, so its count fits.
+        let count = self.variant.component_count()? as u32;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
         let labels = self.labels.get()?;
         let first_plane = self
@@ -266,15 +269,70 @@ impl GpuWorker {
         }
     }
 
+    /// Labels the strip again, renumbers its `count` components on the
+    /// device and brings the labels to `sink`. Nothing waits for the GPU
+    /// until the labels are down: the count is the scan's.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write<L: LabelWord>(
         &mut self,
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
+        count: u32,
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
+        trace: StripTrace<'_>,
     ) -> Result<()> {
-        let count = self.label(shape, strip, connectivity, false)?;
+        let pixels = self.loaded;
+        let pinned_destination = sink
+            .destination(strip.first, pixels)
+            .filter(|&d| is_page_locked(d.cast()));
+        trace.step("label", || {
+            self.renumbered::<L>(shape, strip, connectivity, count, renumbering)?;
+            if trace.recording() {
+                self.stream.synchronize().map_err(cuda_error)?;
+            }
+            Ok::<_, ccl::Error>(())
+        })?;
+        let out_bytes = pixels * size_of::<L>();
+        let stream = self.stream.clone();
+        let device = self.out.get()?.slice(..out_bytes);
+        if let Some(destination) = pinned_destination {
+            // SAFETY: `destination` takes `pixels` labels that no one else
+            // writes during the call (`PlaneSink::destination`'s contract);
+            // any bytes are valid labels.
+            let destination =
+                unsafe { std::slice::from_raw_parts_mut(destination.cast::<u8>(), out_bytes) };
+            return trace.step("download", || {
+                stream
+                    .memcpy_dtoh(&device, destination)
+                    .map_err(cuda_error)?;
+                stream.synchronize().map_err(cuda_error)
+            });
+        }
+        let host = self.host_labels.reserve(&self.gpu, out_bytes)?;
+        trace.step("download", || {
+            stream.memcpy_dtoh(&device, host).map_err(cuda_error)?;
+            stream.synchronize().map_err(cuda_error)
+        })?;
+        // SAFETY: pinned allocations are page-aligned, so aligned for `L`;
+        // the bytes are `pixels` labels of `L` just copied from the device
+        // (every bit pattern is a valid u32 or u64).
+        let labels = unsafe { std::slice::from_raw_parts(host.as_ptr().cast::<L>(), pixels) };
+        trace.step("copy", || sink.write_planes(strip.first, labels))
+    }
+
+    /// Labels the strip and renumbers its labels into `out` as `L`, queued
+    /// on the worker's stream.
+    fn renumbered<L: LabelWord>(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        connectivity: Connectivity,
+        count: u32,
+        renumbering: &Renumbering,
+    ) -> Result<()> {
+        self.label(shape, strip, connectivity, false)?;
         let pixels = self.loaded;
         let stream = self.stream.clone();
         let continued = upload(&stream, &mut self.continued, &renumbering.continued)?;
@@ -330,28 +388,7 @@ impl GpuWorker {
                 )?;
             }
         }
-        let device = self.out.get()?.slice(..out_bytes);
-        if let Some(destination) = sink.destination(strip.first, pixels)
-            && is_page_locked(destination.cast())
-        {
-            // SAFETY: `destination` takes `pixels` labels that no one else
-            // writes during the call (`PlaneSink::destination`'s contract);
-            // any bytes are valid labels.
-            let destination =
-                unsafe { std::slice::from_raw_parts_mut(destination.cast::<u8>(), out_bytes) };
-            stream
-                .memcpy_dtoh(&device, destination)
-                .map_err(cuda_error)?;
-            return stream.synchronize().map_err(cuda_error);
-        }
-        let host = self.host_labels.reserve(&self.gpu, out_bytes)?;
-        stream.memcpy_dtoh(&device, host).map_err(cuda_error)?;
-        stream.synchronize().map_err(cuda_error)?;
-        // SAFETY: pinned allocations are page-aligned, so aligned for `L`;
-        // the bytes are `pixels` labels of `L` just copied from the device
-        // (every bit pattern is a valid u32 or u64).
-        let labels = unsafe { std::slice::from_raw_parts(host.as_ptr().cast::<L>(), pixels) };
-        sink.write_planes(strip.first, labels)
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@ use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
 use crate::merge::{self, LargeStats, Scan};
 use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
+use crate::trace::{StripTrace, Trace};
 use crate::worker::{Strip, Worker};
 
 /// Device bytes a worker holds per pixel of its strip, besides the labels
@@ -161,11 +162,20 @@ impl StripLabeler {
         sink: &dyn PlaneSink<L>,
     ) -> Result<StripReport> {
         shape.check(connectivity)?;
+        let trace = Trace::from_env();
         let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, size_of::<L>() as u64, &workers)?;
         let strips = cut(shape, strip_planes);
-        let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, false)?;
-        let numbering = merge::number(shape, connectivity, &scans)?;
+        let scans = scan_strips(
+            &mut workers,
+            shape,
+            connectivity,
+            &strips,
+            source,
+            false,
+            &trace,
+        )?;
+        let numbering = trace.step("merge", || merge::number(shape, connectivity, &scans))?;
         if numbering.count > L::MAX {
             return Err(Error::InvalidArgument(format!(
                 "{} components do not fit {} labels; ask for 64-bit ones",
@@ -173,10 +183,21 @@ impl StripLabeler {
                 L::NAME
             )));
         }
-        for_each_strip(&mut workers, &strips, |worker, index| {
+        for_each_strip(&mut workers, &strips, |worker, index, step| {
             let strip = strips[index];
-            read(worker, shape, strip, source)?;
-            worker.write(shape, strip, connectivity, &numbering.strips[index], sink)
+            let step = trace.strip(step, index);
+            read(worker, shape, strip, source, step)?;
+            // The second labeling of a strip finds the components the first did.
+            let count = scans[index].count;
+            worker.write(
+                shape,
+                strip,
+                connectivity,
+                count,
+                &numbering.strips[index],
+                sink,
+                step,
+            )
         })?;
         Ok(StripReport {
             count: numbering.count,
@@ -198,7 +219,16 @@ impl StripLabeler {
         let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, 0, &workers)?;
         let strips = cut(shape, strip_planes);
-        let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, false)?;
+        let trace = Trace::from_env();
+        let scans = scan_strips(
+            &mut workers,
+            shape,
+            connectivity,
+            &strips,
+            source,
+            false,
+            &trace,
+        )?;
         Ok(StripReport {
             count: merge::number(shape, connectivity, &scans)?.count,
             strips: strips.len(),
@@ -233,7 +263,16 @@ impl StripLabeler {
         let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, 0, &workers)?;
         let strips = cut(shape, strip_planes);
-        let scans = scan_strips(&mut workers, shape, connectivity, &strips, source, true)?;
+        let trace = Trace::from_env();
+        let scans = scan_strips(
+            &mut workers,
+            shape,
+            connectivity,
+            &strips,
+            source,
+            true,
+            &trace,
+        )?;
         let numbering = merge::number(shape, connectivity, &scans)?;
         Ok(merge::merge_stats(&numbering, &scans))
     }
@@ -332,9 +371,17 @@ fn cut(shape: Shape, strip_planes: usize) -> Vec<Strip> {
 }
 
 /// Fills the worker's input with the strip's pixels.
-fn read(worker: &mut Worker, shape: Shape, strip: Strip, source: &dyn PlaneSource) -> Result<()> {
+fn read(
+    worker: &mut Worker,
+    shape: Shape,
+    strip: Strip,
+    source: &dyn PlaneSource,
+    trace: StripTrace<'_>,
+) -> Result<()> {
     let bytes = strip.planes * shape.plane_len();
-    source.read_planes(strip.first, worker.input(bytes)?)
+    trace.step("read", || {
+        source.read_planes(strip.first, worker.input(bytes)?)
+    })
 }
 
 /// Every strip labeled alone, in order.
@@ -345,12 +392,16 @@ fn scan_strips(
     strips: &[Strip],
     source: &dyn PlaneSource,
     with_stats: bool,
+    trace: &Trace,
 ) -> Result<Vec<Scan>> {
     let scans: Vec<Mutex<Scan>> = strips.iter().map(|_| Mutex::default()).collect();
-    for_each_strip(workers, strips, |worker, index| {
+    for_each_strip(workers, strips, |worker, index, step| {
         let strip = strips[index];
-        read(worker, shape, strip, source)?;
-        let scan = worker.scan(shape, strip, connectivity, with_stats)?;
+        let step = trace.strip(step, index);
+        read(worker, shape, strip, source, step)?;
+        let scan = step.step("scan", || {
+            worker.scan(shape, strip, connectivity, with_stats)
+        })?;
         *scans[index].lock().expect("no worker panics holding it") = scan;
         Ok(())
     })?;
@@ -362,17 +413,18 @@ fn scan_strips(
 
 /// Runs `job` on every strip index, each worker on a thread of its own
 /// taking the next strip until none is left; the first error stops the
-/// others (after their current strip) and is returned.
+/// others (after their current strip) and is returned. `job` takes the
+/// worker, the strip's index and the worker's index.
 fn for_each_strip(
     workers: &mut [Worker],
     strips: &[Strip],
-    job: impl Fn(&mut Worker, usize) -> Result<()> + Sync,
+    job: impl Fn(&mut Worker, usize, usize) -> Result<()> + Sync,
 ) -> Result<()> {
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
-        for worker in workers.iter_mut() {
+        for (worker_index, worker) in workers.iter_mut().enumerate() {
             let (next, failed, first_error, job) = (&next, &failed, &first_error, &job);
             scope.spawn(move || {
                 while !failed.load(Ordering::Relaxed) {
@@ -380,7 +432,7 @@ fn for_each_strip(
                     if index >= strips.len() {
                         break;
                     }
-                    if let Err(error) = job(worker, index) {
+                    if let Err(error) = job(worker, index, worker_index) {
                         failed.store(true, Ordering::Relaxed);
                         first_error
                             .lock()

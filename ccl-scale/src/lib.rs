@@ -50,6 +50,7 @@ mod merge;
 mod shape;
 mod size;
 mod stream;
+mod trace;
 mod worker;
 
 pub use files::{NpySink, NpySource};

@@ -8,6 +8,7 @@ use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
 use crate::merge::{Renumbering, Scan};
 use crate::stream::{LabelWord, PlaneSink};
+use crate::trace::StripTrace;
 
 /// A run of whole planes: rows of an image, slices of a volume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,18 +49,26 @@ impl Worker {
         }
     }
 
-    /// Labels the strip again and writes its final labels to `sink`.
+    /// Labels the strip again (its `count` components known from the
+    /// scan) and writes its final labels to `sink`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write<L: LabelWord>(
         &mut self,
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
+        count: u32,
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
+        trace: StripTrace<'_>,
     ) -> Result<()> {
         match self {
-            Worker::Cpu(worker) => worker.write(shape, strip, connectivity, renumbering, sink),
-            Worker::Gpu(worker) => worker.write(shape, strip, connectivity, renumbering, sink),
+            Worker::Cpu(worker) => trace.step("write", || {
+                worker.write(shape, strip, connectivity, renumbering, sink)
+            }),
+            Worker::Gpu(worker) => {
+                worker.write(shape, strip, connectivity, count, renumbering, sink, trace)
+            }
         }
     }
 }
