@@ -262,7 +262,7 @@ fn streamed(
     let opened = crate::strips::open(streamed, Task::Analyze)?;
     let stats = opened
         .labeler
-        .analyze(opened.shape, opened.connectivity, &opened.source)?;
+        .analyze(opened.shape, opened.connectivity, &*opened.source)?;
     let (name, connectivity) = (
         opened.labeler.variant().name,
         opened.connectivity.neighbours(),

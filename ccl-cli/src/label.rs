@@ -23,7 +23,8 @@ pub(crate) struct Args {
     /// a slice); .npy, a NumPy uint32 array of shape (height, width), or
     /// (depth, height, width) for a volume; .png, a colour picture of an
     /// image's labels (background black; the first 262,143 labels all
-    /// distinct colours).
+    /// distinct colours). With --max-gpu-memory, .npy or .tif / .tiff,
+    /// written plane by plane (uint64 past 2^32 − 2 pixels).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Keep only components of at least this many pixels (voxels): cc3d's

@@ -1,15 +1,18 @@
 //! `ccl label` / `ccl analyze --max-gpu-memory`: an image or volume larger
 //! than the GPU's memory, or past 2^32 pixels, labeled in strips streamed
-//! through the GPU (`ccl-scale`): a `.npy` read plane by plane, the labels
-//! written plane by plane into a `.npy` (`uint64` only past 2^32 − 2
-//! pixels), or the features merged per component, so that host memory
-//! holds only the strips in flight.
+//! through the GPU (`ccl-scale`): a `.npy` or a TIFF read plane by plane,
+//! the labels written plane by plane into a `.npy` or a TIFF (`uint64` only
+//! past 2^32 − 2 pixels), or the features merged per component, so that
+//! host memory holds only the strips in flight.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use ccl::{Connectivity, Task};
-use ccl_scale::{NpySink, NpySource, Shape, StripLabeler, StripOptions, needs_wide_labels};
+use ccl_scale::{
+    NpySink, NpySource, PlaneSink, PlaneSource, Shape, StripLabeler, StripOptions, StripReport,
+    TiffSink, TiffSource, needs_wide_labels,
+};
 
 use crate::output::{Stdout, out};
 
@@ -20,10 +23,12 @@ pub(crate) struct StripArgs {
     /// each GPU's memory (8GiB, 512MiB, 2GB): for an image or volume larger
     /// than the GPU's memory, or past 2^32 pixels (labels are then uint64;
     /// features merged per component, areas past 2^32 included). The input
-    /// is a .npy of bool or uint8 (2-D or 3-D, C order) read plane by
-    /// plane, and `label -o` a .npy written plane by plane, so host memory
-    /// holds only the strips in flight. With a CPU algorithm (-a cpu-rle),
-    /// the cap is the host's working memory.
+    /// is a .npy of bool or uint8 (2-D or 3-D, C order) or a .tif / .tiff
+    /// of 8-bit or 1-bit gray pages (one page an image, several a volume;
+    /// strips or tiles, any compression), read plane by plane; `label -o`
+    /// writes a .npy or an uncompressed .tif / .tiff plane by plane; so host
+    /// memory holds only the strips in flight. With a CPU algorithm (-a
+    /// cpu-rle), the cap is the host's working memory.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub(crate) max_gpu_memory: Option<u64>,
     /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
@@ -48,31 +53,56 @@ pub(crate) struct Streamed<'a> {
 
 /// The input opened for strips, and the labeler that streams it.
 pub(crate) struct Opened {
-    pub(crate) source: NpySource,
+    pub(crate) source: Box<dyn PlaneSource>,
     pub(crate) shape: Shape,
     pub(crate) connectivity: Connectivity,
     pub(crate) labeler: StripLabeler,
 }
 
-fn not_npy(path: &Path) -> bool {
-    path.extension()
-        .is_none_or(|e| !e.eq_ignore_ascii_case("npy"))
+/// The files that strips are read from and written to, by extension.
+#[derive(Clone, Copy)]
+enum Streamable {
+    Npy,
+    Tiff,
 }
 
-/// Opens the `.npy` for strips and makes their labeler: the named
+impl Streamable {
+    /// The format `path`'s extension (any case) names, if it is one.
+    fn of(path: &Path) -> Option<Self> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "npy" => Some(Streamable::Npy),
+            "tif" | "tiff" => Some(Streamable::Tiff),
+            _ => None,
+        }
+    }
+}
+
+/// Opens the `.npy` or TIFF for strips and makes their labeler: the named
 /// variant's backend, else the preferred one's (a GPU where one works), the
 /// connectivity the fullest of the input's dimension unless given.
 pub(crate) fn open(streamed: Streamed<'_>, task: Task) -> Result<Opened, crate::Error> {
-    if not_npy(streamed.input) {
-        return Err(format!(
-            "{}: --max-gpu-memory streams a .npy (bool or uint8, C order) plane by plane; \
-             convert the input first (numpy.save)",
-            streamed.input.display()
-        )
-        .into());
-    }
-    let source = NpySource::open(streamed.input)?;
-    let shape = source.shape();
+    let (source, shape): (Box<dyn PlaneSource>, Shape) = match Streamable::of(streamed.input) {
+        Some(Streamable::Npy) => {
+            let source = NpySource::open(streamed.input)?;
+            let shape = source.shape();
+            (Box::new(source), shape)
+        }
+        Some(Streamable::Tiff) => {
+            let source = TiffSource::open(streamed.input)?;
+            let shape = source.shape();
+            (Box::new(source), shape)
+        }
+        None => {
+            return Err(format!(
+                "{}: --max-gpu-memory streams a .npy (bool or uint8, C order) or a .tif / \
+                 .tiff (8-bit or 1-bit gray pages) plane by plane; convert the input first \
+                 (numpy.save, tifffile.imwrite)",
+                streamed.input.display()
+            )
+            .into());
+        }
+    };
     let connectivity = streamed.connectivity.unwrap_or(match shape {
         Shape::Image { .. } => Connectivity::Eight,
         Shape::Volume { .. } => Connectivity::TwentySix,
@@ -102,13 +132,21 @@ pub(crate) fn label(
     streamed: Streamed<'_>,
     output: Option<&Path>,
 ) -> Result<ExitCode, crate::Error> {
-    if let Some(output) = output.filter(|&o| not_npy(o)) {
-        return Err(format!(
-            "-o {}: --max-gpu-memory writes the labels plane by plane into a .npy",
-            output.display()
-        )
-        .into());
-    }
+    // Refused before any work: a wrong extension is a typo.
+    let output = match output {
+        Some(output) => match Streamable::of(output) {
+            Some(format) => Some((output, format)),
+            None => {
+                return Err(format!(
+                    "-o {}: --max-gpu-memory writes the labels plane by plane into a .npy or \
+                     a .tif / .tiff",
+                    output.display()
+                )
+                .into());
+            }
+        },
+        None => None,
+    };
     let Opened {
         source,
         shape,
@@ -116,21 +154,37 @@ pub(crate) fn label(
         labeler,
     } = open(streamed, Task::Label)?;
     let wide = needs_wide_labels(shape);
+    let label = |sink: &dyn Sink| label_into(&labeler, shape, connectivity, &*source, sink, wide);
     let report = match output {
-        Some(output) => {
-            let sink = NpySink::create(output, shape, wide)?;
-            if wide {
-                labeler.label::<u64>(shape, connectivity, &source, &sink)?
-            } else {
-                labeler.label::<u32>(shape, connectivity, &source, &sink)?
-            }
-        }
+        Some((output, Streamable::Npy)) => label(&NpySink::create(output, shape, wide)?)?,
+        Some((output, Streamable::Tiff)) => label(&TiffSink::create(output, shape, wide)?)?,
         // The count needs only the first pass and the merge.
-        None => labeler.count(shape, connectivity, &source)?,
+        None => labeler.count(shape, connectivity, &*source)?,
     };
     let plural = if report.count == 1 { "" } else { "s" };
     out!(Stdout::lock(), "{} component{plural}", report.count)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A sink of labels of either width, as the file formats are.
+trait Sink: PlaneSink<u32> + PlaneSink<u64> {}
+
+impl<S: PlaneSink<u32> + PlaneSink<u64>> Sink for S {}
+
+/// Labels `source` into `sink`, 64-bit labels where `wide`.
+fn label_into(
+    labeler: &StripLabeler,
+    shape: Shape,
+    connectivity: Connectivity,
+    source: &dyn PlaneSource,
+    sink: &dyn Sink,
+    wide: bool,
+) -> ccl::Result<StripReport> {
+    if wide {
+        labeler.label::<u64>(shape, connectivity, source, sink)
+    } else {
+        labeler.label::<u32>(shape, connectivity, source, sink)
+    }
 }
 
 /// `--max-gpu-memory`'s value ([`ccl_scale::parse_size`]).

@@ -749,8 +749,8 @@ fn streamed_labels_equal_the_whole_volume() {
     );
     fails_with(
         &dir,
-        &["label", "v.npy", "--max-gpu-memory", "8GiB", "-o", "x.tif"],
-        ".npy",
+        &["label", "v.npy", "--max-gpu-memory", "8GiB", "-o", "x.png"],
+        "into a .npy or a .tif / .tiff",
     );
     fails_with(
         &dir,
@@ -769,6 +769,160 @@ fn streamed_labels_equal_the_whole_volume() {
         &["label", "v.npy", "--max-gpu-memory", "lots"],
         "not a size",
     );
+}
+
+/// `--max-gpu-memory` streams TIFFs too: a TIFF image and a TIFF stack
+/// (`ccl gen`'s, uncompressed, and LZW-compressed in strips of 3 rows) in,
+/// TIFF labels out, those of the in-core `ccl label` of the same file, at
+/// caps that force one plane a strip and a few; the features of a stack
+/// merged across slabs are the in-core ones; a 16-bit TIFF is refused with
+/// what to convert it to.
+#[test]
+fn streamed_tiffs_label_as_in_core() {
+    let dir = scratch("streamed-tiff");
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "97x61", "-d", "60", "-g", "1", "--seed", "4", "-o", "i.tif",
+        ],
+    );
+    succeeds(
+        &dir,
+        &[
+            "gen", "--size", "40x30x20", "-d", "33", "-g", "1", "--seed", "9", "-o", "v.tif",
+        ],
+    );
+    // The same stack, LZW-compressed in strips of 3 rows.
+    let volume = ccl_io::load_volume(&dir.join("v.tif")).unwrap();
+    write_lzw_stack(&dir.join("v-lzw.tif"), sides(&volume), volume.voxels());
+    // (input, connectivities, a page's sides, caps: a plane a strip, a few)
+    let cases = [
+        ("i.tif", ["4", "8"], (97, 61), ["12KB", "60KB"]),
+        ("v.tif", ["6", "26"], (40, 30), ["140KB", "600KB"]),
+        ("v-lzw.tif", ["6", "26"], (40, 30), ["140KB", "600KB"]),
+    ];
+    for (input, connectivities, page, caps) in cases {
+        for connectivity in connectivities {
+            let in_core = succeeds(
+                &dir,
+                &[
+                    "label",
+                    input,
+                    "-c",
+                    connectivity,
+                    "-a",
+                    "cpu-uf",
+                    "-o",
+                    "whole.tif",
+                ],
+            );
+            let whole = read_tiff_labels(&dir.join("whole.tif"), page);
+            let count = whole.iter().max().unwrap();
+            assert!(*count > 1, "{input} -c {connectivity}");
+            assert!(
+                in_core.starts_with(&format!("{count} component")),
+                "{in_core}"
+            );
+            for cap in caps {
+                let streamed = succeeds(
+                    &dir,
+                    &[
+                        "label",
+                        input,
+                        "-c",
+                        connectivity,
+                        "-a",
+                        "cpu-rle",
+                        "--max-gpu-memory",
+                        cap,
+                        "-o",
+                        "strips.TIFF",
+                    ],
+                );
+                assert_eq!(streamed.trim(), format!("{count} components"));
+                assert_eq!(
+                    read_tiff_labels(&dir.join("strips.TIFF"), page),
+                    whole,
+                    "{input} -c {connectivity} cap {cap}"
+                );
+            }
+        }
+    }
+    // A TIFF in, a .npy out.
+    succeeds(
+        &dir,
+        &[
+            "label",
+            "v-lzw.tif",
+            "-a",
+            "cpu-rle",
+            "--max-gpu-memory",
+            "140KB",
+            "-o",
+            "v.npy",
+        ],
+    );
+    succeeds(&dir, &["label", "v.tif", "-a", "cpu-uf", "-o", "whole.tif"]);
+    assert_eq!(
+        read_npy_labels(&dir.join("v.npy"), sides(&volume)),
+        read_tiff_labels(&dir.join("whole.tif"), (40, 30))
+    );
+    let whole = succeeds(
+        &dir,
+        &["analyze", "v.tif", "-a", "cpu-uf", "--format", "csv"],
+    );
+    let merged = succeeds(
+        &dir,
+        &[
+            "analyze",
+            "v-lzw.tif",
+            "-a",
+            "cpu-rle",
+            "--max-gpu-memory",
+            "140KB",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(merged, whole);
+    // 16-bit samples: refused, saying what to convert them to.
+    let mut gray16 = std::fs::File::create(dir.join("g16.tif")).unwrap();
+    tiff::encoder::TiffEncoder::new(&mut gray16)
+        .unwrap()
+        .write_image::<tiff::encoder::colortype::Gray16>(4, 3, &[300; 12])
+        .unwrap();
+    let args = [
+        "label",
+        "g16.tif",
+        "-a",
+        "cpu-rle",
+        "--max-gpu-memory",
+        "1MB",
+        "-o",
+        "l.tif",
+    ];
+    fails_with(&dir, &args, "16-bit gray pages");
+    fails_with(&dir, &args, "astype(numpy.uint8)");
+    assert_eq!(ccl_with(&dir, &args, None).status.code(), Some(1));
+    assert!(!dir.join("l.tif").exists());
+}
+
+/// Writes `voxels` (0 / 1) as an LZW-compressed TIFF stack of 8-bit pages
+/// (foreground 255) in strips of 3 rows.
+fn write_lzw_stack(path: &Path, (width, height, _): (usize, usize, usize), voxels: &[u8]) {
+    use tiff::encoder::{Compression, TiffEncoder, colortype::Gray8};
+    let mut file = std::fs::File::create(path).unwrap();
+    let mut encoder = TiffEncoder::new(&mut file)
+        .unwrap()
+        .with_compression(Compression::Lzw);
+    for page in voxels.chunks(width * height) {
+        let gray: Vec<u8> = page.iter().map(|&v| v * 255).collect();
+        let mut image = encoder
+            .new_image::<Gray8>(width as u32, height as u32)
+            .unwrap();
+        image.rows_per_strip(3).unwrap();
+        image.write_data(&gray).unwrap();
+    }
 }
 
 /// Writes a `.npy` of `descr` (`<i4`, `<f4`, ...) and `shape` (`(2, 3)`)

@@ -14,6 +14,9 @@
 //! half the blind mutations; TIFF directory entries — tag, type, count and
 //! value: sizes, bit depths, sample counts, strip offsets and counts,
 //! compression — and the next-page pointers that make the page count).
+//! TIFF cases are also streamed one in four: opened by
+//! [`TiffBytes`](crate::TiffBytes) from a file and read in two runs of
+//! planes.
 //! The volume readers have seeds of their own, NumPy `.npy` arrays of every
 //! type, both byte orders, C and Fortran order, 2-D and 3-D, format 1.0 and
 //! 2.0 headers, mutated blindly and in their headers (shape numbers, descr,
@@ -1161,6 +1164,55 @@ fn run_volume(
     })
 }
 
+/// What [`TiffBytes`](crate::TiffBytes) read of a file: every plane, when
+/// its shape is within the limit, and the pixels its shape has.
+struct Streamed {
+    read: Vec<u8>,
+    pixels: u64,
+}
+
+impl Outcome for Streamed {
+    fn verify(&self) -> Result<(), String> {
+        let expected = if self.pixels <= MAX_PIXELS {
+            self.pixels
+        } else {
+            0
+        };
+        if self.read.len() as u64 != expected {
+            return Err(format!(
+                "read {} of {} pixels",
+                self.read.len(),
+                self.pixels
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// [`run`] for the streaming reader, the bytes written to `path`: it opens
+/// the file and, when its shape is within the limit, reads its first half
+/// of planes and then the rest (from inside strips, where they split one).
+fn run_streamed(bytes: &[u8], path: &Path) -> Result<bool, String> {
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    timed(|| {
+        let tiff = crate::TiffBytes::open(path)?;
+        let shape = tiff.shape().to_vec();
+        let pixels = shape
+            .iter()
+            .fold(1u64, |n, &side| n.saturating_mul(side as u64));
+        let mut read = Vec::new();
+        if pixels <= MAX_PIXELS {
+            let plane_len: usize = shape[1..].iter().product();
+            let half = shape[0] / 2;
+            read = vec![0u8; pixels as usize];
+            let (first, rest) = read.split_at_mut(half * plane_len);
+            tiff.read_planes(0, first)?;
+            tiff.read_planes(half, rest)?;
+        }
+        Ok(Streamed { read, pixels })
+    })
+}
+
 /// Runs one decode under `catch_unwind`, timed and with its largest
 /// allocation: whether it gave an image, or what was wrong with it.
 fn timed<T: Outcome>(decode: impl FnOnce() -> ccl_core::Result<T>) -> Result<bool, String> {
@@ -1190,6 +1242,8 @@ fn mutated_files_decode_or_fail_cleanly() {
     let cases = env_number("CCL_FUZZ_ITERATIONS", DEFAULT_CASES);
     let seed = env_number("CCL_FUZZ_SEED", 0x5EED_0CC1);
     let seeds = seeds();
+    let streamed_path =
+        std::env::temp_dir().join(format!("ccl-fuzz-streamed-{}.tif", std::process::id()));
     // Every seed decodes as it is; the TIFF stacks as volumes too, of as
     // many slices as they have pages.
     for s in &seeds {
@@ -1215,6 +1269,12 @@ fn mutated_files_decode_or_fail_cleanly() {
         let decoded = decode_with(Cursor::new(&s.bytes), &path, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", s.name));
         assert_eq!(decoded.pages > 1, options.page.is_some(), "{}", s.name);
+        // The 8-bit gray TIFFs stream; the others are refused cleanly.
+        if s.extension == "tif" {
+            let streamed = run_streamed(&s.bytes, &streamed_path);
+            let gray = !(s.name.contains("rgba") || s.name.contains("16"));
+            assert_eq!(streamed, Ok(gray), "{} streamed", s.name);
+        }
     }
     // A case stuck for HANG is reported with its mutations, and the run
     // ends: a hang cannot be caught.
@@ -1290,11 +1350,20 @@ fn mutated_files_decode_or_fail_cleanly() {
             );
             *CURRENT.lock().unwrap() = description.clone();
             started.store(clock.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
-            let outcome = if volume {
+            let mut outcome = if volume {
                 run_volume(&bytes, &path, &options, stdin)
             } else {
                 run(&bytes, &path, &options, stdin)
             };
+            // A TIFF is streamed too one case in four (chosen by the case's
+            // number, so that the other readers' cases stay those of the
+            // seed without it).
+            if s.extension == "tif" && case % 4 == 0 && outcome.is_ok() {
+                *CURRENT.lock().unwrap() = format!("{description}, then streamed");
+                if let Err(what) = run_streamed(&bytes, &streamed_path) {
+                    outcome = Err(format!("streamed: {what}"));
+                }
+            }
             started.store(0, Ordering::Relaxed);
             images += usize::from(outcome == Ok(true));
             if let Err(what) = outcome {
@@ -1316,6 +1385,7 @@ fn mutated_files_decode_or_fail_cleanly() {
             }
         }
     });
+    let _ = std::fs::remove_file(&streamed_path);
     let elapsed = clock.elapsed();
     eprintln!(
         "{cases} mutated files in {elapsed:.1?}: {images} decoded to an image, {} failures",

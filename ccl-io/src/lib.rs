@@ -49,6 +49,7 @@ mod npy;
 mod pages;
 mod read;
 mod stream;
+mod tiff_stream;
 mod volume;
 mod write;
 
@@ -57,6 +58,7 @@ pub use classes::{ClassMapFile, ClassValues, read_class_map};
 pub use labels::{LabelFormat, label_colour, save_labels};
 pub use read::{DEFAULT_MAX_PIXELS, Decoded, ReadOptions, decode, load_image, read_image};
 pub use stream::{LabelBytes, NpyBytes, NpyLabelFile};
+pub use tiff_stream::{TiffBytes, TiffLabelFile};
 pub use volume::{
     DecodedVolume, VolumeFormat, load_volume, read_volume, save_volume, save_volume_labels,
 };

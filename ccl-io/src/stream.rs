@@ -144,16 +144,37 @@ impl NpyLabelFile {
     /// Writes `labels` (little-endian, as the header says) from element
     /// `element` on; `T` is `u32` or `u64`, as created.
     pub fn write_at<T: LabelBytes>(&self, element: u64, labels: &[T]) -> Result<()> {
-        let mut bytes = Vec::with_capacity(std::mem::size_of_val(labels));
-        for label in labels {
-            label.extend_le(&mut bytes);
-        }
         let offset = self.data_offset + element * size_of::<T>() as u64;
-        write_all_at(&self.file, &bytes, offset).map_err(io_error(&self.path))
+        write_labels_at(&self.file, labels, offset).map_err(io_error(&self.path))
     }
 }
 
-/// The label integers a [`NpyLabelFile`] holds.
+/// Labels converted to bytes at a time by [`write_labels_at`]: a strip's
+/// labels (gigabytes) are written without a copy of their size.
+const LABELS_A_WRITE: usize = 1 << 18;
+
+/// Writes `labels` little-endian at byte `offset` of `file`, a block at a
+/// time.
+pub(crate) fn write_labels_at<T: LabelBytes>(
+    file: &File,
+    labels: &[T],
+    offset: u64,
+) -> std::io::Result<()> {
+    let mut bytes = Vec::with_capacity(LABELS_A_WRITE.min(labels.len()) * size_of::<T>());
+    let mut at = offset;
+    for block in labels.chunks(LABELS_A_WRITE) {
+        bytes.clear();
+        for &label in block {
+            label.extend_le(&mut bytes);
+        }
+        write_all_at(file, &bytes, at)?;
+        at += bytes.len() as u64;
+    }
+    Ok(())
+}
+
+/// The label integers a [`NpyLabelFile`] or a
+/// [`TiffLabelFile`](crate::TiffLabelFile) holds.
 pub trait LabelBytes: Copy {
     /// Appends the little-endian bytes.
     fn extend_le(self, out: &mut Vec<u8>);
@@ -172,7 +193,12 @@ impl LabelBytes for u64 {
 }
 
 #[cfg(unix)]
-fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, out, offset)
+}
+
+#[cfg(unix)]
+pub(crate) fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
 }
 
@@ -182,7 +208,16 @@ fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
 }
 
 #[cfg(windows)]
-fn read_exact_at(file: &File, mut out: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, out, offset)
+}
+
+#[cfg(windows)]
+pub(crate) fn read_exact_at(
+    file: &File,
+    mut out: &mut [u8],
+    mut offset: u64,
+) -> std::io::Result<()> {
     use std::os::windows::fs::FileExt;
     while !out.is_empty() {
         match file.seek_read(out, offset)? {

@@ -31,7 +31,7 @@ use crate::{Channel, Threshold};
 /// The most pages of a TIFF read as a volume, whatever the voxel limit: a
 /// stack's pages are walked and their offsets kept before one is decoded,
 /// and this bounds that work for a crafted chain of directories.
-const MAX_SLICES: u64 = 1 << 24;
+pub(crate) const MAX_SLICES: u64 = 1 << 24;
 
 /// Bytes of a `.npy` array's data read at a time (a multiple of every
 /// element size).

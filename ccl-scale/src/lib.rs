@@ -53,7 +53,7 @@ mod stream;
 mod trace;
 mod worker;
 
-pub use files::{NpySink, NpySource};
+pub use files::{NpySink, NpySource, TiffSink, TiffSource};
 pub use labeler::{StripLabeler, StripOptions, StripReport};
 pub use merge::{LargeStats, Renumbering};
 pub use shape::Shape;
