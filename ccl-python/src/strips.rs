@@ -207,6 +207,22 @@ fn packed_background(bytes: &[u8], width: usize, height: usize) -> BackgroundBox
     })
 }
 
+/// The backend (`"cuda"` or `"cpu"`) of the variant that labels in
+/// `connectivity_value` when `algorithm` is named, or when none is: the
+/// preferred one here.
+#[pyfunction]
+#[pyo3(signature = (connectivity_value, algorithm=None))]
+fn label_backend(connectivity_value: u32, algorithm: Option<&str>) -> PyResult<&'static str> {
+    let connectivity = any_connectivity(connectivity_value)?;
+    let backend = match algorithm {
+        Some(name) => ccl::find(name),
+        None => ccl::default_algorithm(Task::Label, connectivity),
+    }
+    .map_err(to_python)?
+    .backend;
+    Ok(backend.into())
+}
+
 /// Bytes of a size as people write it (`8GiB`, `512MiB`, `2GB`): the
 /// CLI's `--max-gpu-memory` parser ([`ccl_scale::parse_size`]).
 #[pyfunction]
@@ -243,5 +259,6 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(analyze_strips_host, module)?)?;
     module.add_function(wrap_pyfunction!(statistics_strips_host, module)?)?;
     module.add_function(wrap_pyfunction!(parse_size, module)?)?;
+    module.add_function(wrap_pyfunction!(label_backend, module)?)?;
     Ok(())
 }

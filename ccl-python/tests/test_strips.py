@@ -153,6 +153,24 @@ def test_bad_strip_calls_are_value_errors():
 
 
 @pytest.mark.skipif(not cuda_algorithms_available(), reason="no CUDA variant runs here")
+def test_large_host_arrays_go_through_strips_with_the_same_labels():
+    # Past 2**23 pixels a host array labeled on the GPU is streamed in strips unasked.
+    image = random_image((4100, 2048), 0.6, 1, 9)
+    volume = _volume((208, 208, 208), 0.3, 9)
+    for array, connectivity in ((image, 4), (volume, 26)):
+        assert array.size >= 2**23
+        expected, n = ccl.label(array, connectivity, algorithm="cpu-rle")
+        labels, m = ccl.label(array, connectivity)
+        assert labels.dtype == np.uint32 and m == n
+        np.testing.assert_array_equal(labels, expected)
+        out = np.zeros(array.shape, np.uint32)
+        labels, m = ccl.label(array, connectivity, out=out)
+        assert labels is out and m == n
+        np.testing.assert_array_equal(out, expected)
+    assert ccl._ccl.label_backend(8) == "cuda" and ccl._ccl.label_backend(8, "cpu-rle") == "cpu"
+
+
+@pytest.mark.skipif(not cuda_algorithms_available(), reason="no CUDA variant runs here")
 def test_two_workers_on_each_of_two_devices_that_are_one_gpu():
     image = random_image((300, 257), 0.62, 1, 4)
     expected, n = ccl.label(image, 4, algorithm="cpu-uf")

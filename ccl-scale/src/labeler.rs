@@ -341,6 +341,10 @@ impl StripLabeler {
             let per_plane = plane * (WORKER_BYTES_PER_PIXEL + label_bytes);
             planes = planes.min(per_worker / per_plane);
         }
+        if self.options.backend == Backend::Cuda {
+            // At least a plane: a plane past the preferred size is a strip of its own.
+            planes = planes.min((preferred_gpu_strip_pixels(shape, workers.len()) / plane).max(1));
+        }
         if let Some(max) = self.options.max_strip_planes {
             planes = planes.min(max as u64);
         }
@@ -353,6 +357,17 @@ impl StripLabeler {
         }
         Ok(planes as usize)
     }
+}
+
+/// Pixels of a GPU strip, whatever the memory allows: about two strips a
+/// worker, so that one worker's transfers overlap another's, within
+/// 2^24..=2^26 pixels. Strips of 2^26 pixels keep the link busy (65536²
+/// under an 8 GiB cap, bench/2026-11-25-h200-scale-2); two strips of 2^29
+/// took 327 ms at 32768² where sixteen of 2^26 took 194.
+fn preferred_gpu_strip_pixels(shape: Shape, workers: usize) -> u64 {
+    const SMALLEST: u64 = 1 << 24;
+    const LARGEST: u64 = 1 << 26;
+    (shape.pixels() / (2 * workers.max(1) as u64)).clamp(SMALLEST, LARGEST)
 }
 
 /// `shape`'s planes cut into strips of `strip_planes` (the last shorter);

@@ -151,6 +151,7 @@ def statistics_strips_host(
     max_memory: Optional[int] = None,
     devices: Optional[List[int]] = None,
 ) -> Tuple[HostArray, HostArray, HostArray]: ...
+def label_backend(connectivity_value: int, algorithm: Optional[str] = None) -> str: ...
 def label_classes_host(
     map_args: Tuple[int, int, int, int, str, int],
     labels_address: int,
