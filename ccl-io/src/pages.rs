@@ -420,18 +420,25 @@ impl<R: BufRead + Seek> BufRead for Repointed<R> {
 
 impl<R: BufRead + Seek> Seek for Repointed<R> {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        let invalid = || io::Error::new(io::ErrorKind::InvalidInput, "seek before the start");
-        self.position = match to {
-            SeekFrom::Start(n) => n,
-            SeekFrom::Current(d) => self.position.checked_add_signed(d).ok_or_else(invalid)?,
-            SeekFrom::End(d) => {
-                let end = self.inner.seek(SeekFrom::End(0))?;
-                self.synced = false;
-                end.checked_add_signed(d).ok_or_else(invalid)?
-            }
-        };
+        let inner = &mut self.inner;
+        self.position = seek_position(self.position, to, || inner.seek(SeekFrom::End(0)))?;
         self.synced = false;
         Ok(self.position)
+    }
+}
+
+/// Where a seek `to` from `position` lands, `end` giving the length for
+/// [`SeekFrom::End`]: for readers that keep their own position.
+pub(crate) fn seek_position(
+    position: u64,
+    to: SeekFrom,
+    end: impl FnOnce() -> io::Result<u64>,
+) -> io::Result<u64> {
+    let invalid = || io::Error::new(io::ErrorKind::InvalidInput, "seek before the start");
+    match to {
+        SeekFrom::Start(n) => Ok(n),
+        SeekFrom::Current(d) => position.checked_add_signed(d).ok_or_else(invalid),
+        SeekFrom::End(d) => end()?.checked_add_signed(d).ok_or_else(invalid),
     }
 }
 

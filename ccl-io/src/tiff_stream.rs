@@ -23,7 +23,7 @@ use tiff::decoder::{ChunkType, Decoder, Limits};
 use tiff::tags::Tag;
 use tiff::{ColorType, TiffError};
 
-use crate::pages;
+use crate::pages::{self, seek_position};
 use crate::stream::{LabelBytes, io_error, read_at, read_exact_at, write_labels_at};
 use crate::volume::{MAX_SLICES, decode_error};
 
@@ -759,15 +759,8 @@ impl Read for FileAt {
 
 impl Seek for FileAt {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        let invalid = || io::Error::new(io::ErrorKind::InvalidInput, "seek before the start");
-        self.position = match to {
-            SeekFrom::Start(n) => n,
-            SeekFrom::Current(d) => self.position.checked_add_signed(d).ok_or_else(invalid)?,
-            SeekFrom::End(d) => {
-                let end = self.file.metadata()?.len();
-                end.checked_add_signed(d).ok_or_else(invalid)?
-            }
-        };
+        let file = &self.file;
+        self.position = seek_position(self.position, to, || Ok(file.metadata()?.len()))?;
         Ok(self.position)
     }
 }

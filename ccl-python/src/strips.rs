@@ -124,10 +124,10 @@ fn analyze_strips_host(
     let connectivity = any_connectivity(connectivity_value)?;
     let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
-        let labeler = strip_labeler(Task::Analyze, connectivity, algorithm, max_memory, devices)?;
         // SAFETY: the Python caller's contract: the array's bytes.
-        let pixels = Pixels::new(unsafe { bytes_at(address, shape.pixels() as usize) }, shape)?;
-        let components = labeler.analyze(shape, connectivity, &pixels)?;
+        let bytes = unsafe { bytes_at(address, shape.pixels() as usize) };
+        let strips = (algorithm, max_memory, devices);
+        let components = analyze_strips(bytes, shape, connectivity, strips)?;
         let n = components.len();
         Ok((
             HostArray::u64(components.iter().map(|s| s.area).collect(), vec![n]),
@@ -160,22 +160,27 @@ fn statistics_strips_host(
     let axes = shape.len();
     let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
-        let labeler = strip_labeler(Task::Analyze, connectivity, algorithm, max_memory, devices)?;
         // SAFETY: the Python caller's contract: the array's bytes.
         let bytes = unsafe { bytes_at(address, shape.pixels() as usize) };
-        let components = labeler.analyze(shape, connectivity, &Pixels::new(bytes, shape)?)?;
-        let (width, height, depth) = match shape {
-            Shape::Image { width, height } => (width, height, 1),
-            Shape::Volume {
-                width,
-                height,
-                depth,
-            } => (width, height, depth),
-        };
+        let strips = (algorithm, max_memory, devices);
+        let components = analyze_strips(bytes, shape, connectivity, strips)?;
+        let [width, height, depth] = shape.sides();
         let background = packed_background(bytes, width, height);
         statistics_rows(axes, [width, height, depth], background, &components)
     })
     .map_err(to_python)
+}
+
+/// The features of the components of `bytes` (of `shape`), merged across
+/// strips labeled as `(algorithm, max_memory, devices)` say.
+fn analyze_strips(
+    bytes: &[u8],
+    shape: Shape,
+    connectivity: Connectivity,
+    (algorithm, max_memory, devices): (Option<&str>, Option<u64>, Option<Vec<usize>>),
+) -> ccl::Result<Vec<ccl_scale::LargeStats>> {
+    let labeler = strip_labeler(Task::Analyze, connectivity, algorithm, max_memory, devices)?;
+    labeler.analyze(shape, connectivity, &Pixels::new(bytes, shape)?)
 }
 
 /// The background box of packed rows of `width` (`height` a slice), the

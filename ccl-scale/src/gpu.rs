@@ -364,31 +364,38 @@ impl GpuWorker {
                 )?;
             }
             let grid = linear_grid(pixels.min(RENUMBER_BLOCKS * THREADS as usize), THREADS)?;
+            let args = (labels, pixels as u32, table);
             if size_of::<L>() == 8 {
-                self.kernels.renumber_u64.launch(
-                    &stream,
-                    grid,
-                    (
-                        labels,
-                        pixels as u32,
-                        table,
-                        DevPtr::from_address(out_address),
-                    ),
-                )?;
+                renumber(&self.kernels.renumber_u64, &stream, grid, args, out_address)?;
             } else {
-                self.kernels.renumber_u32.launch(
-                    &stream,
-                    grid,
-                    (
-                        labels,
-                        pixels as u32,
-                        table,
-                        DevPtr::from_address(out_address),
-                    ),
-                )?;
+                renumber(&self.kernels.renumber_u32, &stream, grid, args, out_address)?;
             }
         }
         Ok(())
+    }
+}
+
+/// Launches the renumbering kernel of one label width: `(labels, pixels,
+/// table)` into the labels of `W` at `out_address`.
+///
+/// # Safety
+///
+/// As [`Kernel::launch`]: the pointers hold what the kernel reads and
+/// writes, on `stream`.
+unsafe fn renumber<W: cudarc::driver::DeviceRepr>(
+    kernel: &Kernel<RenumberArgs<W>>,
+    stream: &Arc<CudaStream>,
+    grid: cudarc::driver::LaunchConfig,
+    (labels, pixels, table): (DevPtr<u32>, u32, DevPtr<u64>),
+    out_address: u64,
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        kernel.launch(
+            stream,
+            grid,
+            (labels, pixels, table, DevPtr::from_address(out_address)),
+        )
     }
 }
 

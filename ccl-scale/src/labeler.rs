@@ -161,50 +161,28 @@ impl StripLabeler {
         source: &dyn PlaneSource,
         sink: &dyn PlaneSink<L>,
     ) -> Result<StripReport> {
-        shape.check(connectivity)?;
         let trace = Trace::from_env();
-        let mut workers = self.lease_workers()?;
-        let strip_planes = self.strip_planes(shape, size_of::<L>() as u64, &workers)?;
-        let strips = cut(shape, strip_planes);
-        let scans = scan_strips(
-            &mut workers,
-            shape,
-            connectivity,
-            &strips,
-            source,
-            false,
-            &trace,
-        )?;
-        let numbering = trace.step("merge", || merge::number(shape, connectivity, &scans))?;
-        if numbering.count > L::MAX {
+        let label_bytes = size_of::<L>() as u64;
+        let mut pass =
+            self.scan_and_number(shape, connectivity, source, label_bytes, false, &trace)?;
+        if pass.numbering.count > L::MAX {
             return Err(Error::InvalidArgument(format!(
                 "{} components do not fit {} labels; ask for 64-bit ones",
-                numbering.count,
+                pass.numbering.count,
                 L::NAME
             )));
         }
-        for_each_strip(&mut workers, &strips, |worker, index, step| {
+        let (strips, scans, numbering) = (&pass.strips, &pass.scans, &pass.numbering);
+        for_each_strip(&mut pass.workers, strips, |worker, index, step| {
             let strip = strips[index];
             let step = trace.strip(step, index);
             read(worker, shape, strip, source, step)?;
             // The second labeling of a strip finds the components the first did.
             let count = scans[index].count;
-            worker.write(
-                shape,
-                strip,
-                connectivity,
-                count,
-                &numbering.strips[index],
-                sink,
-                step,
-            )
+            let renumbering = &numbering.strips[index];
+            worker.write(shape, strip, connectivity, count, renumbering, sink, step)
         })?;
-        Ok(StripReport {
-            count: numbering.count,
-            strips: strips.len(),
-            strip_planes,
-            workers: workers.len(),
-        })
+        Ok(pass.report())
     }
 
     /// The components of the image or volume that `source` reads: the
@@ -215,26 +193,10 @@ impl StripLabeler {
         connectivity: Connectivity,
         source: &dyn PlaneSource,
     ) -> Result<StripReport> {
-        shape.check(connectivity)?;
-        let mut workers = self.lease_workers()?;
-        let strip_planes = self.strip_planes(shape, 0, &workers)?;
-        let strips = cut(shape, strip_planes);
         let trace = Trace::from_env();
-        let scans = scan_strips(
-            &mut workers,
-            shape,
-            connectivity,
-            &strips,
-            source,
-            false,
-            &trace,
-        )?;
-        Ok(StripReport {
-            count: merge::number(shape, connectivity, &scans)?.count,
-            strips: strips.len(),
-            strip_planes,
-            workers: workers.len(),
-        })
+        Ok(self
+            .scan_and_number(shape, connectivity, source, 0, false, &trace)?
+            .report())
     }
 
     /// [`label`](Self::label) of packed pixels in memory into `labels`
@@ -259,22 +221,44 @@ impl StripLabeler {
         connectivity: Connectivity,
         source: &dyn PlaneSource,
     ) -> Result<Vec<LargeStats>> {
+        let trace = Trace::from_env();
+        let pass = self.scan_and_number(shape, connectivity, source, 0, true, &trace)?;
+        Ok(merge::merge_stats(&pass.numbering, &pass.scans))
+    }
+
+    /// What every call does first: the strips planned (for `label_bytes`
+    /// of output a pixel), each labeled alone (with its features where
+    /// `with_stats`), and the components numbered across the borders.
+    fn scan_and_number(
+        &self,
+        shape: Shape,
+        connectivity: Connectivity,
+        source: &dyn PlaneSource,
+        label_bytes: u64,
+        with_stats: bool,
+        trace: &Trace,
+    ) -> Result<FirstPass<'_>> {
         shape.check(connectivity)?;
         let mut workers = self.lease_workers()?;
-        let strip_planes = self.strip_planes(shape, 0, &workers)?;
+        let strip_planes = self.strip_planes(shape, label_bytes, &workers)?;
         let strips = cut(shape, strip_planes);
-        let trace = Trace::from_env();
         let scans = scan_strips(
             &mut workers,
             shape,
             connectivity,
             &strips,
             source,
-            true,
-            &trace,
+            with_stats,
+            trace,
         )?;
-        let numbering = merge::number(shape, connectivity, &scans)?;
-        Ok(merge::merge_stats(&numbering, &scans))
+        let numbering = trace.step("merge", || merge::number(shape, connectivity, &scans))?;
+        Ok(FirstPass {
+            workers,
+            strips,
+            strip_planes,
+            scans,
+            numbering,
+        })
     }
 
     /// The labeler's workers, made on the first call; held until the call
@@ -356,6 +340,27 @@ impl StripLabeler {
             )));
         }
         Ok(planes as usize)
+    }
+}
+
+/// The first pass of a call and the merge, with the workers still held
+/// for a second pass.
+struct FirstPass<'a> {
+    workers: std::sync::MutexGuard<'a, Vec<Worker>>,
+    strips: Vec<Strip>,
+    strip_planes: usize,
+    scans: Vec<Scan>,
+    numbering: merge::Numbering,
+}
+
+impl FirstPass<'_> {
+    fn report(&self) -> StripReport {
+        StripReport {
+            count: self.numbering.count,
+            strips: self.strips.len(),
+            strip_planes: self.strip_planes,
+            workers: self.workers.len(),
+        }
     }
 }
 

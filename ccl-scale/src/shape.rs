@@ -64,6 +64,18 @@ impl Shape {
         }
     }
 
+    /// Width, height and depth (1 for an image).
+    pub fn sides(&self) -> [usize; 3] {
+        match *self {
+            Shape::Image { width, height } => [width, height, 1],
+            Shape::Volume {
+                width,
+                height,
+                depth,
+            } => [width, height, depth],
+        }
+    }
+
     /// Rows of a plane: 1 for an image's row, the height for a volume's slice.
     pub fn plane_rows(&self) -> usize {
         match *self {
@@ -76,14 +88,7 @@ impl Shape {
     /// `connectivity` is one of this dimension's.
     pub(crate) fn check(&self, connectivity: Connectivity) -> Result<()> {
         connectivity.check_dimensions(self.dimensions())?;
-        let (width, height, depth) = match *self {
-            Shape::Image { width, height } => (width, height, 1),
-            Shape::Volume {
-                width,
-                height,
-                depth,
-            } => (width, height, depth),
-        };
+        let [width, height, depth] = self.sides();
         width
             .checked_mul(height)
             .and_then(|plane| plane.checked_mul(depth))

@@ -9,20 +9,8 @@ use std::path::{Path, PathBuf};
 use ccl::{Backend, BinaryImage, BinaryVolume, Connectivity, Task, Variant};
 use ccl_scale::{LabelWord, Shape, StripLabeler, StripOptions, TiffSink, TiffSource};
 use ccl_testdata::{random_image, random_volume};
+use ccl_testkit::policy::testable_backends;
 use tiff::encoder::{Compression, TiffEncoder, colortype::Gray8};
-
-/// The backends to check here: the CPU, and CUDA where a GPU runs.
-fn backends() -> Vec<Backend> {
-    let mut backends = vec![Backend::Cpu];
-    match ccl_cuda::runtime::probe() {
-        Ok(()) => backends.push(Backend::Cuda),
-        Err(reason) if ccl_testkit::policy::gpu_required() => {
-            panic!("CCL_REQUIRE_GPU=1, but no GPU runs: {reason}")
-        }
-        Err(reason) => eprintln!("files: GPU skipped: {reason}"),
-    }
-    backends
-}
 
 /// A fresh, empty folder for one test.
 fn scratch(test: &str) -> PathBuf {
@@ -134,7 +122,7 @@ fn check<L: LabelWord>(
 fn tiff_images_labeled_in_strips_equal_the_whole_image() {
     let dir = scratch("image");
     let image = random_image(97, 61, 60, 1, 7).unwrap();
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         for (compression, name) in [
             (Compression::Uncompressed, "raw"),
             (Compression::Lzw, "LZW"),
@@ -164,7 +152,7 @@ fn tiff_images_labeled_in_strips_equal_the_whole_image() {
 fn tiff_stacks_labeled_in_slabs_equal_the_whole_volume() {
     let dir = scratch("volume");
     let volume = random_volume(23, 19, 17, 35, 1, 3).unwrap();
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         for (compression, name) in [
             (Compression::Uncompressed, "raw"),
             (Compression::Lzw, "LZW"),

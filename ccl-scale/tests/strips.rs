@@ -10,19 +10,7 @@ use ccl_scale::{LabelWord, Pixels, Shape, StripLabeler, StripOptions, needs_wide
 use ccl_testdata::{
     pattern, pattern_kinds, random_image, random_volume, volume_pattern, volume_pattern_kinds,
 };
-
-/// The backends to check here: the CPU, and CUDA where a GPU runs.
-fn backends() -> Vec<Backend> {
-    let mut backends = vec![Backend::Cpu];
-    match ccl_cuda::runtime::probe() {
-        Ok(()) => backends.push(Backend::Cuda),
-        Err(reason) if ccl_testkit::policy::gpu_required() => {
-            panic!("CCL_REQUIRE_GPU=1, but no GPU runs: {reason}")
-        }
-        Err(reason) => eprintln!("strips: GPU skipped: {reason}"),
-    }
-    backends
-}
+use ccl_testkit::policy::testable_backends;
 
 fn options(backend: Backend, strip_planes: usize) -> StripOptions {
     StripOptions {
@@ -100,7 +88,7 @@ fn check<L: LabelWord + Into<u64>>(
 
 #[test]
 fn images_in_strips_equal_the_whole_image() {
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         for (density, granularity) in [(30, 1), (59, 1), (60, 4), (90, 1), (100, 1), (0, 1)] {
             let image = random_image(97, 61, density, granularity, 7).unwrap();
             let (_, pixels) = image_pixels(&image);
@@ -132,7 +120,7 @@ fn images_in_strips_equal_the_whole_image() {
 
 #[test]
 fn patterns_in_strips_equal_the_whole_image() {
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         for &kind in pattern_kinds() {
             let image = pattern(kind, 67, 45).unwrap();
             let shape = Shape::Image {
@@ -159,7 +147,7 @@ fn patterns_in_strips_equal_the_whole_image() {
 
 #[test]
 fn volumes_in_slabs_equal_the_whole_volume() {
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         let mut volumes: Vec<(String, ccl::BinaryVolumeBuf)> = [(20, 1), (35, 1), (60, 2)]
             .iter()
             .map(|&(d, g)| {
@@ -199,7 +187,7 @@ fn volumes_in_slabs_equal_the_whole_volume() {
 
 #[test]
 fn features_merged_across_strips_equal_the_whole_analysis() {
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         let image = random_image(83, 57, 62, 1, 11).unwrap();
         let (shape, pixels) = image_pixels(&image);
         for connectivity in Connectivity::PLANE {
@@ -253,7 +241,7 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
 /// multi-GPU path, each device's workers on streams of their own.
 #[test]
 fn several_workers_and_devices_label_exactly() {
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         let image = random_image(128, 200, 61, 1, 2).unwrap();
         let (_, pixels) = image_pixels(&image);
         let expected = whole_image(&image.view(), Connectivity::Eight);
@@ -363,7 +351,7 @@ fn bad_calls_are_refused() {
 /// Large strips (98 and 196 MB of labels), the last one short.
 #[test]
 fn large_strips_equal_the_whole_image() {
-    for backend in backends() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
         let (width, height) = (8192, 3000);
         let image = random_image(width, height, 60, 1, 21).unwrap();
         let (_, pixels) = image_pixels(&image);
@@ -392,7 +380,7 @@ fn large_strips_equal_the_whole_image() {
 /// pinned memory).
 #[test]
 fn pinned_label_memory_takes_the_labels_directly() {
-    if !backends().contains(&Backend::Cuda) {
+    if !testable_backends(ccl_cuda::runtime::probe()).contains(&Backend::Cuda) {
         return;
     }
     let gpu = ccl_cuda::runtime::default_gpu().unwrap();

@@ -123,6 +123,28 @@ pub fn testable_variants() -> Vec<&'static Algorithm> {
         .collect()
 }
 
+/// The backends a test that takes a backend rather than a variant (the
+/// strip labeler's) runs on, given the GPU's probe
+/// (`ccl_cuda::runtime::probe()`): the CPU, and CUDA where a GPU runs;
+/// prints why CUDA is skipped.
+///
+/// # Panics
+/// With `CCL_REQUIRE_GPU=1` when no GPU runs, so the calling test fails.
+pub fn testable_backends(cuda_probe: ccl_core::Result<()>) -> Vec<Backend> {
+    let cuda = match cuda_probe {
+        Ok(()) => Decision::Run,
+        Err(reason) if gpu_required() => {
+            Decision::Fail(format!("{reason} ({REQUIRE_GPU_VAR}=1 requires a GPU)"))
+        }
+        Err(reason) => Decision::Skip(reason.to_string()),
+    };
+    let mut backends = vec![Backend::Cpu];
+    if cuda.about("the CUDA backend").should_run() {
+        backends.push(Backend::Cuda);
+    }
+    backends
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
