@@ -5,7 +5,7 @@
 use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
 
 use crate::Shape;
-use crate::merge::{LargeStats, Renumbering, Scan};
+use crate::merge::{LargeStats, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
 use crate::worker::Strip;
 
@@ -58,7 +58,7 @@ impl CpuWorker {
         strip: Strip,
         connectivity: Connectivity,
         with_stats: bool,
-    ) -> Result<Scan> {
+    ) -> Result<StripScan> {
         let (labels, count) = self.label(shape, strip, connectivity)?;
         let plane = shape.plane_len();
         let stats = if with_stats {
@@ -66,7 +66,7 @@ impl CpuWorker {
         } else {
             Vec::new()
         };
-        Ok(Scan {
+        Ok(StripScan {
             count,
             first_plane: labels[..plane].to_vec(),
             last_plane: labels[labels.len() - plane..].to_vec(),

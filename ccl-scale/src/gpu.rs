@@ -18,7 +18,7 @@ use ccl_cuda::runtime::{
 use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice, sys};
 
 use crate::Shape;
-use crate::merge::{LargeStats, Renumbering, Scan};
+use crate::merge::{LargeStats, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
 use crate::trace::StripTrace;
 use crate::worker::Strip;
@@ -196,7 +196,7 @@ impl GpuWorker {
         strip: Strip,
         connectivity: Connectivity,
         with_stats: bool,
-    ) -> Result<Scan> {
+    ) -> Result<StripScan> {
         self.label(shape, strip, connectivity, with_stats)?;
         // A strip has at most MAX_PIXELS pixels, so its count fits.
         let count = self.variant.component_count()? as u32;
@@ -215,7 +215,7 @@ impl GpuWorker {
         } else {
             Vec::new()
         };
-        Ok(Scan {
+        Ok(StripScan {
             count,
             first_plane,
             last_plane,

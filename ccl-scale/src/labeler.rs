@@ -10,7 +10,7 @@ use ccl::{Algorithm, Backend, Connectivity, Error, MAX_PIXELS, Result, Task, Var
 use crate::Shape;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{self, LargeStats, Scan};
+use crate::merge::{self, BorderPairs, LargeStats, Scan};
 use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 use crate::trace::{StripTrace, Trace};
 use crate::worker::{Strip, Worker};
@@ -242,6 +242,7 @@ impl StripLabeler {
         let mut workers = self.lease_workers()?;
         let strip_planes = self.strip_planes(shape, label_bytes, &workers)?;
         let strips = cut(shape, strip_planes);
+        let borders = BorderPairs::new(shape, connectivity, strips.len());
         let scans = scan_strips(
             &mut workers,
             shape,
@@ -249,9 +250,11 @@ impl StripLabeler {
             &strips,
             source,
             with_stats,
+            &borders,
             trace,
         )?;
-        let numbering = trace.step("merge", || merge::number(shape, connectivity, &scans))?;
+        let pairs = borders.into_pairs();
+        let numbering = trace.step("merge", || merge::number(&scans, &pairs))?;
         Ok(FirstPass {
             workers,
             strips,
@@ -404,7 +407,9 @@ fn read(
     })
 }
 
-/// Every strip labeled alone, in order.
+/// Every strip labeled alone, in order, its border planes compared with
+/// its neighbours' in `borders` as they come in.
+#[allow(clippy::too_many_arguments)]
 fn scan_strips(
     workers: &mut [Worker],
     shape: Shape,
@@ -412,6 +417,7 @@ fn scan_strips(
     strips: &[Strip],
     source: &dyn PlaneSource,
     with_stats: bool,
+    borders: &BorderPairs,
     trace: &Trace,
 ) -> Result<Vec<Scan>> {
     let scans: Vec<Mutex<Scan>> = strips.iter().map(|_| Mutex::default()).collect();
@@ -422,6 +428,7 @@ fn scan_strips(
         let scan = step.step("scan", || {
             worker.scan(shape, strip, connectivity, with_stats)
         })?;
+        let scan = step.step("pairs", || borders.add(index, scan));
         *scans[index].lock().expect("no worker panics holding it") = scan;
         Ok(())
     })?;

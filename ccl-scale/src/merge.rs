@@ -1,11 +1,14 @@
 //! The merge across strips: every strip is labeled alone (1..=n_s in its
 //! own raster order), the labels on either side of each border are joined
-//! by a union-find whose nodes are only the labels that lie on a border,
+//! by a union-find whose nodes are only the labels that touch across a
+//! border (the pairs found while the strips are scanned, [`BorderPairs`]),
 //! and one walk over the strips in order numbers the components 1..=N in
 //! raster order of their first pixel across the whole image. What a strip
 //! then needs to write its final labels is small: the first number of its
 //! new components and the numbers of its border labels that continue a
 //! component numbered before ([`Renumbering`]).
+
+use std::sync::Mutex;
 
 use ccl_core::{ComponentStats, Connectivity, Error, MinRootForest as Forest, Result, VolumeStats};
 
@@ -128,9 +131,12 @@ impl LargeStats {
     }
 }
 
-/// What labeling one strip alone leaves for the merge.
+/// What labeling one strip alone gives: its count, its two border planes
+/// and its features. [`BorderPairs::add`] keeps the count and features
+/// ([`Scan`]) and compares the planes with the neighbours' as soon as
+/// those are in.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Scan {
+pub(crate) struct StripScan {
     /// Its components (canonical labels 1..=count).
     pub(crate) count: u32,
     /// The labels of its first plane.
@@ -140,6 +146,178 @@ pub(crate) struct Scan {
     /// The features of each component (index = label − 1), in the whole
     /// image's coordinates; empty unless asked for.
     pub(crate) stats: Vec<LargeStats>,
+}
+
+/// What the merge keeps of a strip once its border planes are compared.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scan {
+    /// Its components (canonical labels 1..=count).
+    pub(crate) count: u32,
+    /// The largest label of its first plane, whose labels are exactly
+    /// 1..=this (canonical labels: the first plane holds the first pixel of
+    /// every component it touches); 0 for the first strip, whose first
+    /// plane is no border.
+    pub(crate) first_plane_labels: u32,
+    /// The features of each component (index = label − 1), in the whole
+    /// image's coordinates; empty unless asked for.
+    pub(crate) stats: Vec<LargeStats>,
+}
+
+/// The pairs of labels that touch across each border, found while the
+/// strips are scanned: as soon as the strips on both sides of a border are
+/// in, the two planes are compared (on the thread of the worker that
+/// brought the second) and dropped. Host memory holds the border planes
+/// of the strips in flight and the pairs, never the planes of every strip
+/// (two planes of 4 bytes a pixel per strip: a volume of slabs of one or
+/// two slices would keep as much as its whole 32-bit label image).
+pub(crate) struct BorderPairs {
+    shape: Shape,
+    connectivity: Connectivity,
+    /// Per strip: the planes waiting for a neighbour.
+    waiting: Mutex<Vec<WaitingPlanes>>,
+    /// Per border (between strips `s` and `s + 1`): its pairs (label in
+    /// `s`'s last plane, label in `s + 1`'s first), sorted, without repeats.
+    pairs: Vec<Mutex<Vec<(u32, u32)>>>,
+}
+
+/// A strip's border planes not yet compared with a neighbour's.
+#[derive(Default)]
+struct WaitingPlanes {
+    first: Option<Vec<u32>>,
+    last: Option<Vec<u32>>,
+}
+
+impl BorderPairs {
+    /// For `strips` strips of `shape`, joined under `connectivity`.
+    pub(crate) fn new(shape: Shape, connectivity: Connectivity, strips: usize) -> Self {
+        let borders = strips.saturating_sub(1);
+        Self {
+            shape,
+            connectivity,
+            waiting: Mutex::new((0..strips).map(|_| WaitingPlanes::default()).collect()),
+            pairs: (0..borders).map(|_| Mutex::default()).collect(),
+        }
+    }
+
+    /// Takes strip `s`'s scan: its border planes wait for the neighbours'
+    /// (or are compared with those already in); the rest is returned.
+    pub(crate) fn add(&self, s: usize, scan: StripScan) -> Scan {
+        let strips = self.pairs.len() + 1;
+        let first_plane_labels = match s {
+            0 => 0,
+            _ => scan.first_plane.iter().copied().max().unwrap_or(0),
+        };
+        let ready = {
+            let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            if s > 0 {
+                waiting[s].first = Some(scan.first_plane);
+            }
+            if s + 1 < strips {
+                waiting[s].last = Some(scan.last_plane);
+            }
+            let mut ready = Vec::with_capacity(2);
+            for border in [s.checked_sub(1), (s + 1 < strips).then_some(s)]
+                .into_iter()
+                .flatten()
+            {
+                if waiting[border].last.is_some() && waiting[border + 1].first.is_some() {
+                    let above = waiting[border].last.take().expect("checked");
+                    let below = waiting[border + 1].first.take().expect("checked");
+                    ready.push((border, above, below));
+                }
+            }
+            ready
+        };
+        for (border, above, below) in ready {
+            let pairs = touching_pairs(self.shape, self.connectivity, &above, &below);
+            *self.pairs[border].lock().unwrap_or_else(|e| e.into_inner()) = pairs;
+        }
+        Scan {
+            count: scan.count,
+            first_plane_labels,
+            stats: scan.stats,
+        }
+    }
+
+    /// The pairs of every border, in order.
+    pub(crate) fn into_pairs(self) -> Vec<Vec<(u32, u32)>> {
+        self.pairs
+            .into_iter()
+            .map(|pairs| pairs.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect()
+    }
+}
+
+/// The pairs of labels that touch across one border under `connectivity`:
+/// (label in `above`, the last plane of a strip; label in `below`, the
+/// first plane of the next), sorted, without repeats.
+fn touching_pairs(
+    shape: Shape,
+    connectivity: Connectivity,
+    above: &[u32],
+    below: &[u32],
+) -> Vec<(u32, u32)> {
+    let (width, rows) = (shape.width() as isize, shape.plane_rows() as isize);
+    let mut pairs = Vec::new();
+    for &(dx, dy) in border_offsets(connectivity) {
+        // The last pair joined along this offset: runs of equal pairs, the
+        // common case, cost one comparison each.
+        let mut last = (0, 0);
+        for y in 0..rows {
+            let ny = y + dy;
+            if ny < 0 || ny >= rows {
+                continue;
+            }
+            for x in 0..width {
+                let nx = x + dx;
+                if nx < 0 || nx >= width {
+                    continue;
+                }
+                let a = above[(y * width + x) as usize];
+                let b = below[(ny * width + nx) as usize];
+                if a == 0 || b == 0 || (a, b) == last {
+                    continue;
+                }
+                last = (a, b);
+                pairs.push(last);
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    spanning_pairs(pairs)
+}
+
+/// Of `pairs` (sorted, without repeats), those that join labels not yet
+/// joined by an earlier one: a spanning forest of the border's graph, at
+/// most one pair fewer than the labels it touches. The merge needs only
+/// which labels are joined, and where labels are small and many (noise, a
+/// slab of one slice) the pairs outnumber the labels several times: kept
+/// whole they took as much memory as the planes they came from.
+fn spanning_pairs(mut pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    // Local nodes: the labels above in order of first appearance (the
+    // pairs are sorted by them), then the labels below, 1..=k by value.
+    let above_labels = pairs.chunk_by(|p, q| p.0 == q.0).count();
+    let below_labels = pairs.iter().map(|&(_, b)| b).max().unwrap_or(0) as usize;
+    let mut forest = Forest::new(above_labels + below_labels);
+    let mut above = 0u32;
+    let mut previous = None;
+    pairs.retain(|&(a, b)| {
+        if previous.is_some_and(|p| p != a) {
+            above += 1;
+        }
+        previous = Some(a);
+        let (x, y) = (forest.find(above), forest.find(above_labels as u32 + b - 1));
+        if x == y {
+            return false;
+        }
+        forest.union(x, y);
+        true
+    });
+    // What is kept for the merge is the spanning forest, not the capacity
+    // the pairs grew to.
+    pairs.shrink_to_fit();
+    pairs
 }
 
 /// How a strip's labels become the whole image's: label `l` is either one
@@ -188,50 +366,43 @@ pub(crate) struct Numbering {
     pub(crate) count: u64,
 }
 
-/// The nodes of the merge: the labels of each strip that lie on a border
-/// plane, indexed in order of (strip, label) — the order in which the
-/// numbering walk meets them.
+/// The nodes of the merge: the labels of each strip that touch a border
+/// plane's neighbour, indexed in order of (strip, label) — the order in
+/// which the numbering walk meets them.
 ///
-/// A strip's labels are canonical, so those of its first plane are exactly
-/// 1..=k (the first plane holds the first pixel of every component it
-/// touches): they need no lookup. Only its last plane's labels past k are
-/// kept, sorted, and found by a binary search over at most a plane's
-/// labels, which stays in cache. (Indexing every border label of the whole
-/// image through one sorted vector cost 0.5 s of a 1.3 s labeling at
-/// 65536² — 67 strips, millions of border labels.)
+/// A strip's first-plane labels are exactly 1..=k ([`Scan::first_plane_labels`]):
+/// they need no lookup. Only its last plane's labels past k that touch the
+/// next strip are kept, sorted, and found by a binary search over at most
+/// a plane's labels, which stays in cache. (Indexing every border label of
+/// the whole image through one sorted vector cost 0.5 s of a 1.3 s
+/// labeling at 65536² — 67 strips, millions of border labels.)
 struct BorderNodes {
     /// Per strip: its first node.
     base: Vec<u32>,
     /// Per strip: the largest label of its first plane (0 for the first
     /// strip, whose first plane is no border).
     first_plane_labels: Vec<u32>,
-    /// Per strip: the labels of its last plane past `first_plane_labels`,
-    /// sorted, without repeats (none for the last strip).
+    /// Per strip: the labels of its last plane past `first_plane_labels`
+    /// that touch the next strip, sorted, without repeats.
     last_plane_labels: Vec<Vec<u32>>,
 }
 
 impl BorderNodes {
-    fn new(scans: &[Scan]) -> Result<Self> {
-        let borders = scans.len().saturating_sub(1);
+    fn new(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Self> {
         let mut base = Vec::with_capacity(scans.len());
         let mut first_plane_labels = Vec::with_capacity(scans.len());
         let mut last_plane_labels = Vec::with_capacity(scans.len());
         let mut nodes = 0u64;
         for (s, scan) in scans.iter().enumerate() {
-            let first = match s {
-                0 => 0,
-                _ => scan.first_plane.iter().copied().max().unwrap_or(0),
-            };
-            let mut last: Vec<u32> = match s < borders {
-                true => scan
-                    .last_plane
+            let first = scan.first_plane_labels;
+            // The pairs are sorted by their label above: its labels come in order.
+            let mut last: Vec<u32> = pairs.get(s).map_or(Vec::new(), |pairs| {
+                pairs
                     .iter()
-                    .copied()
-                    .filter(|&l| l > first)
-                    .collect(),
-                false => Vec::new(),
-            };
-            last.sort_unstable();
+                    .map(|&(a, _)| a)
+                    .filter(|&a| a > first)
+                    .collect()
+            });
             last.dedup();
             base.push(nodes as u32);
             nodes += u64::from(first) + last.len() as u64;
@@ -283,80 +454,15 @@ impl BorderNodes {
     }
 }
 
-/// The pairs of nodes that touch across each border under `connectivity`
-/// (runs of one pair listed once), the borders split over the host's
-/// threads: finding the nodes is most of the merge's work, the unions
-/// that follow are few.
-fn border_pairs(
-    shape: Shape,
-    connectivity: Connectivity,
-    scans: &[Scan],
-    nodes: &BorderNodes,
-) -> Vec<Vec<(u32, u32)>> {
-    let borders = scans.len().saturating_sub(1);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per_thread = borders.div_ceil(threads).max(1);
-    let (width, rows) = (shape.width() as isize, shape.plane_rows() as isize);
-    let offsets_in_plane = border_offsets(connectivity);
-    let pairs_of = |s: usize| {
-        let (above, below) = (&scans[s].last_plane, &scans[s + 1].first_plane);
-        let mut pairs = Vec::new();
-        for &(dx, dy) in offsets_in_plane {
-            // The last pair joined along this offset: runs of equal pairs,
-            // the common case, cost one comparison each.
-            let mut last = (0, 0);
-            for y in 0..rows {
-                let ny = y + dy;
-                if ny < 0 || ny >= rows {
-                    continue;
-                }
-                for x in 0..width {
-                    let nx = x + dx;
-                    if nx < 0 || nx >= width {
-                        continue;
-                    }
-                    let a = above[(y * width + x) as usize];
-                    let b = below[(ny * width + nx) as usize];
-                    if a == 0 || b == 0 || (a, b) == last {
-                        continue;
-                    }
-                    last = (a, b);
-                    pairs.push((nodes.index(s, a), nodes.index(s + 1, b)));
-                }
-            }
-        }
-        pairs
-    };
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = (0..borders)
-            .step_by(per_thread)
-            .map(|first| {
-                scope.spawn(move || {
-                    (first..(first + per_thread).min(borders))
-                        .map(pairs_of)
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|part| part.join().expect("a border's pairs do not panic"))
-            .collect()
-    })
-}
-
 /// Numbers the components of the whole image from the scans of its
-/// strips (in order), joined across each border under `connectivity`.
-pub(crate) fn number(
-    shape: Shape,
-    connectivity: Connectivity,
-    scans: &[Scan],
-) -> Result<Numbering> {
-    let nodes = BorderNodes::new(scans)?;
+/// strips (in order) and the pairs that touch across each border
+/// ([`BorderPairs`]).
+pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Numbering> {
+    let nodes = BorderNodes::new(scans, pairs)?;
     let mut forest = Forest::new(nodes.len());
-    for pairs in border_pairs(shape, connectivity, scans, &nodes) {
-        for (a, b) in pairs {
-            forest.union(a, b);
+    for (border, pairs) in pairs.iter().enumerate() {
+        for &(a, b) in pairs {
+            forest.union(nodes.index(border, a), nodes.index(border + 1, b));
         }
     }
 
@@ -406,13 +512,33 @@ pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Vec<LargeSta
 mod tests {
     use super::*;
 
-    fn scan(count: u32, first_plane: &[u32], last_plane: &[u32]) -> Scan {
-        Scan {
+    fn scan(count: u32, first_plane: &[u32], last_plane: &[u32]) -> StripScan {
+        StripScan {
             count,
             first_plane: first_plane.to_vec(),
             last_plane: last_plane.to_vec(),
             stats: Vec::new(),
         }
+    }
+
+    /// The scans as the labeler keeps them and the numbering, the scans
+    /// added last first (workers finish out of order).
+    fn number_scans(
+        shape: Shape,
+        connectivity: Connectivity,
+        scans: Vec<StripScan>,
+    ) -> (Vec<Scan>, Numbering) {
+        let borders = BorderPairs::new(shape, connectivity, scans.len());
+        let mut kept: Vec<(usize, Scan)> = scans
+            .into_iter()
+            .enumerate()
+            .rev()
+            .map(|(s, scan)| (s, borders.add(s, scan)))
+            .collect();
+        kept.reverse();
+        let kept: Vec<Scan> = kept.into_iter().map(|(_, scan)| scan).collect();
+        let numbering = number(&kept, &borders.into_pairs()).unwrap();
+        (kept, numbering)
     }
 
     #[test]
@@ -424,11 +550,11 @@ mod tests {
             width: 5,
             height: 4,
         };
-        let scans = [
+        let scans = vec![
             scan(3, &[1, 0, 0, 0, 2], &[1, 0, 0, 0, 2]),
             scan(2, &[1, 1, 1, 1, 1], &[0, 0, 0, 2, 0]),
         ];
-        let numbering = number(shape, Connectivity::Four, &scans).unwrap();
+        let (_, numbering) = number_scans(shape, Connectivity::Four, scans);
         assert_eq!(numbering.count, 3);
         let [top, bottom] = &numbering.strips[..] else {
             panic!()
@@ -446,17 +572,59 @@ mod tests {
     }
 
     #[test]
+    fn border_planes_are_dropped_once_both_sides_are_in() {
+        let shape = Shape::Image {
+            width: 2,
+            height: 3,
+        };
+        let borders = BorderPairs::new(shape, Connectivity::Four, 3);
+        let waiting = |borders: &BorderPairs| -> Vec<(bool, bool)> {
+            let waiting = borders.waiting.lock().unwrap();
+            waiting
+                .iter()
+                .map(|w| (w.first.is_some(), w.last.is_some()))
+                .collect()
+        };
+        // The last strip first: its first plane waits; it has no last.
+        borders.add(2, scan(1, &[1, 1], &[1, 1]));
+        assert_eq!(
+            waiting(&borders),
+            [(false, false), (false, false), (true, false)]
+        );
+        // The first: nothing touches it yet (strip 1 is not in).
+        borders.add(0, scan(1, &[1, 0], &[1, 0]));
+        assert_eq!(
+            waiting(&borders),
+            [(false, true), (false, false), (true, false)]
+        );
+        // The middle: both borders compared, every plane dropped.
+        borders.add(1, scan(2, &[1, 2], &[0, 2]));
+        assert_eq!(waiting(&borders), [(false, false); 3]);
+        assert_eq!(borders.into_pairs(), [vec![(1, 1)], vec![(2, 1)]]);
+    }
+
+    #[test]
+    fn a_border_keeps_a_spanning_forest_of_its_pairs() {
+        // Above labels 1 and 4 each touch below labels 1 and 2: four pairs
+        // among four labels, of which three span them; (5, 3) stands apart.
+        let kept = spanning_pairs(vec![(1, 1), (1, 2), (4, 1), (4, 2), (5, 3)]);
+        assert_eq!(kept, [(1, 1), (1, 2), (4, 1), (5, 3)]);
+        assert!(spanning_pairs(Vec::new()).is_empty());
+    }
+
+    #[test]
     fn diagonals_join_only_in_eight_connectivity() {
         let shape = Shape::Image {
             width: 3,
             height: 2,
         };
-        let scans = [
+        let scans = vec![
             scan(1, &[1, 0, 0], &[1, 0, 0]),
             scan(1, &[0, 1, 0], &[0, 1, 0]),
         ];
-        assert_eq!(number(shape, Connectivity::Four, &scans).unwrap().count, 2);
-        assert_eq!(number(shape, Connectivity::Eight, &scans).unwrap().count, 1);
+        let count = |c| number_scans(shape, c, scans.clone()).1.count;
+        assert_eq!(count(Connectivity::Four), 2);
+        assert_eq!(count(Connectivity::Eight), 1);
     }
 
     #[test]
@@ -470,8 +638,7 @@ mod tests {
         top.stats[0].merge(&LargeStats::of_image(&ComponentStats::pixel(1, 0), 0));
         let mut bottom = scan(1, &[0, 1], &[0, 1]);
         bottom.stats = vec![LargeStats::of_image(&ComponentStats::pixel(1, 0), 1)];
-        let scans = [top, bottom];
-        let numbering = number(shape, Connectivity::Four, &scans).unwrap();
+        let (scans, numbering) = number_scans(shape, Connectivity::Four, vec![top, bottom]);
         let stats = merge_stats(&numbering, &scans);
         assert_eq!(stats.len(), 1);
         assert_eq!(

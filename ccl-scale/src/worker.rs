@@ -6,7 +6,7 @@ use ccl::{Connectivity, Result};
 use crate::Shape;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{Renumbering, Scan};
+use crate::merge::{Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
 use crate::trace::StripTrace;
 
@@ -42,7 +42,7 @@ impl Worker {
         strip: Strip,
         connectivity: Connectivity,
         with_stats: bool,
-    ) -> Result<Scan> {
+    ) -> Result<StripScan> {
         match self {
             Worker::Cpu(worker) => worker.scan(shape, strip, connectivity, with_stats),
             Worker::Gpu(worker) => worker.scan(shape, strip, connectivity, with_stats),
