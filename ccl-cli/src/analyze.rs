@@ -252,17 +252,13 @@ fn streamed(
     max_memory: u64,
     devices: Vec<usize>,
 ) -> Result<ExitCode, crate::Error> {
-    let streamed = crate::strips::Streamed {
-        input: &input.path,
-        connectivity: input.connectivity,
-        algorithm: input.algorithm.as_deref(),
-        max_memory,
-        devices,
-    };
+    let streamed = crate::strips::Streamed::new(input, max_memory, devices)?;
     let opened = crate::strips::open(streamed, Task::Analyze)?;
-    let stats = opened
-        .labeler
-        .analyze(opened.shape, opened.connectivity, &*opened.source)?;
+    let stats = opened.with_source(|source| {
+        opened
+            .labeler
+            .analyze(opened.shape, opened.connectivity, source)
+    })?;
     let (name, connectivity) = (
         opened.labeler.variant().name,
         opened.connectivity.neighbours(),

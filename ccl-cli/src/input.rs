@@ -68,6 +68,8 @@ pub(crate) struct Input {
     /// bombs and typos (reading and labelling take 5 bytes a pixel or
     /// more; the default, 2^30 = 32768x32768 or 1024x1024x1024, about 6
     /// GiB). 32-bit labels allow at most 4294967294 whatever this says.
+    /// Not applied with --max-gpu-memory, which holds only strips in host
+    /// memory, whatever the input's size.
     #[arg(
         long,
         value_name = "N",
@@ -292,7 +294,7 @@ impl Input {
     }
 
     /// The threshold rule the options say.
-    fn threshold(&self) -> Threshold {
+    pub(crate) fn threshold(&self) -> Threshold {
         match (self.threshold, self.otsu) {
             (Some(t), _) => Threshold::Above(t),
             (None, true) => Threshold::Otsu,

@@ -107,13 +107,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, crate::Error> {
         {
             return Err(format!("-o {}: that is the input", output.display()).into());
         }
-        let streamed = crate::strips::Streamed {
-            input: &args.input.path,
-            connectivity: args.input.connectivity,
-            algorithm: args.input.algorithm.as_deref(),
-            max_memory,
-            devices: args.strips.devices,
-        };
+        let streamed = crate::strips::Streamed::new(&args.input, max_memory, args.strips.devices)?;
         return crate::strips::label(streamed, args.output.as_deref());
     }
     let plan = args.input.plan()?;

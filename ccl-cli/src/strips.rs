@@ -3,17 +3,21 @@
 //! through the GPU (`ccl-scale`): a `.npy` or a TIFF read plane by plane,
 //! the labels written plane by plane into a `.npy` or a TIFF (`uint64` only
 //! past 2^32 − 2 pixels), or the features merged per component, so that
-//! host memory holds only the strips in flight.
+//! host memory holds only the strips in flight. Gray values are binarized
+//! as they stream, by the rule of `--threshold`, `--otsu` and `--invert`
+//! (`ccl_scale::Foreground`), as the in-core reader binarizes them.
 
 use std::path::Path;
 use std::process::ExitCode;
 
+use ccl::io::{ByteElement, Threshold};
 use ccl::{Connectivity, Task};
 use ccl_scale::{
-    NpySink, NpySource, PlaneSink, PlaneSource, Shape, StripLabeler, StripOptions, StripReport,
-    TiffSink, TiffSource, needs_wide_labels,
+    Binarized, Foreground, NpySink, NpySource, PlaneSink, PlaneSource, Shape, StripLabeler,
+    StripOptions, StripReport, TiffSink, TiffSource, needs_wide_labels,
 };
 
+use crate::input::Input;
 use crate::output::{Stdout, out};
 
 /// The options of `label` and `analyze` that stream the input in strips.
@@ -27,8 +31,11 @@ pub(crate) struct StripArgs {
     /// of 8-bit or 1-bit gray pages (one page an image, several a volume;
     /// strips or tiles, any compression), read plane by plane; `label -o`
     /// writes a .npy or an uncompressed .tif / .tiff plane by plane; so host
-    /// memory holds only the strips in flight. With a CPU algorithm (-a
-    /// cpu-rle), the cap is the host's working memory.
+    /// memory holds only the strips in flight. --threshold, --otsu (chosen
+    /// from the whole input, in one more pass over it) and --invert apply
+    /// as without it; --alpha and --page do not (--max-pixels neither).
+    /// With a CPU algorithm (-a cpu-rle), the cap is the host's working
+    /// memory.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub(crate) max_gpu_memory: Option<u64>,
     /// With --max-gpu-memory: the GPUs to deal the strips to, by ordinal
@@ -44,19 +51,78 @@ pub(crate) struct StripArgs {
 
 /// What the streamed labeling and analysis take from the command line.
 pub(crate) struct Streamed<'a> {
-    pub(crate) input: &'a Path,
-    pub(crate) connectivity: Option<Connectivity>,
-    pub(crate) algorithm: Option<&'a str>,
-    pub(crate) max_memory: u64,
-    pub(crate) devices: Vec<usize>,
+    input: &'a Path,
+    connectivity: Option<Connectivity>,
+    algorithm: Option<&'a str>,
+    max_memory: u64,
+    devices: Vec<usize>,
+    /// The rule of --threshold and --otsu (else every nonzero value).
+    threshold: Threshold,
+    /// --invert.
+    invert: bool,
+}
+
+impl<'a> Streamed<'a> {
+    /// The streamed labeling of `input` that its options ask for, under
+    /// `max_memory` on each of `devices`.
+    ///
+    /// # Errors
+    /// --alpha and --page, which a streamed input cannot take.
+    pub(crate) fn new(
+        input: &'a Input,
+        max_memory: u64,
+        devices: Vec<usize>,
+    ) -> Result<Self, crate::Error> {
+        if input.alpha {
+            return Err(
+                "--alpha: --max-gpu-memory streams gray TIFF pages and .npy arrays of bytes, \
+                 which have no alpha channel; without --alpha, every nonzero pixel is foreground"
+                    .into(),
+            );
+        }
+        if let Some(page) = input.page {
+            return Err(format!(
+                "--page {page}: --max-gpu-memory streams every page of a TIFF (one page an \
+                 image, several a volume); extract the page first, e.g. \
+                 tifffile.imwrite('page.tif', tifffile.imread('{}', key={page}))",
+                input.path.display()
+            )
+            .into());
+        }
+        Ok(Self {
+            input: &input.path,
+            connectivity: input.connectivity,
+            algorithm: input.algorithm.as_deref(),
+            max_memory,
+            devices,
+            threshold: input.threshold(),
+            invert: input.invert,
+        })
+    }
 }
 
 /// The input opened for strips, and the labeler that streams it.
 pub(crate) struct Opened {
-    pub(crate) source: Box<dyn PlaneSource>,
+    /// The file's values, as they are.
+    source: Box<dyn PlaneSource>,
+    /// Which of them are foreground.
+    foreground: Foreground,
     pub(crate) shape: Shape,
     pub(crate) connectivity: Connectivity,
     pub(crate) labeler: StripLabeler,
+}
+
+impl Opened {
+    /// Runs `work` on the input binarized: the file's bytes themselves
+    /// where every nonzero value is foreground (no pass over them), else
+    /// the bytes through the threshold as they are read.
+    pub(crate) fn with_source<T>(&self, work: impl FnOnce(&dyn PlaneSource) -> T) -> T {
+        if self.foreground.is_nonzero() {
+            work(&*self.source)
+        } else {
+            work(&Binarized::new(&*self.source, self.foreground))
+        }
+    }
 }
 
 /// The files that strips are read from and written to, by extension.
@@ -80,22 +146,25 @@ impl Streamable {
 
 /// Opens the `.npy` or TIFF for strips and makes their labeler: the named
 /// variant's backend, else the preferred one's (a GPU where one works), the
-/// connectivity the fullest of the input's dimension unless given.
+/// connectivity the fullest of the input's dimension unless given; then
+/// decides which values are foreground (Otsu's threshold: one pass over the
+/// input, said on stderr).
 pub(crate) fn open(streamed: Streamed<'_>, task: Task) -> Result<Opened, crate::Error> {
-    let (source, shape): (Box<dyn PlaneSource>, Shape) = match Streamable::of(streamed.input) {
+    type Source = (Box<dyn PlaneSource>, Shape, ByteElement);
+    let (source, shape, element): Source = match Streamable::of(streamed.input) {
         Some(Streamable::Npy) => {
             let source = NpySource::open(streamed.input)?;
-            let shape = source.shape();
-            (Box::new(source), shape)
+            let (shape, element) = (source.shape(), source.element());
+            (Box::new(source), shape, element)
         }
         Some(Streamable::Tiff) => {
             let source = TiffSource::open(streamed.input)?;
-            let shape = source.shape();
-            (Box::new(source), shape)
+            let (shape, element) = (source.shape(), source.element());
+            (Box::new(source), shape, element)
         }
         None => {
             return Err(format!(
-                "{}: --max-gpu-memory streams a .npy (bool or uint8, C order) or a .tif / \
+                "{}: --max-gpu-memory streams a .npy (bool, uint8 or int8, C order) or a .tif / \
                  .tiff (8-bit or 1-bit gray pages) plane by plane; convert the input first \
                  (numpy.save, tifffile.imwrite)",
                 streamed.input.display()
@@ -119,8 +188,27 @@ pub(crate) fn open(streamed: Streamed<'_>, task: Task) -> Result<Opened, crate::
         ..StripOptions::default()
     };
     let labeler = StripLabeler::new(options, connectivity)?;
+    let name = streamed.input.display();
+    let foreground = Foreground::new(
+        &*source,
+        shape,
+        element,
+        streamed.threshold,
+        streamed.invert,
+    )
+    .map_err(|e| match e {
+        // A rule the values cannot take, as the in-core reader names it.
+        ccl::Error::InvalidArgument(message) => {
+            ccl::Error::InvalidArgument(format!("{name}: {message}"))
+        }
+        other => other,
+    })?;
+    if let (Threshold::Otsu, Some(t)) = (streamed.threshold, foreground.threshold()) {
+        eprintln!("note: Otsu's threshold for {name} is {t}");
+    }
     Ok(Opened {
         source,
+        foreground,
         shape,
         connectivity,
         labeler,
@@ -147,20 +235,18 @@ pub(crate) fn label(
         },
         None => None,
     };
-    let Opened {
-        source,
-        shape,
-        connectivity,
-        labeler,
-    } = open(streamed, Task::Label)?;
+    let opened = open(streamed, Task::Label)?;
+    let (shape, connectivity, labeler) = (opened.shape, opened.connectivity, &opened.labeler);
     let wide = needs_wide_labels(shape);
-    let label = |sink: &dyn Sink| label_into(&labeler, shape, connectivity, &*source, sink, wide);
-    let report = match output {
-        Some((output, Streamable::Npy)) => label(&NpySink::create(output, shape, wide)?)?,
-        Some((output, Streamable::Tiff)) => label(&TiffSink::create(output, shape, wide)?)?,
-        // The count needs only the first pass and the merge.
-        None => labeler.count(shape, connectivity, &*source)?,
-    };
+    let report = opened.with_source(|source| {
+        let label = |sink: &dyn Sink| label_into(labeler, shape, connectivity, source, sink, wide);
+        match output {
+            Some((output, Streamable::Npy)) => label(&NpySink::create(output, shape, wide)?),
+            Some((output, Streamable::Tiff)) => label(&TiffSink::create(output, shape, wide)?),
+            // The count needs only the first pass and the merge.
+            None => labeler.count(shape, connectivity, source),
+        }
+    })?;
     let plural = if report.count == 1 { "" } else { "s" };
     out!(Stdout::lock(), "{} component{plural}", report.count)?;
     Ok(ExitCode::SUCCESS)

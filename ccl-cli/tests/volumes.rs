@@ -909,20 +909,275 @@ fn streamed_tiffs_label_as_in_core() {
 
 /// Writes `voxels` (0 / 1) as an LZW-compressed TIFF stack of 8-bit pages
 /// (foreground 255) in strips of 3 rows.
-fn write_lzw_stack(path: &Path, (width, height, _): (usize, usize, usize), voxels: &[u8]) {
+fn write_lzw_stack(path: &Path, sides: (usize, usize, usize), voxels: &[u8]) {
+    let gray: Vec<u8> = voxels.iter().map(|&v| v * 255).collect();
+    write_gray_stack(path, sides, &gray);
+}
+
+/// Writes `gray` as an LZW-compressed TIFF of 8-bit pages of `width` x
+/// `height` (one page an image, several a stack) in strips of 3 rows.
+fn write_gray_stack(path: &Path, (width, height, _): (usize, usize, usize), gray: &[u8]) {
     use tiff::encoder::{Compression, TiffEncoder, colortype::Gray8};
     let mut file = std::fs::File::create(path).unwrap();
     let mut encoder = TiffEncoder::new(&mut file)
         .unwrap()
         .with_compression(Compression::Lzw);
-    for page in voxels.chunks(width * height) {
-        let gray: Vec<u8> = page.iter().map(|&v| v * 255).collect();
+    for page in gray.chunks(width * height) {
         let mut image = encoder
             .new_image::<Gray8>(width as u32, height as u32)
             .unwrap();
         image.rows_per_strip(3).unwrap();
-        image.write_data(&gray).unwrap();
+        image.write_data(page).unwrap();
     }
+}
+
+/// Gray values over a random volume's voxels: its foreground bright
+/// (130..=229), its background dark (0..=109), both noisy, so that the
+/// nonzero rule, a threshold and Otsu's each give other components.
+fn gray_over(volume: &BinaryVolumeBuf) -> Vec<u8> {
+    let mut state = 0x2545_F491u32;
+    volume
+        .voxels()
+        .iter()
+        .map(|&v| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            if v != 0 {
+                130 + (state % 100) as u8
+            } else {
+                (state % 110) as u8
+            }
+        })
+        .collect()
+}
+
+/// `--threshold`, `--otsu` and `--invert` binarize a streamed input
+/// (`--max-gpu-memory`) as they do the in-core one: of a gray `uint8`
+/// `.npy` volume, a gray TIFF image and a gray TIFF stack, the same labels,
+/// count, Otsu's threshold (said on stderr) and features; an `int8` `.npy`
+/// by its signed values; a threshold that leaves no foreground, --alpha
+/// and --page refused, naming them.
+#[test]
+fn streamed_gray_inputs_binarize_as_in_core() {
+    let dir = scratch("streamed-gray");
+    let volume = ccl_testdata::random_volume(40, 30, 20, 40, 2, 11).unwrap();
+    let size = sides(&volume);
+    let gray = gray_over(&volume);
+    write_npy_u8(&dir.join("g.npy"), size, &gray);
+    write_gray_stack(&dir.join("g.tif"), size, &gray);
+    // An image: the first 97x61 values.
+    write_gray_stack(&dir.join("i.tif"), (97, 61, 1), &gray[..97 * 61]);
+    let rules: [&[&str]; 6] = [
+        &["--threshold", "100"],
+        &["--threshold", "0"],
+        &["--otsu"],
+        &["--invert"],
+        &["--threshold", "120", "--invert"],
+        &["--otsu", "--invert"],
+    ];
+    // (input, connectivity, labels out, a plane a strip under the cap)
+    let cases = [
+        ("g.npy", "6", "npy", "140KB"),
+        ("g.tif", "26", "tif", "140KB"),
+        ("i.tif", "8", "tif", "12KB"),
+    ];
+    let labels_of = |name: &str| match name.ends_with(".npy") {
+        true => read_npy_labels(&dir.join(name), size),
+        false if name.starts_with("i-") => read_tiff_labels(&dir.join(name), (97, 61)),
+        false => read_tiff_labels(&dir.join(name), (40, 30)),
+    };
+    let mut otsu_thresholds = Vec::new();
+    for (input, connectivity, out, cap) in cases {
+        let prefix = if input == "i.tif" { "i-" } else { "" };
+        let (whole_out, strips_out) = (
+            format!("{prefix}whole.{out}"),
+            format!("{prefix}strips.{out}"),
+        );
+        for rule in rules {
+            let case = format!("{input} -c {connectivity} {rule:?}");
+            let common = [&[input, "-c", connectivity][..], rule].concat();
+            let in_core = [&["label"][..], &common, &["-a", "cpu-uf", "-o", &whole_out]].concat();
+            let (in_core_count, in_core_note) = succeeds_with(&dir, &in_core, None);
+            let streamed = [
+                &["label"][..],
+                &common,
+                &["-a", "cpu-rle", "--max-gpu-memory", cap, "-o", &strips_out],
+            ]
+            .concat();
+            let (streamed_count, streamed_note) = succeeds_with(&dir, &streamed, None);
+            let whole = labels_of(&whole_out);
+            let count = *whole.iter().max().unwrap();
+            assert!(count >= 1, "{case}");
+            assert!(labels_of(&strips_out) == whole, "{case}: other labels");
+            // "N component(s)"; a volume's in-core count goes on to say
+            // its size.
+            let streamed_count = streamed_count.trim();
+            assert!(
+                streamed_count.starts_with(&format!("{count} component")),
+                "{case}: {streamed_count}"
+            );
+            assert!(
+                in_core_count.starts_with(streamed_count),
+                "{case}: {in_core_count}"
+            );
+            if rule.contains(&"--otsu") {
+                let note = |stderr: &str| {
+                    stderr
+                        .lines()
+                        .find(|line| line.starts_with("note: Otsu's threshold for"))
+                        .map(str::to_owned)
+                };
+                let in_core_note = note(&in_core_note).expect(&case);
+                assert_eq!(note(&streamed_note), Some(in_core_note.clone()), "{case}");
+                otsu_thresholds.push(in_core_note);
+            }
+        }
+    }
+    // Otsu's threshold lies between the dark and the bright values.
+    assert!(
+        otsu_thresholds.iter().all(|note| note
+            .rsplit(' ')
+            .next()
+            .and_then(|t| t.parse::<u32>().ok())
+            .is_some_and(|t| (60..180).contains(&t))),
+        "{otsu_thresholds:?}"
+    );
+    // The features, merged across slabs, row for row the in-core ones.
+    for rule in [&["--threshold", "100"][..], &["--otsu", "--invert"]] {
+        let whole = succeeds(
+            &dir,
+            &[
+                &[
+                    "analyze", "g.npy", "-c", "6", "-a", "cpu-uf", "--format", "csv",
+                ][..],
+                rule,
+            ]
+            .concat(),
+        );
+        let merged = succeeds(
+            &dir,
+            &[
+                &[
+                    "analyze",
+                    "g.npy",
+                    "-c",
+                    "6",
+                    "-a",
+                    "cpu-rle",
+                    "--max-gpu-memory",
+                    "140KB",
+                    "--format",
+                    "csv",
+                ][..],
+                rule,
+            ]
+            .concat(),
+        );
+        assert_eq!(merged, whole, "{rule:?}");
+        assert!(whole.lines().count() > 2, "{whole}");
+    }
+    // int8: a threshold compares the signed values (200 is -56).
+    write_npy(&dir.join("s.npy"), "|i1", "(20, 30, 40)", &gray);
+    for rule in [
+        &["--threshold", "50"][..],
+        &["--threshold", "0", "--invert"],
+    ] {
+        let common = [&["s.npy", "-c", "6"][..], rule].concat();
+        succeeds(
+            &dir,
+            &[
+                &["label"][..],
+                &common,
+                &["-a", "cpu-uf", "-o", "whole.npy"],
+            ]
+            .concat(),
+        );
+        succeeds(
+            &dir,
+            &[
+                &["label"][..],
+                &common,
+                &[
+                    "-a",
+                    "cpu-rle",
+                    "--max-gpu-memory",
+                    "140KB",
+                    "-o",
+                    "strips.npy",
+                ],
+            ]
+            .concat(),
+        );
+        assert!(
+            read_npy_labels(&dir.join("strips.npy"), size)
+                == read_npy_labels(&dir.join("whole.npy"), size),
+            "int8 {rule:?}: other labels"
+        );
+    }
+    let streamed = |input: &'static str, rule: &[&'static str]| -> Vec<&'static str> {
+        [
+            &["label", input, "-a", "cpu-rle", "--max-gpu-memory", "1MB"][..],
+            rule,
+        ]
+        .concat()
+    };
+    fails_with(
+        &dir,
+        &streamed("s.npy", &["--otsu"]),
+        "s.npy: Otsu's threshold needs unsigned values",
+    );
+    // What leaves no foreground, refused as in core.
+    for (input, t, range) in [
+        ("g.npy", "255", "uint8 values run from 0 to 255"),
+        ("g.tif", "255", "values run from 0 to 255"),
+        ("i.tif", "300", "values run from 0 to 255"),
+        ("s.npy", "127", "int8 values run from -128 to 127"),
+    ] {
+        let message = format!("threshold {t} leaves no foreground");
+        fails_with(&dir, &["label", input, "--threshold", t], &message);
+        fails_with(&dir, &["label", input, "--threshold", t], range);
+        fails_with(&dir, &streamed(input, &["--threshold", t]), &message);
+        fails_with(&dir, &streamed(input, &["--threshold", t]), range);
+    }
+    // A bool array: any nonzero byte is True, so 0 is the only threshold.
+    // 0 1 0 / 1 0 2 inverted: three pixels apart.
+    write_npy(&dir.join("b.npy"), "|b1", "(2, 3)", &[0, 1, 0, 1, 0, 2]);
+    let rule = [
+        "b.npy",
+        "-c",
+        "4",
+        "--threshold",
+        "0",
+        "--invert",
+        "-a",
+        "cpu-rle",
+    ];
+    assert_eq!(
+        succeeds(&dir, &[&["label"][..], &rule].concat()).trim(),
+        "3 components"
+    );
+    assert_eq!(
+        succeeds(
+            &dir,
+            &[&["label"][..], &rule, &["--max-gpu-memory", "1MB"]].concat()
+        )
+        .trim(),
+        "3 components"
+    );
+    fails_with(
+        &dir,
+        &streamed("b.npy", &["--threshold", "1"]),
+        "bool values run from 0 to 1",
+    );
+    // No alpha channel, and every page streamed.
+    fails_with(&dir, &streamed("g.tif", &["--alpha"]), "--alpha");
+    fails_with(&dir, &streamed("g.tif", &["--page", "1"]), "--page 1");
+    fails_with(
+        &dir,
+        &streamed("g.npy", &["--page", "0"]),
+        "extract the page",
+    );
 }
 
 /// Writes a `.npy` of `descr` (`<i4`, `<f4`, ...) and `shape` (`(2, 3)`)

@@ -131,10 +131,22 @@ impl Gray<'_> {
     }
 }
 
-/// The value t maximising the between-class variance of the classes
-/// `..=t` and `t + 1..` of `histogram` (Otsu 1979); 0 for an empty or
-/// one-valued histogram.
-fn otsu_threshold(histogram: &[u64]) -> u32 {
+/// Otsu's threshold of a histogram of values (`histogram[v]`: how many
+/// samples have the value `v`): the value t maximising the between-class
+/// variance of the classes `..=t` and `t + 1..` (Otsu 1979), foreground
+/// being above it, as [`Threshold::Otsu`] chooses it; 0 for an empty or
+/// one-valued histogram. Public so that a reader that streams its input
+/// (`ccl-scale`) chooses the same threshold from a histogram it counts
+/// itself.
+///
+/// ```
+/// // Two modes, around 10 and around 200: the darker one's top value.
+/// let mut histogram = [0u64; 256];
+/// histogram[9..=11].fill(5);
+/// histogram[199..=201].fill(3);
+/// assert_eq!(ccl_io::otsu_threshold(&histogram), 11);
+/// ```
+pub fn otsu_threshold(histogram: &[u64]) -> u32 {
     let total: u64 = histogram.iter().sum();
     let sum: f64 = histogram
         .iter()

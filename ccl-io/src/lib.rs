@@ -53,11 +53,11 @@ mod tiff_stream;
 mod volume;
 mod write;
 
-pub use binarize::{Binarization, Channel, Threshold};
+pub use binarize::{Binarization, Channel, Threshold, otsu_threshold};
 pub use classes::{ClassMapFile, ClassValues, read_class_map};
 pub use labels::{LabelFormat, label_colour, save_labels};
 pub use read::{DEFAULT_MAX_PIXELS, Decoded, ReadOptions, decode, load_image, read_image};
-pub use stream::{LabelBytes, NpyBytes, NpyLabelFile};
+pub use stream::{ByteElement, LabelBytes, NpyBytes, NpyLabelFile};
 pub use tiff_stream::{TiffBytes, TiffLabelFile};
 pub use volume::{
     DecodedVolume, VolumeFormat, load_volume, read_volume, save_volume, save_volume_labels,

@@ -21,6 +21,39 @@ pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     }
 }
 
+/// What the bytes of an array streamed a byte an element hold
+/// ([`NpyBytes::element`]): which values a threshold compares, and their
+/// range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByteElement {
+    /// numpy's `bool`: any nonzero byte is `True`, the value 1.
+    Bool,
+    /// `uint8` (and 8-bit gray samples): 0..=255.
+    U8,
+    /// `int8`: −128..=127, the bytes in two's complement.
+    I8,
+}
+
+impl ByteElement {
+    /// numpy's name of the type, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ByteElement::Bool => "bool",
+            ByteElement::U8 => "uint8",
+            ByteElement::I8 => "int8",
+        }
+    }
+
+    /// The smallest and the largest value.
+    pub fn range(self) -> (i32, i32) {
+        match self {
+            ByteElement::Bool => (0, 1),
+            ByteElement::U8 => (0, u8::MAX.into()),
+            ByteElement::I8 => (i8::MIN.into(), i8::MAX.into()),
+        }
+    }
+}
+
 /// A `.npy` of one byte an element (`bool`, `uint8` or `int8`, C order, 2
 /// or 3 dimensions), read at any offset: nonzero is foreground.
 #[derive(Debug)]
@@ -28,6 +61,7 @@ pub struct NpyBytes {
     path: PathBuf,
     file: File,
     shape: Vec<usize>,
+    element: ByteElement,
     data_offset: u64,
 }
 
@@ -39,15 +73,20 @@ impl NpyBytes {
         let header = npy::read_header(&mut BufReader::new(&file))
             .map_err(io_error(path))?
             .map_err(|message| decode_error(path, message))?;
-        if !matches!(header.dtype, Dtype::Bool | Dtype::U8 | Dtype::I8) {
-            return Err(decode_error(
-                path,
-                format!(
-                    "a {} array; streamed labeling reads one byte an element (bool, uint8 or int8): convert it first, e.g. (a != 0).astype(numpy.uint8)",
-                    header.dtype.name()
-                ),
-            ));
-        }
+        let element = match header.dtype {
+            Dtype::Bool => ByteElement::Bool,
+            Dtype::U8 => ByteElement::U8,
+            Dtype::I8 => ByteElement::I8,
+            other => {
+                return Err(decode_error(
+                    path,
+                    format!(
+                        "a {} array; streamed labeling reads one byte an element (bool, uint8 or int8): convert it first, e.g. (a != 0).astype(numpy.uint8)",
+                        other.name()
+                    ),
+                ));
+            }
+        };
         if header.fortran_order {
             return Err(decode_error(
                 path,
@@ -88,6 +127,7 @@ impl NpyBytes {
             path: path.to_path_buf(),
             file,
             shape,
+            element,
             data_offset: header.data_offset,
         })
     }
@@ -95,6 +135,11 @@ impl NpyBytes {
     /// The array's shape: (height, width) or (depth, height, width).
     pub fn shape(&self) -> &[usize] {
         &self.shape
+    }
+
+    /// The type of its elements: how a threshold reads the bytes.
+    pub fn element(&self) -> ByteElement {
+        self.element
     }
 
     /// Fills `out` with the elements from `element` on (in C order).
@@ -281,6 +326,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let array = NpyBytes::open(&path).unwrap();
         assert_eq!(array.shape(), [2, 2, 3]);
+        assert_eq!(array.element(), ByteElement::U8);
         let mut out = [0u8; 6];
         array.read_at(6, &mut out).unwrap();
         assert_eq!(out, [6, 7, 8, 9, 10, 11]);
@@ -303,6 +349,14 @@ mod tests {
                 .to_string()
                 .contains("uint16")
         );
+        // The element types of a byte, told apart.
+        for (descr, element) in [("|b1", ByteElement::Bool), ("|i1", ByteElement::I8)] {
+            let mut other = Vec::new();
+            npy::write_header(&mut other, descr, &[2, 2]).unwrap();
+            other.extend([0u8; 4]);
+            std::fs::write(&path, &other).unwrap();
+            assert_eq!(NpyBytes::open(&path).unwrap().element(), element, "{descr}");
+        }
         let mut flat = Vec::new();
         npy::write_header(&mut flat, "|u1", &[4]).unwrap();
         flat.extend([0u8; 4]);

@@ -69,8 +69,9 @@ impl Depth {
 /// (pages, height, width), a plane a page, as
 /// [`read_volume`](crate::read_volume) reads a TIFF stack. The bytes read
 /// are the decoded samples (WhiteIsZero pages inverted, as every reader
-/// of ccl inverts them); 1-bit (bilevel) pages are unpacked to a byte of 0
-/// or 1 a pixel.
+/// of ccl inverts them), 0..=255; 1-bit (bilevel) pages are unpacked to a
+/// byte of 0 or 255 a pixel, the gray values ccl's in-memory reader gives
+/// them, so that a threshold means the same in both.
 ///
 /// Strips and tiles in any compression that the `tiff` crate decodes are
 /// read; a request decodes only those that hold its rows. Callable from
@@ -502,10 +503,11 @@ impl Region {
 }
 
 /// Unpacks a row of 1-bit pixels (the leftmost in the high bit) into a byte
-/// of 0 or 1 each.
+/// of 0 or 255 each: the bit scaled to 8 bits, as the `image` crate (ccl's
+/// in-memory reader) expands 1-bit gray.
 fn unpack_bits(packed: &[u8], pixels: &mut [u8]) {
     for (x, pixel) in pixels.iter_mut().enumerate() {
-        *pixel = packed[x / 8] >> (7 - x % 8) & 1;
+        *pixel = u8::MAX * (packed[x / 8] >> (7 - x % 8) & 1);
     }
 }
 
@@ -1353,22 +1355,22 @@ mod tests {
             (
                 "bilevel tiles",
                 tiled_tiff((width, height), (16, 16), &bits, true, 1),
-                bits.clone(),
+                bits.iter().map(|&b| b * 255).collect(),
             ),
             (
                 "bilevel WhiteIsZero tiles",
                 tiled_tiff((width, height), (32, 16), &bits, true, 0),
-                bits.iter().map(|&b| 1 - b).collect(),
+                bits.iter().map(|&b| (1 - b) * 255).collect(),
             ),
             (
                 "bilevel strips",
                 bilevel_strips((width, height), &bits, 3, 1),
-                bits.clone(),
+                bits.iter().map(|&b| b * 255).collect(),
             ),
             (
                 "bilevel WhiteIsZero strips",
                 bilevel_strips((width, height), &bits, 38, 0),
-                bits.iter().map(|&b| 1 - b).collect(),
+                bits.iter().map(|&b| (1 - b) * 255).collect(),
             ),
         ];
         for (name, tiff, expected) in cases {
@@ -1380,6 +1382,10 @@ mod tests {
             let image = crate::load_image(&path).unwrap();
             let foreground: Vec<u8> = expected.iter().map(|&p| u8::from(p != 0)).collect();
             assert_eq!(image.pixels(), foreground, "{name}");
+            // The gray values the in-memory reader thresholds: 1-bit pages
+            // expanded to 0 / 255, so that a threshold means the same.
+            let gray = image::open(&path).unwrap().into_luma8().into_raw();
+            assert!(gray == expected, "{name}: not the in-memory gray values");
         }
         // A WhiteIsZero 8-bit page reads inverted, as the decoder gives it.
         let mut tiff = gray_tiff(

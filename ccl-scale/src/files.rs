@@ -5,13 +5,15 @@
 use std::path::Path;
 
 use ccl::Result;
-use ccl::io::{NpyBytes, NpyLabelFile, TiffBytes, TiffLabelFile};
+use ccl::io::{ByteElement, NpyBytes, NpyLabelFile, TiffBytes, TiffLabelFile};
 
 use crate::Shape;
 use crate::stream::{PlaneSink, PlaneSource};
 
 /// A `.npy` of bytes (bool, uint8, int8; (height, width) or (depth,
-/// height, width), C order) read plane by plane.
+/// height, width), C order) read plane by plane, the values as they are
+/// (nonzero is foreground; [`Binarized`](crate::Binarized) thresholds
+/// them).
 #[derive(Debug)]
 pub struct NpySource {
     array: NpyBytes,
@@ -29,6 +31,12 @@ impl NpySource {
     /// The array's shape.
     pub fn shape(&self) -> Shape {
         self.shape
+    }
+
+    /// The type of its elements: how a threshold reads its bytes
+    /// ([`Foreground`](crate::Foreground)).
+    pub fn element(&self) -> ByteElement {
+        self.array.element()
     }
 }
 
@@ -72,8 +80,10 @@ impl PlaneSink<u64> for NpySink {
 }
 
 /// A TIFF of 8-bit (or 1-bit) gray pages read plane by plane: one page an
-/// image (a plane a row), several a volume (a plane a page). Only the
-/// strips or tiles that hold the planes asked for are decoded.
+/// image (a plane a row), several a volume (a plane a page), the gray
+/// values as they are (nonzero is foreground; [`Binarized`](crate::Binarized)
+/// thresholds them). Only the strips or tiles that hold the planes asked
+/// for are decoded.
 #[derive(Debug)]
 pub struct TiffSource {
     tiff: TiffBytes,
@@ -91,6 +101,13 @@ impl TiffSource {
     /// The image's or volume's shape.
     pub fn shape(&self) -> Shape {
         self.shape
+    }
+
+    /// The type of its samples as read: [`ByteElement::U8`], 8-bit gray
+    /// values (1-bit pages read as 0 and 255, as ccl's in-memory reader
+    /// reads them), for a threshold ([`Foreground`](crate::Foreground)).
+    pub fn element(&self) -> ByteElement {
+        ByteElement::U8
     }
 }
 

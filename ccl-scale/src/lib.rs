@@ -41,7 +41,14 @@
 //! workers, each on its own stream with pinned host buffers, taking the
 //! next strip as it finishes one; [`StripOptions::max_memory`] caps what
 //! they take of each GPU.
+//!
+//! A source's nonzero bytes are foreground; gray values (a `.npy` of
+//! `uint8`, a TIFF of 8-bit pages) are thresholded as they stream by a
+//! [`Foreground`] rule (a threshold, Otsu's threshold of the whole input,
+//! inverted or not, as `ccl::io` binarizes an in-memory read) read through
+//! [`Binarized`].
 
+mod binarize;
 mod cpu;
 mod files;
 mod gpu;
@@ -53,6 +60,7 @@ mod stream;
 mod trace;
 mod worker;
 
+pub use binarize::{Binarized, Foreground, otsu_threshold};
 pub use files::{NpySink, NpySource, TiffSink, TiffSource};
 pub use labeler::{StripLabeler, StripOptions, StripReport};
 pub use merge::{LargeStats, Renumbering};
