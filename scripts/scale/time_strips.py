@@ -7,8 +7,9 @@ Run on the GPU machine (CuPy measures the bandwidth and the device memory in use
 
     python3 scripts/scale/time_strips.py --size 65536 --max-gpu-memory 8GiB --out bench/DIR/strips.csv
 
-Per case it prints and writes: the wall time of the call (median of --reps; the first call, whose
-label array is fresh and page-faults, separately), Gpx/s, the floor in ms and the share of it
+Per case it prints and writes: the wall time of the call (median of --reps into one label array;
+the first call, which also makes the labeler and its pinned buffers, separately; and the median
+of calls that each return a new array, whose pages fault as the labels arrive), Gpx/s, the floor in ms and the share of it
 reached, and the peak device memory the process held beyond what it held before (polled).
 At --check-size the strips are compared with the labels of the whole image on the device (a
 CuPy array: a host array that large is itself labeled in strips).
@@ -142,6 +143,15 @@ def main():
         seconds, n_again = timed(image, labels, max_gpu_memory=args.max_gpu_memory)
     assert n_again == n
     record(f"strips-{labels.dtype}", side, seconds, first, n, peak.peak, labels.dtype.itemsize)
+    # What a call without out= gets: a new label array each time, whose pages fault as the
+    # labels are copied in (the labeler and its pinned buffers are kept between calls).
+    dtype = labels.dtype
+    del labels
+    seconds, n_fresh = timed(image, None, max_gpu_memory=args.max_gpu_memory)
+    assert n_fresh == n
+    record(f"strips-{dtype}-new-array", side, seconds, float("nan"), n, float("nan"),
+           dtype.itemsize)
+    labels, _ = ccl.label(image, args.connectivity, max_gpu_memory=args.max_gpu_memory)
     # The same labels from another cap (other strips, other borders).
     other, n_other = ccl.label(image, args.connectivity, max_gpu_memory="2GiB")
     if n_other != n or not np.array_equal(other, labels):
