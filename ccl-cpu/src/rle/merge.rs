@@ -4,29 +4,39 @@
 //! Light Speed Labeling's border merge and relabeling).
 
 use super::forest::RunFeatures;
-use super::map_bands;
 use super::runs::{Run, Touching};
+use super::{map_bands, pages};
+
+/// The per-label tables of a join, kept by the labeler between calls so
+/// that a join allocates (and faults in) nothing after the first image.
+#[derive(Default)]
+pub(super) struct JoinBuffers {
+    /// The global root of every label; for labeling, then its canonical
+    /// label.
+    root: Vec<u32>,
+    /// At each root, its component's canonical label 1..=N.
+    rank: Vec<u32>,
+}
 
 /// The joined forest of every band.
-pub(super) struct Joined<F> {
+pub(super) struct Joined<'a, F> {
     /// Where each band's labels start among all labels.
-    pub offsets: Vec<usize>,
-    /// The global root of every label (global index = band offset + local
-    /// label).
-    pub root: Vec<u32>,
-    /// At each root, its component's canonical label 1..=N (0 elsewhere).
-    pub rank: Vec<u32>,
+    offsets: Vec<usize>,
+    /// For labeling: the canonical label 1..=N of every label (global
+    /// index = band offset + local label). Empty for analysis.
+    canonical: &'a [u32],
     /// With analysis: the features of component `i + 1` at index `i`.
     pub stats: Vec<F>,
     /// The number of components.
     pub count: usize,
 }
 
-impl<F> Joined<F> {
-    /// The canonical label of local label `label` of band `band`.
+impl<F> Joined<'_, F> {
+    /// The canonical label of local label `label` of band `band`
+    /// (labeling only).
     #[inline]
     pub(super) fn final_label(&self, band: usize, label: u32) -> u32 {
-        self.rank[self.root[self.offsets[band] + label as usize] as usize]
+        self.canonical[self.offsets[band] + label as usize]
     }
 }
 
@@ -53,12 +63,14 @@ pub(super) struct Border<'a> {
 
 /// Joins `bands` (consecutive, in raster order) across `borders`
 /// (`borders[b - 1]`: the row pairs between bands `b - 1` and `b`); with
-/// `MEASURE`, also gathers the features of every component.
-pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
+/// `MEASURE`, gathers the features of every component, else the canonical
+/// label of every label; in `buffers`' tables.
+pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
     bands: &[BandForest<'_, F>],
     borders: &[Vec<Border<'_>>],
     parallel: bool,
-) -> Joined<F> {
+    buffers: &'a mut JoinBuffers,
+) -> Joined<'a, F> {
     let mut offsets = Vec::with_capacity(bands.len() + 1);
     offsets.push(0);
     for band in bands {
@@ -67,10 +79,11 @@ pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
     let total = *offsets.last().unwrap();
 
     // Every band's flattened forest, shifted by its offset.
-    let mut root = vec![0u32; total];
+    let JoinBuffers { root, rank } = buffers;
+    pages::reuse(root, total);
     map_bands(
         parallel,
-        split(&mut root, &offsets)
+        split(root, &offsets)
             .into_iter()
             .zip(bands)
             .enumerate()
@@ -83,14 +96,14 @@ pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
         },
     );
 
-    join_borders(borders, &offsets, &mut root);
+    join_borders(borders, &offsets, root);
 
     // Each label straight to its global root, and the roots of each band
     // counted: a label's local root now holds either itself or, if a border
     // joined it, the global root.
     let roots_per_band = map_bands(
         parallel,
-        split(&mut root, &offsets).into_iter().enumerate().collect(),
+        split(root, &offsets).into_iter().enumerate().collect(),
         |(b, chunk)| {
             let offset = offsets[b];
             let mut roots = 0u32;
@@ -114,9 +127,9 @@ pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
         firsts.push(count);
         count += roots;
     }
-    let mut rank = vec![0u32; total];
+    pages::reuse(rank, total);
     let mut stats = if MEASURE {
-        vec![F::default(); count as usize]
+        pages::filled(count as usize, F::default())
     } else {
         Vec::new()
     };
@@ -130,12 +143,12 @@ pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
     } else {
         (0..bands.len()).map(|_| &mut [][..]).collect()
     };
-    let roots = &root;
+    let roots = &*root;
     // The features of a band's local roots that a border joined to a root
     // elsewhere: (global root, features), added once every root has a rank.
     let moved: Vec<Vec<(u32, F)>> = map_bands(
         parallel,
-        split(&mut rank, &offsets)
+        split(rank, &offsets)
             .into_iter()
             .zip(stat_chunks)
             .enumerate()
@@ -153,8 +166,12 @@ pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
                     if MEASURE {
                         out[(next - firsts[b] - 1) as usize] = band.stats[i];
                     }
-                } else if MEASURE && band.parent[i] as usize == i {
-                    moved.push((global_root, band.stats[i]));
+                } else {
+                    // Read only at roots; written so no stale entry is left.
+                    *rank = 0;
+                    if MEASURE && band.parent[i] as usize == i {
+                        moved.push((global_root, band.stats[i]));
+                    }
                 }
             }
             moved
@@ -163,10 +180,19 @@ pub(super) fn join<const MEASURE: bool, F: RunFeatures>(
     for (global_root, features) in moved.iter().flatten() {
         stats[rank[*global_root as usize] as usize - 1].merge(features);
     }
+    if !MEASURE {
+        // Each label's canonical label in place of its root, so that the
+        // label write looks up one table per run, not two in turn.
+        let ranks = &*rank;
+        map_bands(parallel, split(root, &offsets), |chunk| {
+            for label in chunk {
+                *label = ranks[*label as usize];
+            }
+        });
+    }
     Joined {
         offsets,
-        root,
-        rank,
+        canonical: if MEASURE { &[] } else { root },
         stats,
         count: count as usize,
     }

@@ -23,6 +23,7 @@ mod band;
 mod bits;
 mod forest;
 mod merge;
+mod pages;
 mod runs;
 mod slab;
 mod volume;
@@ -38,6 +39,7 @@ use ccl_core::{
 use rayon::prelude::*;
 
 use band::Band;
+use merge::JoinBuffers;
 use slab::Slab;
 
 const CONNECTIVITIES: &[Connectivity] = &[
@@ -92,6 +94,8 @@ pub struct RunLabeler {
     scratch: Vec<Band>,
     /// The slabs' buffers, kept for the next volume.
     volume_scratch: Vec<Slab>,
+    /// The merge's per-label tables, kept for the next image or volume.
+    join_buffers: JoinBuffers,
 }
 
 impl RunLabeler {
@@ -101,6 +105,7 @@ impl RunLabeler {
             parallel: true,
             scratch: Vec::new(),
             volume_scratch: Vec::new(),
+            join_buffers: JoinBuffers::default(),
         }
     }
 
@@ -110,6 +115,7 @@ impl RunLabeler {
             parallel: false,
             scratch: Vec::new(),
             volume_scratch: Vec::new(),
+            join_buffers: JoinBuffers::default(),
         }
     }
 
@@ -203,13 +209,14 @@ ccl_core::inventory::submit! {
 impl Labeler for RunLabeler {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
         self.check(connectivity, 2)?;
-        let mut labels = write::zeroed_labels(image.pixel_count());
+        let mut labels = pages::zeroed_labels(image.pixel_count());
         label_in_bands::<true>(
             image,
             connectivity,
             &self.bands(image),
             self.parallel_for(image),
             &mut self.scratch,
+            &mut self.join_buffers,
             &mut labels,
         );
         LabelImage::new(image.width(), image.height(), labels)
@@ -232,6 +239,7 @@ impl Labeler for RunLabeler {
             &self.bands(image),
             self.parallel_for(image),
             &mut self.scratch,
+            &mut self.join_buffers,
             labels,
         ))
     }
@@ -242,13 +250,14 @@ impl Labeler for RunLabeler {
         connectivity: Connectivity,
     ) -> Result<LabelVolume> {
         self.check(connectivity, 3)?;
-        let mut labels = write::zeroed_labels(volume.voxel_count());
+        let mut labels = pages::zeroed_labels(volume.voxel_count());
         volume::label_in_slabs::<true>(
             volume,
             connectivity,
             &self.slabs(volume),
             self.parallel_for_volume(volume),
             &mut self.volume_scratch,
+            &mut self.join_buffers,
             &mut labels,
         );
         LabelVolume::new(volume.width(), volume.height(), volume.depth(), labels)
@@ -269,6 +278,7 @@ impl Labeler for RunLabeler {
             &self.slabs(volume),
             self.parallel_for_volume(volume),
             &mut self.volume_scratch,
+            &mut self.join_buffers,
             labels,
         ))
     }
@@ -295,6 +305,7 @@ impl Analyzer for RunLabeler {
             &self.bands(image),
             self.parallel_for(image),
             &mut self.scratch,
+            &mut self.join_buffers,
         ))
     }
 
@@ -310,6 +321,7 @@ impl Analyzer for RunLabeler {
             &self.slabs(volume),
             self.parallel_for_volume(volume),
             &mut self.volume_scratch,
+            &mut self.join_buffers,
         ))
     }
 }
@@ -325,11 +337,12 @@ fn label_in_bands<const ZEROED: bool>(
     rows: &[Range<usize>],
     parallel: bool,
     scratch: &mut Vec<Band>,
+    join_buffers: &mut JoinBuffers,
     labels: &mut [u32],
 ) -> usize {
     let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
     let (forests, borders) = Band::join_parts(bands, connectivity);
-    let joined = merge::join::<false, _>(&forests, &borders, parallel);
+    let joined = merge::join::<false, _>(&forests, &borders, parallel, join_buffers);
     let width = image.width();
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(rows.iter().map(|rows| rows.end * width))
@@ -376,10 +389,11 @@ fn analyze_in_bands(
     rows: &[Range<usize>],
     parallel: bool,
     scratch: &mut Vec<Band>,
+    join_buffers: &mut JoinBuffers,
 ) -> Vec<ComponentStats> {
     let bands = label_bands::<true>(image, connectivity, rows, parallel, scratch);
     let (forests, borders) = Band::join_parts(bands, connectivity);
-    merge::join::<true, _>(&forests, &borders, parallel).stats
+    merge::join::<true, _>(&forests, &borders, parallel, join_buffers).stats
 }
 
 /// Each band of `rows` labeled on its own, into `scratch`'s buffers.
@@ -440,6 +454,9 @@ mod tests {
             state ^= state << 5;
             state
         };
+        // One set of merge tables for every image: stale entries of a larger
+        // image before must not leak into the next.
+        let mut join_buffers = JoinBuffers::default();
         for (width, height) in [(1, 9), (9, 1), (13, 7), (70, 11), (129, 6)] {
             for density in [10, 45, 60, 90] {
                 let image =
@@ -465,6 +482,7 @@ mod tests {
                                     &bands,
                                     parallel,
                                     &mut scratch,
+                                    &mut join_buffers,
                                 );
                                 assert_eq!(labels, expected.labels(), "{context} {zeroed}");
                                 assert_eq!(count, expected.component_count(), "{context} {zeroed}");
@@ -475,7 +493,8 @@ mod tests {
                                     connectivity,
                                     &bands,
                                     parallel,
-                                    &mut scratch
+                                    &mut scratch,
+                                    &mut join_buffers,
                                 ),
                                 expected_stats,
                                 "{context}"
@@ -496,13 +515,30 @@ mod tests {
         bands: &[Range<usize>],
         parallel: bool,
         scratch: &mut Vec<Band>,
+        join_buffers: &mut JoinBuffers,
     ) -> (Vec<u32>, usize) {
         let fill = if zeroed { 0 } else { u32::MAX };
         let mut labels = vec![fill; image.pixel_count()];
         let count = if zeroed {
-            label_in_bands::<true>(image, connectivity, bands, parallel, scratch, &mut labels)
+            label_in_bands::<true>(
+                image,
+                connectivity,
+                bands,
+                parallel,
+                scratch,
+                join_buffers,
+                &mut labels,
+            )
         } else {
-            label_in_bands::<false>(image, connectivity, bands, parallel, scratch, &mut labels)
+            label_in_bands::<false>(
+                image,
+                connectivity,
+                bands,
+                parallel,
+                scratch,
+                join_buffers,
+                &mut labels,
+            )
         };
         (labels, count)
     }

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use ccl_core::{BinaryVolume, Connectivity, VolumeStats};
 
+use super::merge::JoinBuffers;
 use super::slab::{Neighbours, Slab};
 use super::{bits, map_bands, merge, write};
 
@@ -19,12 +20,13 @@ pub(super) fn label_in_slabs<const ZEROED: bool>(
     slices: &[Range<usize>],
     parallel: bool,
     scratch: &mut Vec<Slab>,
+    join_buffers: &mut JoinBuffers,
     labels: &mut [u32],
 ) -> usize {
     let neighbours = Neighbours::of(connectivity);
     let slabs = label_slabs::<false>(volume, neighbours, slices, parallel, scratch);
     let (forests, borders) = Slab::join_parts(slabs, neighbours);
-    let joined = merge::join::<false, _>(&forests, &borders, parallel);
+    let joined = merge::join::<false, _>(&forests, &borders, parallel, join_buffers);
     let (width, height) = (volume.width(), volume.height());
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(slices.iter().map(|slices| slices.end * height * width))
@@ -72,11 +74,12 @@ pub(super) fn analyze_in_slabs(
     slices: &[Range<usize>],
     parallel: bool,
     scratch: &mut Vec<Slab>,
+    join_buffers: &mut JoinBuffers,
 ) -> Vec<VolumeStats> {
     let neighbours = Neighbours::of(connectivity);
     let slabs = label_slabs::<true>(volume, neighbours, slices, parallel, scratch);
     let (forests, borders) = Slab::join_parts(slabs, neighbours);
-    merge::join::<true, _>(&forests, &borders, parallel).stats
+    merge::join::<true, _>(&forests, &borders, parallel, join_buffers).stats
 }
 
 /// Each slab of `slices` labeled on its own, into `scratch`'s buffers.
@@ -133,6 +136,8 @@ mod tests {
             (1, 9, 4),
             (65, 4, 3),
         ];
+        // One set of merge tables throughout, as a labeler keeps them.
+        let mut join_buffers = JoinBuffers::default();
         for (i, &(width, height, depth)) in shapes.iter().enumerate() {
             for density in [10, 30, 55, 80] {
                 let buf = volume(width, height, depth, density, 7 + i as u32 * 31 + density);
@@ -152,6 +157,7 @@ mod tests {
                                 &slices,
                                 parallel,
                                 &mut scratch,
+                                &mut join_buffers,
                                 &mut labels,
                             );
                             let context = format!(
@@ -165,6 +171,7 @@ mod tests {
                                 &slices,
                                 parallel,
                                 &mut scratch,
+                                &mut join_buffers,
                             );
                             assert_eq!(measured, stats, "{context}");
                         }

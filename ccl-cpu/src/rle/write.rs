@@ -153,39 +153,6 @@ mod x86 {
     }
 }
 
-/// `len` zeroed labels. On Linux the allocation is marked for transparent
-/// huge pages, as numpy marks its large arrays: the first write to each
-/// 2 MiB then costs one page fault instead of 512, and at these sizes page
-/// faults, not the writes, would dominate a labeling.
-pub(super) fn zeroed_labels(len: usize) -> Vec<u32> {
-    // calloc of a large block maps fresh zero pages without touching them,
-    // so the advice comes before any page is faulted in.
-    let mut labels = vec![0u32; len];
-    #[cfg(target_os = "linux")]
-    advise_huge_pages(&mut labels);
-    labels
-}
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(labels: &mut [u32]) {
-    const HUGE: usize = 2 << 20;
-    const PAGE: usize = 4096;
-    let bytes = std::mem::size_of_val(labels);
-    if bytes < 2 * HUGE {
-        return;
-    }
-    // madvise needs a page-aligned start: the pages wholly inside the slice.
-    let start = labels.as_mut_ptr() as usize;
-    let aligned = start.next_multiple_of(PAGE);
-    let length = (start + bytes - aligned) / PAGE * PAGE;
-    // SAFETY: the range lies inside `labels`' allocation, which this
-    // function borrows mutably; MADV_HUGEPAGE changes how pages are backed,
-    // never their contents. A failure (THP disabled) leaves small pages.
-    unsafe {
-        libc::madvise(aligned as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,15 +220,6 @@ mod tests {
                 write_row_scalar::<false>(&words, &finals, &mut scalar);
                 assert_eq!(fast, scalar, "width {width}, density {density}");
             }
-        }
-    }
-
-    #[test]
-    fn zeroed_labels_are_zero() {
-        for len in [0, 5, 3 << 20] {
-            let labels = zeroed_labels(len);
-            assert_eq!(labels.len(), len);
-            assert!(labels.iter().all(|&l| l == 0));
         }
     }
 }
