@@ -76,43 +76,9 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
         reach: u32,
         at: F::Row,
     ) {
-        if !MEASURE {
-            self.connect_row_labels(above, index, row, reach);
-            return;
-        }
         for run in row.iter_mut() {
             let label = self.join(NO_LABEL, &above[index.touching(run.start, run.end, reach)]);
             run.label = self.label_run(run, label, at);
-        }
-    }
-
-    /// [`Self::connect_row`] without features, with fewer data-dependent
-    /// branches: at g = 1 how many runs above touch a run (0 to 3) is a
-    /// coin toss, and a loop over them mispredicted about once per run.
-    /// Where any touch, the first and the last touching runs are joined
-    /// unconditionally (with one touching run, a class with itself: a root
-    /// linked to itself stays a root), and those between them in a loop
-    /// that is almost never entered.
-    #[inline(always)]
-    fn connect_row_labels(&mut self, above: &[Run], index: &RunIndex, row: &mut [Run], reach: u32) {
-        for run in row.iter_mut() {
-            let touching = index.touching(run.start, run.end, reach);
-            run.label = if touching.is_empty() {
-                let label = self.parent.len() as u32;
-                self.parent.push(label);
-                label
-            } else {
-                let first = self.find(above[touching.start].label);
-                let last = self.find(above[touching.end - 1].label);
-                let mut label = self.link(first, last);
-                // None (start + 1 > end - 1) unless three or more touch.
-                let between = above.get(touching.start + 1..touching.end - 1);
-                for other in between.unwrap_or_default() {
-                    let root = self.find(other.label);
-                    label = self.link(label, root);
-                }
-                label
-            };
         }
     }
 
@@ -131,6 +97,9 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
     /// both are empty).
     #[inline(always)]
     pub(super) fn join(&mut self, mut label: u32, touching: &[Run]) -> u32 {
+        if !MEASURE {
+            return self.join_labels(label, touching);
+        }
         // Neighbouring runs often share a label: skip the finds.
         let mut seen = NO_LABEL;
         for other in touching {
@@ -146,6 +115,31 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
             };
         }
         label
+    }
+
+    /// [`Self::join`] without features, with fewer data-dependent branches:
+    /// at g = 1 how many runs touch a run (0 to 3) is a coin toss, and a
+    /// loop over them mispredicted about once per run. The first and the
+    /// last touching runs are joined unconditionally (with one touching
+    /// run, a class with itself: a root linked to itself stays a root), and
+    /// those between them in a loop that is almost never entered.
+    #[inline(always)]
+    fn join_labels(&mut self, label: u32, touching: &[Run]) -> u32 {
+        let (Some(first), Some(last)) = (touching.first(), touching.last()) else {
+            return label;
+        };
+        let (first, last) = (self.find(first.label), self.find(last.label));
+        let mut joined = self.link(first, last);
+        // None (1 > len - 1) unless three or more touch.
+        for other in touching.get(1..touching.len() - 1).unwrap_or_default() {
+            let root = self.find(other.label);
+            joined = self.link(joined, root);
+        }
+        if label == NO_LABEL {
+            joined
+        } else {
+            self.link(label, joined)
+        }
     }
 
     /// The label of `run` at `at`, whose joined class has root `label`:
