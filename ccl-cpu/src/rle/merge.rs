@@ -7,6 +7,12 @@ use super::forest::RunFeatures;
 use super::runs::{Run, Touching};
 use super::{map_bands, pages};
 
+/// The fewest labels for which a join's passes run on the pool. On the
+/// 2-core development machine a parallel pass costs about 20-50 µs before
+/// any work (waking the pool's threads), a pass over 2^17 labels on one
+/// thread about 100-300 µs.
+const MIN_PARALLEL_LABELS: usize = 1 << 17;
+
 /// The per-label tables of a join, kept by the labeler between calls so
 /// that a join allocates (and faults in) nothing after the first image.
 #[derive(Default)]
@@ -77,6 +83,9 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         offsets.push(offsets.last().unwrap() + band.parent.len());
     }
     let total = *offsets.last().unwrap();
+    // Each parallel pass below wakes the pool; over few labels a pass
+    // takes less than the wake-up.
+    let parallel = parallel && total >= MIN_PARALLEL_LABELS;
 
     // Every band's flattened forest, shifted by its offset.
     let JoinBuffers { root, rank } = buffers;

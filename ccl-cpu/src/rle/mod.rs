@@ -61,13 +61,17 @@ const MIN_BAND_ROWS: usize = 16;
 /// slice of rows joined on one thread).
 const MIN_SLAB_SLICES: usize = 4;
 
-/// The fewest pixels an image (or voxels a volume) has for `cpu-rle` to use more than one
-/// thread. Below it, handing bands to the pool and merging their borders
-/// costs more than a second core gains: on the 2-core development machine
-/// (2026-11-23, 8-connectivity labels, mean over densities 10-90 %), two
-/// threads were 2x slower than one at 256², up to 1.3x slower from 512² to
-/// 896², and level at 1024² (1 Mpx); at 2048² they were 1.5-1.8x faster.
-const MIN_PARALLEL_PIXELS: usize = 1 << 20;
+/// The fewest pixels a band (or voxels a slab) has: an image of fewer than
+/// twice as many is labeled on the calling thread, a larger one in at most
+/// `pixels / MIN_BAND_PIXELS` bands. Handing bands to the pool costs tens
+/// of microseconds before any work, and each band a border to merge.
+/// Measured 2026-11-25 (8-connectivity labels, mean over densities
+/// 10-90 %, g = 1 and 4): on the GPU machine's 16 host cores, 512² to
+/// 1448² labeled in bands ran 2.8-6.4x faster than on one thread (the rule
+/// before, one thread below 1 Mpx, left that); on the 2-core development
+/// machine two threads lost to one at 384² g = 4 (1.7-2.1x slower in bands
+/// of 64 Kpx) and drew level around 512².
+const MIN_BAND_PIXELS: usize = 1 << 17;
 
 /// The run-based labeler: bands of rows in parallel on rayon's pool (whose
 /// size `RAYON_NUM_THREADS` sets), or on the calling thread alone.
@@ -123,35 +127,38 @@ impl RunLabeler {
         if self.parallel { PARALLEL } else { SINGLE }
     }
 
-    /// Whether `image` is labeled on the pool: a parallel labeler's image
-    /// of at least [`MIN_PARALLEL_PIXELS`].
+    /// Whether `image` is labeled on the pool: in more than one band.
     fn parallel_for(&self, image: &BinaryImage<'_>) -> bool {
-        self.parallel && image.pixel_count() >= MIN_PARALLEL_PIXELS
+        self.bands(image).len() > 1
     }
 
-    /// The image's rows cut into bands: a few per thread of the pool where
-    /// it runs in parallel, else one.
+    /// The image's rows cut into bands: where the labeler is parallel, a
+    /// few per thread of the pool, as many as the image has pixels and rows
+    /// for; else one.
     fn bands(&self, image: &BinaryImage<'_>) -> Vec<Range<usize>> {
         let height = image.height();
-        let count = if self.parallel_for(image) {
-            (rayon::current_num_threads() * BANDS_PER_THREAD).min(height.div_ceil(MIN_BAND_ROWS))
+        let count = if self.parallel {
+            (rayon::current_num_threads() * BANDS_PER_THREAD)
+                .min(height.div_ceil(MIN_BAND_ROWS))
+                .min(image.pixel_count() / MIN_BAND_PIXELS)
         } else {
             1
         };
         even_bands(height, count)
     }
 
-    /// Whether `volume` is labeled on the pool, as [`Self::parallel_for`].
+    /// Whether `volume` is labeled on the pool: in more than one slab.
     fn parallel_for_volume(&self, volume: &BinaryVolume<'_>) -> bool {
-        self.parallel && volume.voxel_count() >= MIN_PARALLEL_PIXELS
+        self.slabs(volume).len() > 1
     }
 
-    /// The volume's slices cut into slabs: a few per thread of the pool
-    /// where it runs in parallel, else one.
+    /// The volume's slices cut into slabs, as [`Self::bands`] cuts rows.
     fn slabs(&self, volume: &BinaryVolume<'_>) -> Vec<Range<usize>> {
         let depth = volume.depth();
-        let count = if self.parallel_for_volume(volume) {
-            (rayon::current_num_threads() * BANDS_PER_THREAD).min(depth.div_ceil(MIN_SLAB_SLICES))
+        let count = if self.parallel {
+            (rayon::current_num_threads() * BANDS_PER_THREAD)
+                .min(depth.div_ceil(MIN_SLAB_SLICES))
+                .min(volume.voxel_count() / MIN_BAND_PIXELS)
         } else {
             1
         };
@@ -554,27 +561,29 @@ mod tests {
     #[test]
     fn small_images_run_on_one_thread_and_large_ones_in_bands() {
         let side = |pixels: usize| (pixels as f64).sqrt().ceil() as usize;
-        let small =
-            BinaryImageBuf::new(side(MIN_PARALLEL_PIXELS) - 1, side(MIN_PARALLEL_PIXELS) - 1)
-                .unwrap();
-        let large =
-            BinaryImageBuf::new(side(MIN_PARALLEL_PIXELS), side(MIN_PARALLEL_PIXELS)).unwrap();
+        let two_bands = side(2 * MIN_BAND_PIXELS);
+        let small = BinaryImageBuf::new(two_bands - 1, two_bands - 1).unwrap();
         let parallel = RunLabeler::parallel();
         assert!(!parallel.parallel_for(&small.view()));
         assert_eq!(parallel.bands(&small.view()).len(), 1);
-        assert!(parallel.parallel_for(&large.view()));
+        let threads = rayon::current_num_threads();
+        if threads > 1 {
+            let two = BinaryImageBuf::new(two_bands, two_bands).unwrap();
+            assert!(parallel.parallel_for(&two.view()));
+            assert_eq!(parallel.bands(&two.view()).len(), 2);
+        }
+        // Enough pixels and rows for every thread's bands.
+        let large_side = side(threads * BANDS_PER_THREAD * MIN_BAND_PIXELS)
+            .max(threads * BANDS_PER_THREAD * MIN_BAND_ROWS);
+        let large = BinaryImageBuf::new(large_side, large_side).unwrap();
         let bands = parallel.bands(&large.view()).len();
-        assert_eq!(
-            bands,
-            rayon::current_num_threads() * BANDS_PER_THREAD,
-            "{bands} bands"
-        );
+        assert_eq!(bands, threads * BANDS_PER_THREAD, "{bands} bands");
         let single = RunLabeler::single_threaded();
         assert!(!single.parallel_for(&large.view()));
         assert_eq!(single.bands(&large.view()).len(), 1);
         // Both paths give the same labels past the threshold.
         let mut state = 0x9e37_79b9_u32;
-        let n = side(MIN_PARALLEL_PIXELS);
+        let n = two_bands * 2;
         let image = BinaryImageBuf::from_fn(n, n, |_, _| {
             state ^= state << 13;
             state ^= state >> 17;
