@@ -82,63 +82,33 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
         }
     }
 
-    /// Links roots `a` and `b` under the smaller, without a branch (a root
-    /// linked to itself stays a root); returns it. Labeling only: no
-    /// features move.
-    #[inline(always)]
-    fn link(&mut self, a: u32, b: u32) -> u32 {
-        let (low, high) = (a.min(b), a.max(b));
-        self.parent[high as usize] = low;
-        low
-    }
-
     /// Joins `label` (a root, or [`NO_LABEL`]) with the classes of the runs
     /// `touching`; returns the root of the joined class ([`NO_LABEL`] when
     /// both are empty).
-    #[inline(always)]
-    pub(super) fn join(&mut self, mut label: u32, touching: &[Run]) -> u32 {
-        if !MEASURE {
-            return self.join_labels(label, touching);
-        }
-        // Neighbouring runs often share a label: skip the finds.
-        let mut seen = NO_LABEL;
-        for other in touching {
-            if other.label == seen {
-                continue;
-            }
-            seen = other.label;
-            let root = self.find(other.label);
-            label = if label == NO_LABEL {
-                root
-            } else {
-                self.union(label, root)
-            };
-        }
-        label
-    }
-
-    /// [`Self::join`] without features, with fewer data-dependent branches:
-    /// at g = 1 how many runs touch a run (0 to 3) is a coin toss, and a
-    /// loop over them mispredicted about once per run. The first and the
-    /// last touching runs are joined unconditionally (with one touching
-    /// run, a class with itself: a root linked to itself stays a root), and
+    ///
+    /// With few data-dependent branches: at g = 1 how many runs touch a
+    /// run (0 to 3) is a coin toss, and a loop over them mispredicted about
+    /// once per run. The first and the last touching runs are joined
+    /// unconditionally (with one touching run, a class with itself), and
     /// those between them in a loop that is almost never entered.
     #[inline(always)]
-    fn join_labels(&mut self, label: u32, touching: &[Run]) -> u32 {
+    pub(super) fn join(&mut self, label: u32, touching: &[Run]) -> u32 {
         let (Some(first), Some(last)) = (touching.first(), touching.last()) else {
             return label;
         };
         let (first, last) = (self.find(first.label), self.find(last.label));
-        let mut joined = self.link(first, last);
+        let mut joined = self.union(first, last);
         // None (1 > len - 1) unless three or more touch.
         for other in touching.get(1..touching.len() - 1).unwrap_or_default() {
             let root = self.find(other.label);
-            joined = self.link(joined, root);
+            joined = self.union(joined, root);
         }
         if label == NO_LABEL {
             joined
         } else {
-            self.link(label, joined)
+            // The unions above may have linked `label` under another root.
+            let label = self.find(label);
+            self.union(label, joined)
         }
     }
 
@@ -176,18 +146,20 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
         }
     }
 
-    /// Merges the classes of roots `a` and `b` under the smaller; returns it.
+    /// Merges the classes of roots `a` and `b` under the smaller; returns
+    /// it. Labeling links without a branch (a root linked to itself stays a
+    /// root); analysis moves the features only between two classes.
     #[inline(always)]
     fn union(&mut self, a: u32, b: u32) -> u32 {
-        if a == b {
-            return a;
-        }
         let (low, high) = (a.min(b), a.max(b));
-        self.parent[high as usize] = low;
         if MEASURE {
+            if a == b {
+                return a;
+            }
             let moved = self.stats[high as usize];
             self.stats[low as usize].merge(&moved);
         }
+        self.parent[high as usize] = low;
         low
     }
 

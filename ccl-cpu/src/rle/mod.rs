@@ -61,17 +61,29 @@ const MIN_BAND_ROWS: usize = 16;
 /// slice of rows joined on one thread).
 const MIN_SLAB_SLICES: usize = 4;
 
-/// The fewest pixels a band (or voxels a slab) has: an image of fewer than
-/// twice as many is labeled on the calling thread, a larger one in at most
-/// `pixels / MIN_BAND_PIXELS` bands. Handing bands to the pool costs tens
-/// of microseconds before any work, and each band a border to merge.
-/// Measured 2026-11-25 (8-connectivity labels, mean over densities
-/// 10-90 %, g = 1 and 4): on the GPU machine's 16 host cores, 512² to
-/// 1448² labeled in bands ran 2.8-6.4x faster than on one thread (the rule
-/// before, one thread below 1 Mpx, left that); on the 2-core development
-/// machine two threads lost to one at 384² g = 4 (1.7-2.1x slower in bands
-/// of 64 Kpx) and drew level around 512².
-const MIN_BAND_PIXELS: usize = 1 << 17;
+/// The fewest pixels a band (or voxels a slab) has, so that a band's work
+/// outweighs its share of handing bands out and merging their borders.
+const MIN_BAND_PIXELS: usize = 1 << 14;
+
+/// With `T` threads in the pool, an image of fewer than
+/// `MIN_PARALLEL_PIXELS / (T - 1)` pixels (voxels) is labeled on the
+/// calling thread: the other threads must take enough work off it to pay
+/// for waking them. Measured 2026-11-25, 8-connectivity labels, mean over
+/// densities 10-90 % at g = 1 and 4: on the 2-core development machine
+/// two threads lost to one up to 768² at g = 4 (1.1-1.3x slower) and drew
+/// level at 1024²; on the GPU machine's 16 host cores, whose pool wakes
+/// far faster, 16 threads beat one from 384² (147 Kpx: 0.87x the time at
+/// g = 4) and 512² to 1448² ran 2.8-7.7x faster in bands than on one
+/// thread (the rule before, one thread below 1 Mpx, left that); 256² was
+/// level.
+const MIN_PARALLEL_PIXELS: usize = 1 << 20;
+
+/// Whether an input of `pixels` pixels (voxels) is worth the pool: see
+/// [`MIN_PARALLEL_PIXELS`].
+fn worth_the_pool(pixels: usize) -> bool {
+    let helpers = rayon::current_num_threads().saturating_sub(1);
+    helpers > 0 && pixels.saturating_mul(helpers) >= MIN_PARALLEL_PIXELS
+}
 
 /// The run-based labeler: bands of rows in parallel on rayon's pool (whose
 /// size `RAYON_NUM_THREADS` sets), or on the calling thread alone.
@@ -132,12 +144,12 @@ impl RunLabeler {
         self.bands(image).len() > 1
     }
 
-    /// The image's rows cut into bands: where the labeler is parallel, a
-    /// few per thread of the pool, as many as the image has pixels and rows
-    /// for; else one.
+    /// The image's rows cut into bands: where the labeler is parallel and
+    /// the image [worth the pool](worth_the_pool), a few per thread of the
+    /// pool, as many as the image has pixels and rows for; else one.
     fn bands(&self, image: &BinaryImage<'_>) -> Vec<Range<usize>> {
         let height = image.height();
-        let count = if self.parallel {
+        let count = if self.parallel && worth_the_pool(image.pixel_count()) {
             (rayon::current_num_threads() * BANDS_PER_THREAD)
                 .min(height.div_ceil(MIN_BAND_ROWS))
                 .min(image.pixel_count() / MIN_BAND_PIXELS)
@@ -155,7 +167,7 @@ impl RunLabeler {
     /// The volume's slices cut into slabs, as [`Self::bands`] cuts rows.
     fn slabs(&self, volume: &BinaryVolume<'_>) -> Vec<Range<usize>> {
         let depth = volume.depth();
-        let count = if self.parallel {
+        let count = if self.parallel && worth_the_pool(volume.voxel_count()) {
             (rayon::current_num_threads() * BANDS_PER_THREAD)
                 .min(depth.div_ceil(MIN_SLAB_SLICES))
                 .min(volume.voxel_count() / MIN_BAND_PIXELS)
@@ -561,29 +573,33 @@ mod tests {
     #[test]
     fn small_images_run_on_one_thread_and_large_ones_in_bands() {
         let side = |pixels: usize| (pixels as f64).sqrt().ceil() as usize;
-        let two_bands = side(2 * MIN_BAND_PIXELS);
-        let small = BinaryImageBuf::new(two_bands - 1, two_bands - 1).unwrap();
+        let threads = rayon::current_num_threads();
         let parallel = RunLabeler::parallel();
+        // The smallest image worth the pool, and the one below it.
+        let threshold = side(MIN_PARALLEL_PIXELS / threads.saturating_sub(1).max(1));
+        let small = BinaryImageBuf::new(threshold - 1, threshold - 1).unwrap();
         assert!(!parallel.parallel_for(&small.view()));
         assert_eq!(parallel.bands(&small.view()).len(), 1);
-        let threads = rayon::current_num_threads();
-        if threads > 1 {
-            let two = BinaryImageBuf::new(two_bands, two_bands).unwrap();
-            assert!(parallel.parallel_for(&two.view()));
-            assert_eq!(parallel.bands(&two.view()).len(), 2);
-        }
+        let worth = BinaryImageBuf::new(threshold, threshold).unwrap();
+        assert_eq!(parallel.parallel_for(&worth.view()), threads > 1);
         // Enough pixels and rows for every thread's bands.
         let large_side = side(threads * BANDS_PER_THREAD * MIN_BAND_PIXELS)
-            .max(threads * BANDS_PER_THREAD * MIN_BAND_ROWS);
+            .max(threads * BANDS_PER_THREAD * MIN_BAND_ROWS)
+            .max(threshold);
         let large = BinaryImageBuf::new(large_side, large_side).unwrap();
         let bands = parallel.bands(&large.view()).len();
-        assert_eq!(bands, threads * BANDS_PER_THREAD, "{bands} bands");
+        let expected = if threads > 1 {
+            threads * BANDS_PER_THREAD
+        } else {
+            1
+        };
+        assert_eq!(bands, expected, "{bands} bands");
         let single = RunLabeler::single_threaded();
         assert!(!single.parallel_for(&large.view()));
         assert_eq!(single.bands(&large.view()).len(), 1);
         // Both paths give the same labels past the threshold.
         let mut state = 0x9e37_79b9_u32;
-        let n = two_bands * 2;
+        let n = threshold.max(64);
         let image = BinaryImageBuf::from_fn(n, n, |_, _| {
             state ^= state << 13;
             state ^= state >> 17;
