@@ -7,10 +7,10 @@ use super::forest::RunFeatures;
 use super::runs::{Run, Touching};
 use super::{map_bands, pages};
 
-/// The fewest labels for which a join's passes run on the pool. On the
-/// 2-core development machine a parallel pass costs about 20-50 µs before
-/// any work (waking the pool's threads), a pass over 2^17 labels on one
-/// thread about 100-300 µs.
+/// The fewest labels for which a join's passes run on the pool: each
+/// parallel pass wakes the pool's threads, which on the 2-core development
+/// machine costs 20-45 µs before any work (an empty round, measured
+/// 2026-11-25), a sizeable share of a pass over fewer labels.
 const MIN_PARALLEL_LABELS: usize = 1 << 17;
 
 /// The per-label tables of a join, kept by the labeler between calls so
@@ -83,8 +83,6 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         offsets.push(offsets.last().unwrap() + band.parent.len());
     }
     let total = *offsets.last().unwrap();
-    // Each parallel pass below wakes the pool; over few labels a pass
-    // takes less than the wake-up.
     let parallel = parallel && total >= MIN_PARALLEL_LABELS;
 
     // Every band's flattened forest, shifted by its offset.

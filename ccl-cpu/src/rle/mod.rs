@@ -70,12 +70,11 @@ const MIN_BAND_PIXELS: usize = 1 << 14;
 /// calling thread: the other threads must take enough work off it to pay
 /// for waking them. Measured 2026-11-25, 8-connectivity labels, mean over
 /// densities 10-90 % at g = 1 and 4: on the 2-core development machine
-/// two threads lost to one up to 768² at g = 4 (1.1-1.3x slower) and drew
-/// level at 1024²; on the GPU machine's 16 host cores, whose pool wakes
-/// far faster, 16 threads beat one from 384² (147 Kpx: 0.87x the time at
-/// g = 4) and 512² to 1448² ran 2.8-7.7x faster in bands than on one
-/// thread (the rule before, one thread below 1 Mpx, left that); 256² was
-/// level.
+/// two threads in bands of 64 Kpx lost to one from 384² to 768² at g = 4
+/// (1.1-2.1x slower) and drew level at 1024²; on the GPU machine's 16
+/// host cores, whose pool wakes far faster, 16 threads took 0.46 / 0.77x
+/// the time of one at 384² (g = 1 / 4) and 0.15-0.62x from 512² to 1448²
+/// (the rule before, one thread below 1 Mpx, left that); 256² was level.
 const MIN_PARALLEL_PIXELS: usize = 1 << 20;
 
 /// Whether an input of `pixels` pixels (voxels) is worth the pool: see
