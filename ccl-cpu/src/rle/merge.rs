@@ -135,18 +135,17 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         count += roots;
     }
     pages::reuse(rank, total);
-    let mut stats = if MEASURE {
-        pages::filled(count as usize, F::default())
-    } else {
-        Vec::new()
-    };
+    // The features are written once each, by the pass below, on every
+    // thread: filling them first would write them twice and fault their
+    // pages in on this thread alone.
+    let mut stats = pages::with_capacity(if MEASURE { count as usize } else { 0 });
     let stat_chunks = if MEASURE {
         let bounds: Vec<usize> = firsts
             .iter()
             .map(|&f| f as usize)
             .chain([count as usize])
             .collect();
-        split(&mut stats, &bounds)
+        split(&mut stats.spare_capacity_mut()[..count as usize], &bounds)
     } else {
         (0..bands.len()).map(|_| &mut [][..]).collect()
     };
@@ -171,7 +170,7 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
                     next += 1;
                     *rank = next;
                     if MEASURE {
-                        out[(next - firsts[b] - 1) as usize] = band.stats[i];
+                        out[(next - firsts[b] - 1) as usize].write(band.stats[i]);
                     }
                 } else {
                     // Read only at roots; written so no stale entry is left.
@@ -184,6 +183,13 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
             moved
         },
     );
+    if MEASURE {
+        // SAFETY: band `b` has `roots_per_band[b]` roots, counted by the
+        // test that chose the roots above, and wrote one entry for each, at
+        // firsts[b]..firsts[b] + roots_per_band[b]: entries 0..count, each
+        // once.
+        unsafe { stats.set_len(count as usize) };
+    }
     for (global_root, features) in moved.iter().flatten() {
         stats[rank[*global_root as usize] as usize - 1].merge(features);
     }

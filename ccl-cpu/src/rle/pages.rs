@@ -17,9 +17,16 @@ pub(super) fn zeroed_labels(len: usize) -> Vec<u32> {
 /// `len` copies of `value`, in memory advised for huge pages before its
 /// first write.
 pub(super) fn filled<T: Clone>(len: usize, value: T) -> Vec<T> {
+    let mut items = with_capacity(len);
+    items.resize(len, value);
+    items
+}
+
+/// An empty vector with room for `len` items, advised for huge pages
+/// before its first write.
+pub(super) fn with_capacity<T>(len: usize) -> Vec<T> {
     let mut items = Vec::with_capacity(len);
     advise_huge_pages(items.as_mut_ptr(), len);
-    items.resize(len, value);
     items
 }
 
