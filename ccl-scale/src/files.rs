@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use ccl::Result;
-use ccl::io::{ByteElement, NpyBytes, NpyLabelFile, TiffBytes, TiffLabelFile};
+use ccl::io::{ByteElement, LabelBytes, NpyBytes, NpyLabelFile, TiffBytes, TiffLabelFile};
 
 use crate::Shape;
-use crate::stream::{PlaneSink, PlaneSource};
+use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 
 /// A `.npy` of bytes (bool, uint8, int8; (height, width) or (depth,
 /// height, width), C order) read plane by plane, the values as they are
@@ -65,15 +65,8 @@ impl NpySink {
     }
 }
 
-impl PlaneSink<u32> for NpySink {
-    fn write_planes(&self, first: usize, labels: &[u32]) -> Result<()> {
-        self.file
-            .write_at(first as u64 * self.plane_len as u64, labels)
-    }
-}
-
-impl PlaneSink<u64> for NpySink {
-    fn write_planes(&self, first: usize, labels: &[u64]) -> Result<()> {
+impl<L: LabelWord + LabelBytes> PlaneSink<L> for NpySink {
+    fn write_planes(&self, first: usize, labels: &[L]) -> Result<()> {
         self.file
             .write_at(first as u64 * self.plane_len as u64, labels)
     }
@@ -136,15 +129,8 @@ impl TiffSink {
     }
 }
 
-impl PlaneSink<u32> for TiffSink {
-    fn write_planes(&self, first: usize, labels: &[u32]) -> Result<()> {
-        self.file
-            .write_at(first as u64 * self.plane_len as u64, labels)
-    }
-}
-
-impl PlaneSink<u64> for TiffSink {
-    fn write_planes(&self, first: usize, labels: &[u64]) -> Result<()> {
+impl<L: LabelWord + LabelBytes> PlaneSink<L> for TiffSink {
+    fn write_planes(&self, first: usize, labels: &[L]) -> Result<()> {
         self.file
             .write_at(first as u64 * self.plane_len as u64, labels)
     }
