@@ -23,6 +23,9 @@ const ROW_BLOCK: u32 = 256;
 const RUN_WARPS: u32 = 4;
 /// Warps per block of the per-word and per-row kernels.
 const WORD_WARPS: u32 = 8;
+/// Rows of a slice of a volume (an image of a batch) that one warp joins,
+/// row after row.
+const BAND_ROWS: u32 = 16;
 /// Words of a row per warp of the pixel labeling (a multiple of 32): the
 /// warp loads them a lane each, then writes their labels.
 const LABEL_SPAN_WORDS: u32 = 32;
@@ -192,10 +195,11 @@ impl RunTable {
 
 /// The kernels; each field declares a kernel's arguments.
 struct Kernels {
-    runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32)>,
-    runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32)>,
+    runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
+    runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
     unions: Kernel<(RunTableArgs,)>,
-    volume_unions: Kernel<(BitImageArgs, RunTableArgs, u32, u32, i32)>,
+    band_unions: Kernel<(RunTableArgs, u32, u32, u32, u32)>,
+    band_joins: Kernel<(BitImageArgs, RunTableArgs, u32, u32, u32, i32, i32)>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
@@ -219,7 +223,8 @@ impl Kernels {
             runs_c4: Kernel::load(gpu, module, "flsl_runs_c4")?,
             runs_c8: Kernel::load(gpu, module, "flsl_runs_c8")?,
             unions: Kernel::load(gpu, module, "flsl_unions")?,
-            volume_unions: Kernel::load(gpu, module, "flsl_volume_unions")?,
+            band_unions: Kernel::load(gpu, module, "flsl_band_unions")?,
+            band_joins: Kernel::load(gpu, module, "flsl_band_joins")?,
             unions_otf: Kernel::load(gpu, module, "flsl_unions_otf")?,
             count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
             vote: Kernel::load(gpu, module, "flsl_vote")?,
@@ -314,6 +319,15 @@ impl Flsl {
                 .map_err(|_| Error::InvalidDimensions("slices taller than 2^32 rows".into()))?,
         };
         let volume = run.slices.is_some() && run.connectivity.dimensions() == 3;
+        // The slices of a volume and the images of a batch are joined in
+        // bands (flsl.cu, "Slices in bands"), unless features move with
+        // the unions (OTF), which the row kernel does.
+        let banded = run.slices.is_some() && otf.is_none();
+        let band_height = if banded {
+            BAND_ROWS.min(slice_height)
+        } else {
+            slice_height
+        };
         let diagonals = if volume {
             run.connectivity != Connectivity::Six
         } else {
@@ -333,39 +347,29 @@ impl Flsl {
         // at most that many runs), a count per row and `row_words` words per
         // row; `nodes` is null or holds a record per slot; the kernel reads
         // the bit image's words only (0 outside it).
-        unsafe { runs.launch(stream, grid, (bits, table, nodes, slice_height)) }?;
-        run.clock.mark("runs")?;
-        let grid = row_grid(geometry.height, run.slices)?;
-        // SAFETY: each block walks the runs its row's count gives; parents
-        // and the runs above they name are slots of the table.
         unsafe {
-            match otf {
-                Some((nodes, counts)) => {
-                    self.kernels
-                        .unions_otf
-                        .launch(stream, grid, (table, nodes, counts))
-                }
-                None => self.kernels.unions.launch(stream, grid, (table,)),
-            }
+            runs.launch(
+                stream,
+                grid,
+                (bits, table, nodes, slice_height, band_height),
+            )
         }?;
-        if volume {
-            // The slice before: its row y within the face reach, rows y ± 1
-            // within the edge reach (6: none; 18: shared columns; 26: also
-            // diagonal).
-            let (face_reach, edge_reach) = match run.connectivity {
-                Connectivity::Six => (0, -1),
-                Connectivity::Eighteen => (1, 0),
-                _ => (1, 1),
-            };
-            // SAFETY: each warp walks the runs its row's count gives and
-            // those of the rows of the slice before, all slots of the
-            // table, and reads the bit image's words (0 outside it).
+        run.clock.mark("runs")?;
+        if banded {
+            self.join_bands(run, geometry, bits, table, slice_height, band_height)?;
+        } else {
+            let grid = row_grid(geometry.height, run.slices)?;
+            // SAFETY: each block walks the runs its row's count gives;
+            // parents and the runs above they name are slots of the table.
             unsafe {
-                self.kernels.volume_unions.launch(
-                    stream,
-                    warp_grid(geometry.height, WORD_WARPS)?,
-                    (bits, table, slice_height, face_reach, edge_reach),
-                )
+                match otf {
+                    Some((nodes, counts)) => {
+                        self.kernels
+                            .unions_otf
+                            .launch(stream, grid, (table, nodes, counts))
+                    }
+                    None => self.kernels.unions.launch(stream, grid, (table,)),
+                }
             }?;
         }
         run.clock.mark("unions")?;
@@ -374,6 +378,66 @@ impl Flsl {
 }
 
 impl Flsl {
+    /// The unions of the runs of slices: within each band of `band_height`
+    /// rows of a slice, then of each band with the band above and, in a
+    /// volume, with the slice before.
+    fn join_bands(
+        &self,
+        run: &mut Run<'_>,
+        geometry: Geometry,
+        bits: BitImageArgs,
+        table: RunTableArgs,
+        slice_height: u32,
+        band_height: u32,
+    ) -> Result<()> {
+        if slice_height == 0 || geometry.height == 0 {
+            return Ok(());
+        }
+        let stream = run.stream;
+        let bands_per_slice = slice_height.div_ceil(band_height);
+        let slices = geometry.height / slice_height as usize;
+        let bands = u32::try_from(slices * bands_per_slice as usize)
+            .map_err(|_| Error::InvalidDimensions("a volume of more than 2^32 bands".into()))?;
+        // SAFETY: a warp per band walks the runs its rows' counts give, and
+        // the runs above they name, all slots of the table.
+        unsafe {
+            self.kernels.band_unions.launch(
+                stream,
+                warp_grid(bands as usize, WORD_WARPS)?,
+                (table, slice_height, band_height, bands_per_slice, bands),
+            )
+        }?;
+        // The band above: its last row within the in-slice reach (4, 6:
+        // shared columns; 8, 18, 26: also diagonal). The slice before (none
+        // in a batch): its row y within the face reach, rows y ± 1 within
+        // the edge reach (6: none; 18: shared columns; 26: also diagonal).
+        let (band_reach, face_reach, edge_reach) = match run.connectivity {
+            Connectivity::Four => (0, -1, -1),
+            Connectivity::Eight => (1, -1, -1),
+            Connectivity::Six => (0, 0, -1),
+            Connectivity::Eighteen => (1, 1, 0),
+            Connectivity::TwentySix => (1, 1, 1),
+        };
+        // SAFETY: each warp walks the runs its row's count gives and those
+        // of the rows of the band above and the slice before, all slots of
+        // the table, and reads the bit image's words (0 outside it).
+        unsafe {
+            self.kernels.band_joins.launch(
+                stream,
+                warp_grid(geometry.height, WORD_WARPS)?,
+                (
+                    bits,
+                    table,
+                    slice_height,
+                    band_height,
+                    band_reach,
+                    face_reach,
+                    edge_reach,
+                ),
+            )
+        }
+    }
+
     /// Flags the root runs of `table` with FLSL's own kernel, in the layout
     /// of its slots: the ranking follows.
     fn flag_roots<'f>(

@@ -87,6 +87,25 @@ __device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
     return i;
 }
 
+// ccl_find that halves the path it walks (each node passed points at its
+// grandparent), for a caller that may store into the forest: the paths of
+// a forest whose nodes are linked row after row grow with the rows. Storing
+// an ancestor is safe beside the atomicMin links of ccl_merge_linking: a
+// parent is always a smaller index, and a link that the store overwrites
+// was followed by the merge of the old parent with the same root.
+template <u32 Base = 1>
+__device__ __forceinline__ u32 ccl_find_halving(u32* L, u32 i) {
+    u32 parent = __ldcg(L + i) - Base;
+    while (parent != i) {
+        const u32 grandparent = __ldcg(L + parent) - Base;
+        if (grandparent == parent) return parent;
+        L[i] = grandparent + Base;
+        i = grandparent;
+        parent = __ldcg(L + i) - Base;
+    }
+    return i;
+}
+
 // Root of pixel i once the forest no longer changes (after the merge
 // kernels): plain cached loads.
 template <u32 Base = 1>
