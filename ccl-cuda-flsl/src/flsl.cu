@@ -591,22 +591,43 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
-// Step 2 (blocks of 8 warps, a warp per row, a lane per run): every other
-// run voted into its component's record, the lanes of one component
-// combined (__match_any_sync). The large component of a dense volume is in
-// nearly every row and would take one same-address update per row: the
-// component most frequent among 32 runs sampled across the block's first
-// row gathers its parts of the block's 8 rows in shared memory, and adds
-// them once (FLSL-CD's conflict detection, per block of rows).
-struct VolumeBlockTotal {
-    u32 rank, area, x_min, x_max, y_min, y_max, z_min, z_max;
+// Step 2 (blocks of 8 warps, each warp VOTE_ROWS_PER_WARP rows of the
+// block's 8 * VOTE_ROWS_PER_WARP, a lane per run): every other run voted
+// into its component's record, the lanes of one component combined
+// (__match_any_sync, FLSL-CD's conflict detection). A block's rows are
+// consecutive rows of a slice, which a component crosses run after run:
+// each combined vote first goes to the block's part of its component in
+// shared memory (a table by rank, an entry kept by the first rank to claim
+// it; a vote whose entry another rank holds goes to memory at once), and
+// the parts are added once at the end. Without it, a volume of many
+// components below the percolation threshold took one 9-atomic update per
+// run. The component most frequent among 32 runs sampled across the
+// block's first row (the large component of a dense volume, in every row)
+// claims its entry first.
+struct VolumePart {
+    u32 rank, area, x_min, x_max, y_min, y_max, z_max, padding;
     unsigned long long sum_x, sum_y, sum_z;
 };
 
+#define VOTE_PART_BITS 8
+#define VOTE_PARTS (1u << VOTE_PART_BITS)
+
 extern "C" __global__ void __launch_bounds__(256)
     flsl_vote_volume(FlslRuns t, u32 rows, CclRootIndex roots, CclVolumeStatsOut out) {
-    __shared__ VolumeBlockTotal block;
-    const u32 lane = threadIdx.x, first_row = blockIdx.x * blockDim.y, row = first_row + threadIdx.y;
+    __shared__ VolumePart parts[VOTE_PARTS];
+    const u32 lane = threadIdx.x, warps = blockDim.y;
+    const u32 first_row = blockIdx.x * warps * VOTE_ROWS_PER_WARP;
+    for (u32 i = threadIdx.y * 32 + lane; i < VOTE_PARTS; i += warps * 32) {
+        VolumePart empty;
+        empty.rank = NO_RANK;
+        empty.area = 0;
+        empty.x_min = empty.y_min = 0xffffffffu;
+        empty.x_max = empty.y_max = empty.z_max = 0;
+        empty.padding = 0;
+        empty.sum_x = empty.sum_y = empty.sum_z = 0;
+        parts[i] = empty;
+    }
+    __syncthreads();
     if (threadIdx.y == 0) {
         const u32 sampled = first_row < rows ? t.count[first_row] : 0;
         const u32 sample = (u32)((u64)lane * sampled / 32);
@@ -615,16 +636,12 @@ extern "C" __global__ void __launch_bounds__(256)
         // The largest group of equal samples, the lowest lane on a tie.
         const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
         const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
-        if (lane == 31 - (best & 31u)) {
-            block.rank = rank;
-            block.area = 0;
-            block.x_min = block.y_min = block.z_min = 0xffffffffu;
-            block.x_max = block.y_max = block.z_max = 0;
-            block.sum_x = block.sum_y = block.sum_z = 0;
-        }
+        if (lane == 31 - (best & 31u) && rank != NO_RANK) parts[rank & (VOTE_PARTS - 1)].rank = rank;
     }
     __syncthreads();
-    if (row < rows) {
+    for (u32 k = 0; k < VOTE_ROWS_PER_WARP; ++k) {
+        const u32 row = first_row + k * warps + threadIdx.y;
+        if (row >= rows) break;
         const u32 y = row % out.height, z = row / out.height, runs = t.count[row];
         for (u32 round = 0; round < runs; round += 32) {
             const u32 j = round + lane, slot = row * t.capacity + j;
@@ -647,35 +664,40 @@ extern "C" __global__ void __launch_bounds__(256)
             first = __reduce_min_sync(group, valid ? first : 0xffffffffu);
             last = __reduce_max_sync(group, last);
             const bool leader = valid && lane == (u32)__ffs(group) - 1;
-            if (leader && rank == block.rank) {
-                atomicAdd(&block.area, area);
-                atomicAdd(&block.sum_x, (unsigned long long)sum_x);
-                atomicAdd(&block.sum_y, (unsigned long long)y * area);
-                atomicAdd(&block.sum_z, (unsigned long long)z * area);
-                atomicMin(&block.x_min, first);
-                atomicMax(&block.x_max, last);
-                atomicMin(&block.y_min, y);
-                atomicMax(&block.y_max, y);
-                atomicMin(&block.z_min, z);
-                atomicMax(&block.z_max, z);
-            } else if (leader) {
+            if (!leader) continue;
+            VolumePart* part = parts + (rank & (VOTE_PARTS - 1));
+            const u32 holder = atomicCAS(&part->rank, NO_RANK, rank);
+            if (holder == NO_RANK || holder == rank) {
+                atomicAdd(&part->area, area);
+                atomicAdd(&part->sum_x, (unsigned long long)sum_x);
+                atomicAdd(&part->sum_y, (unsigned long long)y * area);
+                atomicAdd(&part->sum_z, (unsigned long long)z * area);
+                atomicMin(&part->x_min, first);
+                atomicMax(&part->x_max, last);
+                atomicMin(&part->y_min, y);
+                atomicMax(&part->y_max, y);
+                atomicMax(&part->z_max, z);
+            } else {
                 ccl_add_to_component(out, rank, area, sum_x, first, last, row);
             }
         }
     }
     __syncthreads();
-    if (threadIdx.x == 0 && threadIdx.y == 0 && block.area && block.rank < out.capacity) {
-        CclVolumeStats* s = out.stats + block.rank;
-        atomicAdd(&s->area, block.area);
-        atomicAdd(&s->sum_x, block.sum_x);
-        atomicAdd(&s->sum_y, block.sum_y);
-        atomicAdd(&s->sum_z, block.sum_z);
-        atomicMin(&s->x_min, block.x_min);
-        atomicMax(&s->x_max, block.x_max);
-        atomicMin(&s->y_min, block.y_min);
-        atomicMax(&s->y_max, block.y_max);
-        atomicMin(&s->z_min, block.z_min);
-        atomicMax(&s->z_max, block.z_max);
+    // The root run's record holds the component's smallest z already (the
+    // root is its first run in raster order, z outermost).
+    for (u32 i = threadIdx.y * 32 + lane; i < VOTE_PARTS; i += warps * 32) {
+        const VolumePart part = parts[i];
+        if (part.area == 0 || part.rank >= out.capacity) continue;
+        CclVolumeStats* s = out.stats + part.rank;
+        atomicAdd(&s->area, part.area);
+        atomicAdd(&s->sum_x, part.sum_x);
+        atomicAdd(&s->sum_y, part.sum_y);
+        atomicAdd(&s->sum_z, part.sum_z);
+        atomicMin(&s->x_min, part.x_min);
+        atomicMax(&s->x_max, part.x_max);
+        atomicMin(&s->y_min, part.y_min);
+        atomicMax(&s->y_max, part.y_max);
+        atomicMax(&s->z_max, part.z_max);
     }
 }
 

@@ -26,6 +26,9 @@ const WORD_WARPS: u32 = 8;
 /// Rows of a slice of a volume (an image of a batch) that one warp joins,
 /// row after row.
 const BAND_ROWS: u32 = 16;
+/// Rows per warp of a volume's vote: a block gathers the votes of
+/// `WORD_WARPS` times as many consecutive rows in shared memory.
+const VOTE_ROWS_PER_WARP: u32 = 4;
 /// Words of a row per warp of the pixel labeling (a multiple of 32): the
 /// warp loads them a lane each, then writes their labels.
 const LABEL_SPAN_WORDS: u32 = 32;
@@ -36,7 +39,10 @@ const SOURCE: &str = include_str!("flsl.cu");
 const KERNELS: KernelSource = KernelSource {
     name: "flsl",
     source: SOURCE,
-    constants: &[("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS)],
+    constants: &[
+        ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
+        ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
+    ],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
 const COUNTED_KERNELS: KernelSource = KernelSource {
@@ -44,6 +50,7 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
     source: SOURCE,
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
+        ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("CCL_COUNT_UPDATES", 1),
     ],
 };
@@ -647,13 +654,16 @@ impl DeviceVariant for Flsl {
                     (table, rows, index, output),
                 )
             }?;
-            // SAFETY: a warp per row walks the runs its count gives; the
-            // root index covers every slot; ranks are below `count`, the
-            // stats array's capacity.
+            // SAFETY: a warp per VOTE_ROWS_PER_WARP rows walks the runs
+            // their counts give; the root index covers every slot; ranks are
+            // below `count`, the stats array's capacity.
             unsafe {
                 self.kernels.vote_volume.launch(
                     stream,
-                    warp_grid(geometry.height, WORD_WARPS)?,
+                    warp_grid(
+                        geometry.height.div_ceil(VOTE_ROWS_PER_WARP as usize),
+                        WORD_WARPS,
+                    )?,
                     (table, rows, index, output),
                 )
             }?;
