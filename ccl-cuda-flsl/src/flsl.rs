@@ -706,10 +706,11 @@ register!(
         (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
         (Task::Analyze, Connectivity::Eight),
-        // Volumes, bench/2026-11-24-h200-volumes (512^3, g = 1 / 4 / 16):
-        // labels at 49.4 / 104.8 / 126.5 Gvox/s in 6-connectivity (`playne`
-        // 18.4 / 23.8 / 32.7), 28.7 / 71.1 / 100.3 in 18, 25.0 / 65.8 / 98.5
-        // in 26 (`buf` 17.6 / 23.1 / 34.7).
+        // Volumes, bench/2026-11-26-h200-volume-bands (512^3, g = 1 / 4 /
+        // 16): labels at 59.3 / 146.8 / 179.3 Gvox/s in 6-connectivity, 43.9
+        // / 123.9 / 159.7 in 18, 41.5 / 123.6 / 161.8 in 26; in
+        // bench/2026-11-24-h200-volumes, `playne` 18.4 / 23.8 / 32.7 in 6 and
+        // `buf` 17.6 / 23.1 / 34.7 in 26.
         (Task::Label, Connectivity::Six),
         (Task::Label, Connectivity::Eighteen),
         (Task::Label, Connectivity::TwentySix),
