@@ -600,12 +600,12 @@ extern "C" __global__ void __launch_bounds__(256)
 // shared memory (a table by rank, an entry kept by the first rank to claim
 // it; a vote whose entry another rank holds goes to memory at once), and
 // the parts are added once at the end. Without it, a volume of many
-// components below the percolation threshold took one 9-atomic update per
+// components below the percolation threshold took one 10-atomic update per
 // run. The component most frequent among 32 runs sampled across the
 // block's first row (the large component of a dense volume, in every row)
 // claims its entry first.
 struct VolumePart {
-    u32 rank, area, x_min, x_max, y_min, y_max, z_max, padding;
+    u32 rank, area, x_min, x_max, y_min, y_max, z_min, z_max;
     unsigned long long sum_x, sum_y, sum_z;
 };
 
@@ -621,9 +621,8 @@ extern "C" __global__ void __launch_bounds__(256)
         VolumePart empty;
         empty.rank = NO_RANK;
         empty.area = 0;
-        empty.x_min = empty.y_min = 0xffffffffu;
+        empty.x_min = empty.y_min = empty.z_min = 0xffffffffu;
         empty.x_max = empty.y_max = empty.z_max = 0;
-        empty.padding = 0;
         empty.sum_x = empty.sum_y = empty.sum_z = 0;
         parts[i] = empty;
     }
@@ -676,6 +675,7 @@ extern "C" __global__ void __launch_bounds__(256)
                 atomicMax(&part->x_max, last);
                 atomicMin(&part->y_min, y);
                 atomicMax(&part->y_max, y);
+                atomicMin(&part->z_min, z);
                 atomicMax(&part->z_max, z);
             } else {
                 ccl_add_to_component(out, rank, area, sum_x, first, last, row);
@@ -683,21 +683,11 @@ extern "C" __global__ void __launch_bounds__(256)
         }
     }
     __syncthreads();
-    // The root run's record holds the component's smallest z already (the
-    // root is its first run in raster order, z outermost).
     for (u32 i = threadIdx.y * 32 + lane; i < VOTE_PARTS; i += warps * 32) {
         const VolumePart part = parts[i];
         if (part.area == 0 || part.rank >= out.capacity) continue;
-        CclVolumeStats* s = out.stats + part.rank;
-        atomicAdd(&s->area, part.area);
-        atomicAdd(&s->sum_x, part.sum_x);
-        atomicAdd(&s->sum_y, part.sum_y);
-        atomicAdd(&s->sum_z, part.sum_z);
-        atomicMin(&s->x_min, part.x_min);
-        atomicMax(&s->x_max, part.x_max);
-        atomicMin(&s->y_min, part.y_min);
-        atomicMax(&s->y_max, part.y_max);
-        atomicMax(&s->z_max, part.z_max);
+        ccl_add_volume_part(out.stats + part.rank, part.area, part.x_min, part.x_max, part.y_min, part.y_max,
+                            part.z_min, part.z_max, part.sum_x, part.sum_y, part.sum_z);
     }
 }
 

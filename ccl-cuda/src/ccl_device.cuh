@@ -327,23 +327,30 @@ struct CclVolumeStatsOut {
     u32 height;
 };
 
+// Adds a part of a component (its voxels, box and coordinate sums) to the
+// component's record.
+__device__ __forceinline__ void ccl_add_volume_part(CclVolumeStats* s, u32 area, u32 x_min, u32 x_max,
+                                                    u32 y_min, u32 y_max, u32 z_min, u32 z_max, u64 sum_x,
+                                                    u64 sum_y, u64 sum_z) {
+    atomicAdd(&s->area, area);
+    atomicAdd(&s->sum_x, sum_x);
+    atomicAdd(&s->sum_y, sum_y);
+    atomicAdd(&s->sum_z, sum_z);
+    atomicMin(&s->x_min, x_min);
+    atomicMax(&s->x_max, x_max);
+    atomicMin(&s->y_min, y_min);
+    atomicMax(&s->y_max, y_max);
+    atomicMin(&s->z_min, z_min);
+    atomicMax(&s->z_max, z_max);
+}
+
 // Adds a run of `area` voxels of flattened row `row` to the component of
 // rank `rank`: the volume's form of the image's ccl_add_to_component.
 __device__ __forceinline__ void ccl_add_to_component(CclVolumeStatsOut out, u32 rank, u32 area,
                                                      u64 sum_x, u32 x_min, u32 x_max, u32 row) {
     if (rank >= out.capacity) return;
-    CclVolumeStats* s = out.stats + rank;
     const u32 y = row % out.height, z = row / out.height;
-    atomicAdd(&s->area, area);
-    atomicAdd(&s->sum_x, sum_x);
-    atomicAdd(&s->sum_y, (u64)y * area);
-    atomicAdd(&s->sum_z, (u64)z * area);
-    atomicMin(&s->x_min, x_min);
-    atomicMax(&s->x_max, x_max);
-    atomicMin(&s->y_min, y);
-    atomicMax(&s->y_max, y);
-    atomicMin(&s->z_min, z);
-    atomicMax(&s->z_max, z);
+    ccl_add_volume_part(out.stats + rank, area, x_min, x_max, y, y, z, z, sum_x, (u64)y * area, (u64)z * area);
 }
 
 // ------------------------------------------------------------- block scans

@@ -145,6 +145,10 @@ template <u32 Measure>
 __device__ __forceinline__ void add_part(CclVolumeStats* s, u32 area, u32 x_min, u32 x_max,
                                          u32 y_min, u32 y_max, u32 z_min, u32 z_max, u64 sum_x,
                                          u64 sum_y, u64 sum_z) {
+    if (Measure >= FILTER_MEASURE_FEATURES) {
+        ccl_add_volume_part(s, area, x_min, x_max, y_min, y_max, z_min, z_max, sum_x, sum_y, sum_z);
+        return;
+    }
     atomicAdd(&s->area, area);
     if (Measure >= FILTER_MEASURE_BOX) {
         atomicMin(&s->x_min, x_min);
@@ -153,11 +157,6 @@ __device__ __forceinline__ void add_part(CclVolumeStats* s, u32 area, u32 x_min,
         atomicMax(&s->y_max, y_max);
         atomicMin(&s->z_min, z_min);
         atomicMax(&s->z_max, z_max);
-    }
-    if (Measure >= FILTER_MEASURE_FEATURES) {
-        atomicAdd(&s->sum_x, sum_x);
-        atomicAdd(&s->sum_y, sum_y);
-        atomicAdd(&s->sum_z, sum_z);
     }
 }
 
