@@ -21,6 +21,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
         "npp",
         "playne",
         "playne_volume",
+        "tiles",
         "ke",
         "block",
         "block_volume",

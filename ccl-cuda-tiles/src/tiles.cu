@@ -1,0 +1,365 @@
+// Tiles: each block labels a tile of 32 x 16 x 16 voxels of a volume's bit
+// image in shared memory, then the tiles are joined through their faces in
+// global memory. After the tile-local labeling with border merging of
+// O. Štava & B. Beneš, "Connected component labeling in CUDA" (GPU Computing
+// Gems, Emerald Edition, 2011), here on runs of the packed bit image and in
+// volumes, with 3-D tiles.
+//
+// A volume is the image of its rows, slice after slice (row z * height + y;
+// ccl_cuda::backend::Slices). A tile is one bit word wide (32 columns),
+// tile_height rows of a slice deep in y and tile_depth slices in z
+// (tile_height * tile_depth = TILE_ROWS): a thread per row of the tile. Inside a tile, the union-find runs in shared
+// memory over the tile's runs (a run's node is its first voxel), so that the
+// links that make the long paths of a global forest never leave the chip;
+// only the pairs of voxels on either side of a tile's faces are merged in
+// global memory, a few percent of the voxels.
+//
+// The forest in global memory is a pixel forest of ccl_device.cuh: each
+// tile writes every voxel's parent, the first voxel of its tile component,
+// so that a tile component's first voxel is its node; the faces kernel
+// merges nodes with the shared atomicMin merge. A parent is always a smaller
+// index (a tile's voxels are ordered as the volume's), so each component's
+// root is its first voxel in raster order, as the numbering needs.
+
+// The backward neighbour rows of a row in each connectivity: the row dy
+// rows up in the same slice (dz = 0) or in the slice before (dz = -1),
+// whose voxels within `reach` columns touch (0: the same column only). The
+// row itself (the voxel to the left) is a neighbour in every connectivity.
+struct TileStep {
+    int dy, dz, reach;
+};
+
+#define TILE_MAX_STEPS 4
+
+// By connectivity index (tiles.rs `step_set`): 6, 18, 26.
+__constant__ TileStep TILE_STEPS[3][TILE_MAX_STEPS] = {
+    {{-1, 0, 0}, {0, -1, 0}},                               // 6
+    {{-1, 0, 1}, {0, -1, 1}, {-1, -1, 0}, {1, -1, 0}},      // 18
+    {{-1, 0, 1}, {0, -1, 1}, {-1, -1, 1}, {1, -1, 1}},      // 26
+};
+__constant__ int TILE_STEP_COUNT[3] = {2, 4, 4};
+
+// How the rows of the bit image are cut into tiles (tiles.rs TileGridArgs).
+struct TileGrid {
+    u32 width;        // voxels per row
+    u32 words;        // bit words per row: the tiles along x
+    u32 height;       // rows per slice
+    u32 depth;        // slices
+    u32 tile_height;  // rows of a slice per tile, a power of two
+    u32 height_shift; // log2(tile_height): per-voxel indices shift, not divide
+    u32 tile_depth;   // slices per tile: TILE_ROWS / tile_height
+    u32 depth_shift;  // log2(tile_depth)
+    u32 tiles_y;      // tiles along y: ceil(height / tile_height)
+};
+
+// The bits of `mask` from bit s through bit e.
+__device__ __forceinline__ u32 bit_span(int s, int e) { return ((2u << e) - 1u) & ~((1u << s) - 1u); }
+
+// `mask` widened by a column on each side (reach 1), within the word.
+__device__ __forceinline__ u32 widen(u32 mask, int reach) { return reach ? mask | (mask << 1) | (mask >> 1) : mask; }
+
+// ------------------------------------------------------- shared-memory forest
+//
+// Raw indices (a root is its own parent), the smaller root wins: local index
+// order is the volume's raster order inside the tile. All rows of a tile
+// unite at once, so the paths grow across rows: a find halves the path it
+// walks (each node passed points at its grandparent; safe beside the
+// atomicMin links, which only ever change a root's parent, as for
+// ccl_find_halving).
+
+__device__ __forceinline__ u32 tile_find(volatile u32* parent, u32 i) {
+    u32 p = parent[i];
+    while (p != i) {
+        const u32 grandparent = parent[p];
+        if (grandparent == p) return p;
+        // Atomic, as the links are: the shortcut is kept only if i's parent
+        // is still p.
+        atomicCAS((u32*)(parent + i), p, grandparent);
+        i = grandparent;
+        p = parent[i];
+    }
+    return i;
+}
+
+// The root of node i, its path left as it is: after the unions, when the
+// paths are short and no thread stores into the forest any more.
+__device__ __forceinline__ u32 tile_root(const volatile u32* parent, u32 i) {
+    u32 p = parent[i];
+    while (p != i) {
+        i = p;
+        p = parent[i];
+    }
+    return i;
+}
+
+__device__ __forceinline__ void tile_merge(u32* parent, u32 a, u32 b) {
+    while (true) {
+        a = tile_find(parent, a);
+        b = tile_find(parent, b);
+        if (a == b) return;
+        if (a > b) {
+            const u32 t = a;
+            a = b;
+            b = t;
+        }
+        const u32 old = atomicMin(parent + b, a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+// Labels one tile (a block of TILE_ROWS threads, a thread per row): the
+// tile's rows into shared memory, each run's node made a root, the unions
+// of every row with its backward rows inside the tile; then each voxel's
+// parent (1 + the index of its tile
+// component's first voxel; 0 for background) into `forest`, a warp writing
+// 32 rows a row at a time (128 coalesced bytes), and, with `node_bits`
+// (one bit per voxel in the bit image's layout), the first voxel of every
+// tile component flagged: the candidates for the roots.
+extern "C" __global__ void __launch_bounds__(TILE_ROWS)
+    tiles_local(CclBits bits, TileGrid g, int connectivity, u32* forest, u32* node_bits) {
+    __shared__ u32 row_bits[TILE_ROWS];
+    __shared__ u32 parent[TILE_ROWS * 32];
+    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
+    const u32 y0 = tile_yz % g.tiles_y * g.tile_height, z0 = tile_yz / g.tiles_y * g.tile_depth;
+    const u32 r = threadIdx.x, ly = r & (g.tile_height - 1), lz = r >> g.height_shift;
+    const u32 y = y0 + ly, z = z0 + lz;
+    const bool inside = y < g.height && z < g.depth;
+    const u32 row = z * g.height + y;
+    const u32 word = inside ? ccl_bits_row(bits, row)[tx] : 0u;
+    const u32 starts = word & ~(word << 1);
+    row_bits[r] = word;
+    for (u32 m = starts; m; m &= m - 1) {
+        const u32 i = r * 32 + (u32)(__ffs(m) - 1);
+        parent[i] = i;
+    }
+    __syncthreads();
+    // The unions, a lane per run: a warp takes the runs of its 32 rows 32
+    // at a time (a lane per row would leave most lanes idle, its row's
+    // runs and their merges many or few). Run j of the warp's runs is in
+    // the first row whose inclusive count exceeds j (a binary search over
+    // the lanes' counts), at that row's (j - runs before)-th start.
+    const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const u32 count = (u32)__popc(starts);
+    u32 inclusive = count;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const u32 other = __shfl_up_sync(CCL_FULL_MASK, inclusive, offset);
+        if (lane >= (u32)offset) inclusive += other;
+    }
+    const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
+    const int steps = TILE_STEP_COUNT[connectivity];
+    for (u32 base = 0; base < total; base += 32) {
+        const u32 item = base + lane;
+        u32 holder = 0;
+#pragma unroll
+        for (u32 step = 16; step >= 1; step >>= 1)
+            if (__shfl_sync(CCL_FULL_MASK, inclusive, holder + step - 1) <= item) holder += step;
+        const u32 before = __shfl_sync(CCL_FULL_MASK, inclusive - count, holder);
+        const u32 holder_starts = __shfl_sync(CCL_FULL_MASK, starts, holder);
+        if (item >= total) continue;
+        const u32 rr = warp * 32 + holder, here = row_bits[rr];
+        const int s = (int)__fns(holder_starts, 0, (int)(item - before + 1));
+        const u32 run = bit_span(s, ccl_run_end(here, s));
+        const int hy = (int)(rr & (g.tile_height - 1)), hz = (int)(rr >> g.height_shift);
+        for (int k = 0; k < steps; ++k) {
+            const TileStep step = TILE_STEPS[connectivity][k];
+            const int ny = hy + step.dy, nz = hz + step.dz;
+            // Rows outside the tile are the faces kernel's; rows of the tile
+            // past the volume's edge hold no bits.
+            if (ny < 0 || nz < 0 || ny >= (int)g.tile_height) continue;
+            const u32 n = (u32)nz * g.tile_height + (u32)ny;
+            const u32 other = row_bits[n];
+            u32 touch = widen(run, step.reach) & other;
+            while (touch) {
+                const int b = __ffs(touch) - 1;
+                tile_merge(parent, rr * 32 + (u32)s, n * 32 + (u32)ccl_run_start(other, b));
+                touch &= ~((2u << ccl_run_end(other, b)) - 1u);
+            }
+        }
+    }
+    __syncthreads();
+    if (node_bits && inside) {
+        u32 roots = 0;
+        for (u32 m = starts; m; m &= m - 1) {
+            const u32 i = r * 32 + (u32)(__ffs(m) - 1);
+            if (parent[i] == i) roots |= 1u << (i & 31u);
+        }
+        node_bits[(size_t)row * g.words + tx] = roots;
+    }
+    const u32 x = tx * 32 + lane;
+    for (u32 k = 0; k < 32; ++k) {
+        const u32 rr = warp * 32 + k;
+        const u32 yy = y0 + (rr & (g.tile_height - 1)), zz = z0 + (rr >> g.height_shift);
+        if (yy >= g.height || zz >= g.depth || x >= g.width) continue;
+        const u32 w = row_bits[rr];
+        u32 value = 0;
+        if ((w >> lane) & 1u) {
+            const u32 root = tile_root(parent, rr * 32 + (u32)ccl_run_start(w, (int)lane));
+            const u32 root_row = root >> 5;
+            const u32 root_y = y0 + (root_row & (g.tile_height - 1)), root_z = z0 + (root_row >> g.height_shift);
+            value = (root_z * g.height + root_y) * g.width + tx * 32 + (root & 31u) + 1;
+        }
+        forest[(size_t)(zz * g.height + yy) * g.width + x] = value;
+    }
+}
+
+// The global merge of nodes a and b, its finds halving their paths: the
+// nodes of a large component are merged again and again across the faces
+// (at 70 %, by nearly every word), and would walk ever longer chains.
+__device__ __forceinline__ void tiles_merge(u32* forest, u32 a, u32 b) {
+    while (true) {
+        a = ccl_find_halving(forest, a);
+        b = ccl_find_halving(forest, b);
+        if (a == b) return;
+        if (a > b) {
+            const u32 t = a;
+            a = b;
+            b = t;
+        }
+        const u32 old = atomicMin(forest + b, a + 1);
+        if (old == b + 1) return;
+        b = old - 1;
+    }
+}
+
+// The pair a thread has merged last, per backward row: the runs of a word
+// mostly join the same two tile components.
+struct FacePair {
+    u32 a, b;
+};
+
+// Merges voxels a and b (both foreground) by their parents, unless these
+// are the `last` pair, or, with `above`, the parents of the voxels one row
+// up (a pair of the same kind, there the thread of the row above joins
+// them, or skips them for the same reasons): the x edges of a large tile
+// component are crossed by every row.
+__device__ __forceinline__ void tiles_join(u32* forest, u32 a, u32 b, u32 above, FacePair* last) {
+    const u32 pa = __ldcg(forest + a), pb = __ldcg(forest + b);
+    if (pa == last->a && pb == last->b) return;
+    if (above && __ldcg(forest + a - above) == pa && __ldcg(forest + b - above) == pb) return;
+    last->a = pa;
+    last->b = pb;
+    tiles_merge(forest, pa - 1, pb - 1);
+}
+
+// Joins the tiles (a thread per word of a row): for each backward row in
+// another tile (a face), every voxel of this word with the voxels of that
+// row it touches; for a backward row in the same tile, only the pairs that
+// cross the word's edge (the voxel before the word's first column, after
+// its last), which belong to the tiles beside it.
+extern "C" __global__ void __launch_bounds__(256) tiles_faces(CclBits bits, TileGrid g, int connectivity, u32* forest) {
+    const u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= (u64)g.height * g.depth * g.words) return;
+    const u32 row = (u32)(index / g.words), w = (u32)(index % g.words);
+    const u32* here_row = ccl_bits_row(bits, row);
+    const u32 word = here_row[w];
+    if (!word) return;
+    const u32 y = row % g.height, z = row / g.height;
+    const u32 first = row * g.width + w * 32;  // the word's first voxel
+    // Pairs across the word's edges may skip as the row above's do.
+    const u32 above = y > 0 ? g.width : 0u;
+    FacePair last = {0u, 0u};
+    // The run through the word's left edge.
+    if ((word & 1u) && w > 0 && (here_row[w - 1] >> 31)) tiles_join(forest, first, first - 1, above, &last);
+    for (int k = 0; k < TILE_STEP_COUNT[connectivity]; ++k) {
+        const TileStep step = TILE_STEPS[connectivity][k];
+        const int ny = (int)y + step.dy, nz = (int)z + step.dz;
+        if (ny < 0 || nz < 0 || ny >= (int)g.height) continue;
+        const u32 other_row = (u32)nz * g.height + (u32)ny;
+        const u32* other_bits = ccl_bits_row(bits, other_row);
+        const u32 other = other_bits[w];
+        const u32 other_first = other_row * g.width + w * 32;
+        last.a = last.b = 0;
+        if (step.reach) {
+            // The row above's pair of this kind exists if its row does.
+            const u32 step_above = ny > 0 ? above : 0u;
+            if ((word & 1u) && w > 0 && (other_bits[w - 1] >> 31))
+                tiles_join(forest, first, other_first - 1, step_above, &last);
+            if ((word >> 31) && w + 1 < g.words && (other_bits[w + 1] & 1u))
+                tiles_join(forest, first + 31, other_first + 32, step_above, &last);
+        }
+        const bool same_tile = (u32)ny >> g.height_shift == y >> g.height_shift &&
+                               (u32)nz >> g.depth_shift == z >> g.depth_shift;
+        if (same_tile || !other) continue;
+        for (u32 starts = word & ~(word << 1); starts; starts &= starts - 1) {
+            const int s = __ffs(starts) - 1;
+            u32 touch = widen(bit_span(s, ccl_run_end(word, s)), step.reach) & other;
+            while (touch) {
+                const int b = __ffs(touch) - 1;
+                tiles_join(forest, first + (u32)s, other_first + (u32)b, 0u, &last);
+                touch &= ~((2u << ccl_run_end(other, b)) - 1u);
+            }
+        }
+    }
+}
+
+// Flags the roots among the nodes (a thread per word of `root_bits`, which
+// holds the node bits of tiles_local and gets the root bits), counts them
+// per group of CCL_ROOT_GROUP_WORDS words (`group_count`, zeroed before),
+// and points every other node at its root, so that a voxel's root is two
+// loads away: its node, the node's parent.
+extern "C" __global__ void __launch_bounds__(256)
+    tiles_roots(TileGrid g, u32* forest, u32* root_bits, u32 root_words, u32* group_count) {
+    const u32 index = blockIdx.x * blockDim.x + threadIdx.x;
+    u32 roots = 0;
+    if (index < root_words) {
+        const u32 nodes = root_bits[index];
+        const u32 first = index / g.words * g.width + index % g.words * 32;
+        for (u32 m = nodes; m; m &= m - 1) {
+            const int s = __ffs(m) - 1;
+            const u32 node = first + (u32)s;
+            if (forest[node] == node + 1)
+                roots |= 1u << s;
+            else
+                forest[node] = ccl_find(forest, node) + 1;
+        }
+        if (roots != nodes) root_bits[index] = roots;
+    }
+    // A warp's 32 words lie in one group (groups are whole warps of words).
+    const u32 count = __reduce_add_sync(CCL_FULL_MASK, (u32)__popc(roots));
+    if ((threadIdx.x & 31u) == 0 && count) atomicAdd(group_count + (index / CCL_ROOT_GROUP_WORDS), count);
+}
+
+// The canonical label of a voxel whose forest entry is `parent` (after
+// tiles_roots): 0 for background, else its root's rank + 1.
+__device__ __forceinline__ u32 tile_label(const u32* forest, u32 width, CclRootIndex roots, u32 parent) {
+    if (!parent) return 0;
+    const u32 root = forest[parent - 1] - 1;
+    return ccl_root_label(roots, root % width, root / width);
+}
+
+// Each voxel's canonical label from the forest into `labels` (a thread per
+// four voxels of the flat volume, 16-byte loads and stores where both
+// buffers are aligned to them: `vectors`, else one voxel at a time). Runs
+// of one component share a parent: a thread reuses its last label.
+extern "C" __global__ void __launch_bounds__(256)
+    tiles_number(const u32* forest, u32 width, CclRootIndex roots, u32* labels, u64 voxels, int vectors) {
+    const u64 quad = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    const u64 first = quad * 4;
+    if (first >= voxels) return;
+    u32 last_parent = 0, last_label = 0;
+    if (vectors && first + 4 <= voxels) {
+        const uint4 parents = *(const uint4*)(forest + first);
+        const u32 p[4] = {parents.x, parents.y, parents.z, parents.w};
+        u32 out[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            if (p[i] != last_parent) {
+                last_parent = p[i];
+                last_label = tile_label(forest, width, roots, p[i]);
+            }
+            out[i] = p[i] ? last_label : 0u;
+        }
+        *(uint4*)(labels + first) = make_uint4(out[0], out[1], out[2], out[3]);
+        return;
+    }
+    for (u64 v = first; v < first + 4 && v < voxels; ++v) {
+        const u32 p = forest[v];
+        if (p != last_parent) {
+            last_parent = p;
+            last_label = tile_label(forest, width, roots, p);
+        }
+        labels[v] = p ? last_label : 0u;
+    }
+}

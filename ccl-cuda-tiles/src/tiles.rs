@@ -1,0 +1,326 @@
+//! [`Tiles`]: the `tiles` variant, launching the kernels of `tiles.cu`.
+
+use std::sync::Arc;
+
+use ccl_core::{Connectivity, Error, Result};
+use ccl_cuda::backend::{
+    BitImage, BitImageArgs, DeviceVariant, Features, Numbered, RootLayout, Run, Slices,
+};
+use ccl_cuda::cudarc::driver::{CudaViewMut, DeviceRepr, LaunchConfig};
+use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, Kernel, KernelSource, linear_grid};
+
+/// Rows of a tile: the threads of a block of the tile kernel, one per row
+/// (a tile is 32 columns wide, one bit word).
+const TILE_ROWS: u32 = 256;
+/// Rows of a slice per tile: tiles of 32 × 16 × 16 voxels, whose faces
+/// across y and z are each a sixteenth of the rows. (Images, tiles of 256
+/// rows of one slice, ran at a tenth of `flsl-cd`'s speed: the unions of
+/// 256 rows at once chain through the whole tile.)
+const TILE_HEIGHT: usize = 16;
+/// Threads per block of the per-word and per-voxel kernels.
+const BLOCK: u32 = 256;
+
+const KERNELS: KernelSource = KernelSource {
+    name: "tiles",
+    source: include_str!("tiles.cu"),
+    constants: &[("TILE_ROWS", TILE_ROWS)],
+};
+ccl_cuda::inventory::submit! { KERNELS }
+
+/// How the rows are cut into tiles (`TileGrid` of `tiles.cu`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TileGridArgs {
+    width: u32,
+    words: u32,
+    height: u32,
+    depth: u32,
+    tile_height: u32,
+    height_shift: u32,
+    tile_depth: u32,
+    depth_shift: u32,
+    tiles_y: u32,
+}
+
+// SAFETY: plain old data with C layout, matching TileGrid.
+unsafe impl DeviceRepr for TileGridArgs {}
+
+impl TileGridArgs {
+    /// The tiles of a volume's `rows`, sliced as `slices`.
+    fn of(rows: &DeviceImage<'_>, slices: Slices) -> Result<Self> {
+        Self::new(rows.width(), slices.height, slices.depth)
+    }
+
+    /// The tiles of `depth` slices of `width` × `height`: 16 rows by 16
+    /// slices (fewer rows, more slices, for slices of fewer rows).
+    fn new(width: usize, height: usize, depth: usize) -> Result<Self> {
+        let tile_height = height.next_power_of_two().min(TILE_HEIGHT);
+        let tile_depth = TILE_ROWS as usize / tile_height;
+        let words = width.div_ceil(32);
+        let tiles_y = height.div_ceil(tile_height);
+        let tiles = words as u64 * tiles_y as u64 * depth.div_ceil(tile_depth) as u64;
+        let voxels = width as u64 * height as u64 * depth as u64;
+        // Voxel indices + 1 are the forest's parents, and the tiles a grid's
+        // blocks along x.
+        if voxels >= u32::MAX as u64 || tiles > i32::MAX as u64 {
+            return Err(Error::InvalidDimensions(format!(
+                "{depth} slices of {width}x{height} are too many voxels for the tiles' 32-bit indices"
+            )));
+        }
+        let narrow = |n: usize| n as u32;
+        Ok(Self {
+            width: narrow(width),
+            words: narrow(words),
+            height: narrow(height),
+            depth: narrow(depth),
+            tile_height: narrow(tile_height),
+            height_shift: tile_height.trailing_zeros(),
+            tile_depth: narrow(tile_depth),
+            depth_shift: tile_depth.trailing_zeros(),
+            tiles_y: narrow(tiles_y),
+        })
+    }
+
+    fn tiles(&self) -> usize {
+        self.words as usize
+            * self.tiles_y as usize
+            * (self.depth as usize).div_ceil(self.tile_depth as usize)
+    }
+
+    fn words_in_all(&self) -> usize {
+        self.words as usize * self.height as usize * self.depth as usize
+    }
+}
+
+/// The index of `connectivity`'s backward rows in `TILE_STEPS` of `tiles.cu`.
+fn step_set(connectivity: Connectivity) -> Result<i32> {
+    match connectivity {
+        Connectivity::Six => Ok(0),
+        Connectivity::Eighteen => Ok(1),
+        Connectivity::TwentySix => Ok(2),
+        image => Err(Error::InvalidArgument(format!(
+            "tiles labels volumes (6-, 18- or 26-connectivity), not images ({image}-connectivity)"
+        ))),
+    }
+}
+
+/// The kernels; each field declares a kernel's arguments.
+struct Kernels {
+    local: Kernel<(BitImageArgs, TileGridArgs, i32, DevPtr<u32>, DevPtr<u32>)>,
+    faces: Kernel<(BitImageArgs, TileGridArgs, i32, DevPtr<u32>)>,
+    roots: Kernel<(TileGridArgs, DevPtr<u32>, DevPtr<u32>, u32, DevPtr<u32>)>,
+    number: Kernel<(
+        DevPtr<u32>,
+        u32,
+        ccl_cuda::backend::RootIndexArgs,
+        DevPtr<u32>,
+        u64,
+        i32,
+    )>,
+}
+
+/// The device-resident stages of `tiles`: `bits` (the volume's rows
+/// packed), `tiles` (each tile labeled in shared memory), `faces` (the
+/// tiles joined), then its own root flags and ranking (`roots`) and last
+/// pass (`labels`).
+pub struct Tiles {
+    kernels: Kernels,
+    /// The volume's rows as bits, which the tile and face kernels read.
+    bits: BitImage,
+}
+
+impl Tiles {
+    /// Compiles (once per process and device) and loads the kernels.
+    pub fn new(gpu: &Arc<Gpu>) -> Result<Self> {
+        Ok(Self {
+            kernels: Kernels {
+                local: Kernel::load(gpu, &KERNELS, "tiles_local")?,
+                faces: Kernel::load(gpu, &KERNELS, "tiles_faces")?,
+                roots: Kernel::load(gpu, &KERNELS, "tiles_roots")?,
+                number: Kernel::load(gpu, &KERNELS, "tiles_number")?,
+            },
+            bits: BitImage::new(gpu)?,
+        })
+    }
+
+    /// The pixel forest of `rows` in `forest`: each tile labeled in shared
+    /// memory (with `node_bits`, the first voxel of each tile component
+    /// flagged there), then the faces joined. Returns the tiles' grid.
+    fn build_forest(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        forest: DevPtr<u32>,
+        node_bits: DevPtr<u32>,
+    ) -> Result<TileGridArgs> {
+        let stream = run.stream;
+        let steps = step_set(run.connectivity)?;
+        let slices = run
+            .slices
+            .ok_or_else(|| Error::InvalidArgument("tiles labels volumes, not images".into()))?;
+        let grid = TileGridArgs::of(rows, slices)?;
+        let bits = self.bits.pack(stream, rows)?;
+        run.clock.mark("bits")?;
+        let tiles = LaunchConfig {
+            grid_dim: (grid.tiles() as u32, 1, 1),
+            block_dim: (TILE_ROWS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: a block per tile (the grid covers every word of every
+        // row); each thread reads its row's word of the bit image and writes
+        // the parents of its tile's voxels inside the volume (width × height
+        // entries of `forest`, checked by the variant layer) and, where
+        // `node_bits` is not null, its row's word of a bit per voxel.
+        unsafe {
+            self.kernels
+                .local
+                .launch(stream, tiles, (bits, grid, steps, forest, node_bits))
+        }?;
+        run.clock.mark("tiles")?;
+        // SAFETY: a thread per word of every row; the merges follow parents
+        // of voxels inside the volume, which the tile kernel wrote.
+        unsafe {
+            self.kernels.faces.launch(
+                stream,
+                linear_grid(grid.words_in_all(), BLOCK)?,
+                (bits, grid, steps, forest),
+            )
+        }?;
+        run.clock.mark("faces")?;
+        Ok(grid)
+    }
+}
+
+impl DeviceVariant for Tiles {
+    fn check_size(&self, width: usize, height: usize) -> Result<()> {
+        TileGridArgs::new(width, height, 1).map(|_| ())
+    }
+
+    fn forest(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let forest = DevPtr::of_mut(forest, run.stream);
+        self.build_forest(run, rows, forest, DevPtr::null())
+            .map(|_| ())
+    }
+
+    /// The forest in `forest` with the first voxel of every tile component
+    /// flagged in the root bits; the roots among them flagged and ranked
+    /// (stage `roots`); then each voxel's root's rank + 1 (stage `labels`).
+    fn label(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+    ) -> Result<Numbered> {
+        let stream = run.stream.clone();
+        let layout = RootLayout::of(rows);
+        let flagging = numbering.begin(&stream, layout)?;
+        let targets = flagging.targets();
+        let forest_at = DevPtr::of_mut(forest, &stream);
+        let grid = self.build_forest(run, rows, forest_at, targets.bits)?;
+        let words = grid.words_in_all();
+        // SAFETY: a thread per word of the root bits (the layout's words,
+        // which the tile kernel set to the node bits); the nodes are voxels
+        // of the forest; a count per group of words (reserved by `begin`).
+        unsafe {
+            self.kernels.roots.launch(
+                &stream,
+                linear_grid(words, BLOCK)?,
+                (
+                    grid,
+                    forest_at,
+                    targets.bits,
+                    words as u32,
+                    targets.group_count,
+                ),
+            )
+        }?;
+        let voxels = rows.pixel_count();
+        let labels_at = DevPtr::of_mut(labels, &stream);
+        // 16-byte loads and stores where both buffers allow them.
+        let vectors = (forest_at.address() | labels_at.address()) % 16 == 0;
+        flagging.flagged().number_with(run.clock, |index, stream| {
+            // SAFETY: a thread per four voxels of the width × height
+            // entries of `forest` and `labels` (different buffers, as
+            // large: the variant layer's contract), 16-byte accesses only
+            // where both are aligned to them; the root index covers the
+            // layout of the rows.
+            unsafe {
+                self.kernels.number.launch(
+                    stream,
+                    linear_grid(voxels.div_ceil(4), BLOCK)?,
+                    (
+                        forest_at,
+                        grid.width,
+                        index,
+                        labels_at,
+                        voxels as u64,
+                        vectors as i32,
+                    ),
+                )
+            }
+        })
+    }
+}
+
+ccl_cuda::register_variant! {
+    name: "tiles",
+    connectivities: &[
+        Connectivity::Six,
+        Connectivity::Eighteen,
+        Connectivity::TwentySix,
+    ],
+    analyzes: true,
+    summary: "volumes: tile-local union-find over runs in shared memory, tiles of 32x16x16 joined through their faces (after Stava & Benes, GPU Computing Gems 2011)",
+    priority: 50,
+    new: |gpu, _| Tiles::new(gpu),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_cover_volumes() {
+        // 512^3: tiles of 32 x 16 x 16 voxels.
+        let volume = TileGridArgs::new(512, 512, 512).unwrap();
+        assert_eq!((volume.tile_height, volume.tile_depth), (16, 16));
+        assert_eq!((volume.height_shift, volume.depth_shift), (4, 4));
+        assert_eq!(volume.tiles(), 16 * 32 * 32);
+        assert_eq!(volume.words_in_all(), 16 * 512 * 512);
+        // Slices of 5 rows: tiles of 8 rows by 32 slices.
+        let thin = TileGridArgs::new(33, 5, 70).unwrap();
+        assert_eq!((thin.words, thin.tile_height, thin.tile_depth), (2, 8, 32));
+        assert_eq!(thin.tiles(), 2 * 3);
+        // A row of voxels: one row by 256 slices.
+        let needle = TileGridArgs::new(1, 1, 1000).unwrap();
+        assert_eq!(
+            (needle.tile_height, needle.tile_depth, needle.tiles()),
+            (1, 256, 4)
+        );
+        for grid in [volume, thin, needle] {
+            assert_eq!(grid.tile_height * grid.tile_depth, TILE_ROWS);
+            assert_eq!(1 << grid.height_shift, grid.tile_height);
+            assert_eq!(1 << grid.depth_shift, grid.tile_depth);
+        }
+    }
+
+    #[test]
+    fn images_are_refused() {
+        assert!(step_set(Connectivity::Four).is_err());
+        assert!(step_set(Connectivity::Eight).is_err());
+        assert_eq!(step_set(Connectivity::TwentySix).unwrap(), 2);
+    }
+
+    #[test]
+    fn volumes_past_32_bit_indices_are_refused() {
+        assert!(TileGridArgs::new(2048, 2048, 1024).is_err());
+        assert!(TileGridArgs::new(2048, 2048, 1023).is_ok());
+    }
+}
