@@ -58,56 +58,6 @@ __device__ __forceinline__ u32 bit_span(int s, int e) { return ((2u << e) - 1u) 
 // `mask` widened by a column on each side (reach 1), within the word.
 __device__ __forceinline__ u32 widen(u32 mask, int reach) { return reach ? mask | (mask << 1) | (mask >> 1) : mask; }
 
-// ------------------------------------------------------- shared-memory forest
-//
-// Raw indices (a root is its own parent), the smaller root wins: local index
-// order is the volume's raster order inside the tile. All rows of a tile
-// unite at once, so the paths grow across rows: a find halves the path it
-// walks (each node passed points at its grandparent; safe beside the
-// atomicMin links, which only ever change a root's parent, as for
-// ccl_find_halving).
-
-__device__ __forceinline__ u32 tile_find(volatile u32* parent, u32 i) {
-    u32 p = parent[i];
-    while (p != i) {
-        const u32 grandparent = parent[p];
-        if (grandparent == p) return p;
-        // Atomic, as the links are: the shortcut is kept only if i's parent
-        // is still p.
-        atomicCAS((u32*)(parent + i), p, grandparent);
-        i = grandparent;
-        p = parent[i];
-    }
-    return i;
-}
-
-// The root of node i, its path left as it is: after the unions, when the
-// paths are short and no thread stores into the forest any more.
-__device__ __forceinline__ u32 tile_root(const volatile u32* parent, u32 i) {
-    u32 p = parent[i];
-    while (p != i) {
-        i = p;
-        p = parent[i];
-    }
-    return i;
-}
-
-__device__ __forceinline__ void tile_merge(u32* parent, u32 a, u32 b) {
-    while (true) {
-        a = tile_find(parent, a);
-        b = tile_find(parent, b);
-        if (a == b) return;
-        if (a > b) {
-            const u32 t = a;
-            a = b;
-            b = t;
-        }
-        const u32 old = atomicMin(parent + b, a);
-        if (old == b) return;
-        b = old;
-    }
-}
-
 // Labels one tile (a block of TILE_ROWS threads, a thread per row): the
 // tile's rows into shared memory, each run's node made a root, the unions
 // of every row with its backward rows inside the tile; then each voxel's
@@ -134,8 +84,9 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
         parent[i] = i;
     }
     __syncthreads();
-    // The unions, a lane per run: a warp takes the runs of its 32 rows 32
-    // at a time (a lane per row would leave most lanes idle, its row's
+    // The unions (all rows at once: ccl_tile_merge halves the paths that
+    // grow across rows), a lane per run: a warp takes the runs of its 32
+    // rows 32 at a time (a lane per row would leave most lanes idle, its row's
     // runs and their merges many or few). Run j of the warp's runs is in
     // the first row whose inclusive count exceeds j (a binary search over
     // the lanes' counts), at that row's (j - runs before)-th start.
@@ -173,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
             u32 touch = widen(run, step.reach) & other;
             while (touch) {
                 const int b = __ffs(touch) - 1;
-                tile_merge(parent, rr * 32 + (u32)s, n * 32 + (u32)ccl_run_start(other, b));
+                ccl_tile_merge<true>(parent, rr * 32 + (u32)s, n * 32 + (u32)ccl_run_start(other, b));
                 touch &= ~((2u << ccl_run_end(other, b)) - 1u);
             }
         }
@@ -195,7 +146,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
         const u32 w = row_bits[rr];
         u32 value = 0;
         if ((w >> lane) & 1u) {
-            const u32 root = tile_root(parent, rr * 32 + (u32)ccl_run_start(w, (int)lane));
+            const u32 root = ccl_tile_find(parent, rr * 32 + (u32)ccl_run_start(w, (int)lane));
             const u32 root_row = root >> 5;
             const u32 root_y = y0 + (root_row & (g.tile_height - 1)), root_z = z0 + (root_row >> g.height_shift);
             value = (root_z * g.height + root_y) * g.width + tx * 32 + (root & 31u) + 1;

@@ -162,6 +162,58 @@ __device__ __forceinline__ u32 ccl_merge_root(u32* L, u32 a, u32 b) {
     }
 }
 
+// ------------------------------------------------- shared-memory forests
+//
+// A block's forest in shared memory (the class labeler's tiles, the
+// `tiles` variant): raw indices, a root is its own parent, the smaller root
+// wins (atomicMin, as ccl_merge does in global memory).
+
+// Root of node i (volatile: other threads link roots meanwhile).
+__device__ __forceinline__ u32 ccl_tile_find(const volatile u32* parent, u32 i) {
+    u32 p = parent[i];
+    while (p != i) {
+        i = p;
+        p = parent[i];
+    }
+    return i;
+}
+
+// ccl_tile_find that halves the path it walks, for forests whose nodes all
+// unite at once (their paths grow across the tile): each node passed points
+// at its grandparent, by an atomicCAS that keeps the shortcut only while the
+// node's parent is still the one read (safe beside the atomicMin links, as
+// for ccl_find_halving).
+__device__ __forceinline__ u32 ccl_tile_find_halving(volatile u32* parent, u32 i) {
+    u32 p = parent[i];
+    while (p != i) {
+        const u32 grandparent = parent[p];
+        if (grandparent == p) return p;
+        atomicCAS((u32*)(parent + i), p, grandparent);
+        i = grandparent;
+        p = parent[i];
+    }
+    return i;
+}
+
+// ccl_merge in a shared-memory forest; `Halving` finds with
+// ccl_tile_find_halving.
+template <bool Halving>
+__device__ __forceinline__ void ccl_tile_merge(u32* parent, u32 a, u32 b) {
+    while (true) {
+        a = Halving ? ccl_tile_find_halving(parent, a) : ccl_tile_find(parent, a);
+        b = Halving ? ccl_tile_find_halving(parent, b) : ccl_tile_find(parent, b);
+        if (a == b) return;
+        if (a > b) {
+            const u32 t = a;
+            a = b;
+            b = t;
+        }
+        const u32 old = atomicMin(parent + b, a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
 // ------------------------------------------------------- segment distances
 
 __device__ __forceinline__ bool ccl_bit(u32 mask, int p) { return (mask >> p) & 1u; }

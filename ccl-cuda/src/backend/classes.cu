@@ -87,34 +87,6 @@ __device__ __forceinline__ u64 ccl_class_index(CclClassShape s, u32 x, u32 y, u3
     return ((u64)z * s.height + y) * s.width + x;
 }
 
-// Root of tile pixel i in the shared forest (volatile: other threads link
-// roots meanwhile).
-__device__ __forceinline__ u32 ccl_tile_find(volatile u32* parent, u32 i) {
-    u32 p = parent[i];
-    while (p != i) {
-        i = p;
-        p = parent[i];
-    }
-    return i;
-}
-
-// ccl_merge in the shared forest (0-based, roots are their own parents).
-__device__ __forceinline__ void ccl_tile_merge(u32* parent, u32 a, u32 b) {
-    while (true) {
-        a = ccl_tile_find(parent, a);
-        b = ccl_tile_find(parent, b);
-        if (a == b) return;
-        if (a > b) {
-            const u32 t = a;
-            a = b;
-            b = t;
-        }
-        const u32 old = atomicMin(parent + b, a);
-        if (old == b) return;
-        b = old;
-    }
-}
-
 // Whether the pair of p (of value v) and its backward neighbour n = p +
 // (dx, dy, dz) (of value v) needs no merge, by the rules at the top of this
 // file: `lefts` says that p's and n's left neighbours are of v, `across`
@@ -192,7 +164,7 @@ __device__ void classes_local(const T* values, CclClassShape s, u32* forest, u8*
                 if (ccl_class_pair_implied<CONN>(dx, dy, dz, same_left && nx > 0 && tile_values[n - 1] == v,
                                                  dx != 0 && tile_values[n - dx] == v))
                     continue;
-                ccl_tile_merge(parent, (u32)t, (u32)n);
+                ccl_tile_merge<false>(parent, (u32)t, (u32)n);
             }
         }
         __syncwarp();
