@@ -41,9 +41,9 @@
 //! `bits`, `tiles`, `faces`, `roots` and `labels`.
 //!
 //! Only the voxels of a tile's faces reach global memory's atomics, which
-//! suits the short runs of fine random volumes: there (g = 1, 10–60 %) it
-//! labels in up to half the time of `flsl-cd`, whose forest of runs holds
-//! as many nodes as a fifth of the voxels. Where runs are long (coarse
+//! suits the short runs of fine random volumes: there (g = 1, 14–50 %) it
+//! labels in up to a third less time than `flsl-cd`, whose forest of runs
+//! holds as many nodes as a fifth of the voxels. Where runs are long (coarse
 //! volumes, dense ones), writing and reading a parent per voxel costs it
 //! more than `flsl-cd`'s runs: `flsl-cd` stays the default. Images are not
 //! labeled: tiles of 256 rows of one slice ran at a tenth of `flsl-cd`'s

@@ -52,7 +52,7 @@ struct TileGrid {
     u32 tiles_y;      // tiles along y: ceil(height / tile_height)
 };
 
-// The bits of `mask` from bit s through bit e.
+// A word with bits s through e set.
 __device__ __forceinline__ u32 bit_span(int s, int e) { return ((2u << e) - 1u) & ~((1u << s) - 1u); }
 
 // `mask` widened by a column on each side (reach 1), within the word.
