@@ -270,14 +270,29 @@ def test_algorithm_lacking_connectivity_or_task_is_value_error(
         FUNCTIONS[function_name](GOOD, connectivity, algorithm=algorithm)
 
 
+GOOD_VOLUME = GOOD[np.newaxis]
+
+
+def _call_for(function_name, info):
+    """An input and a connectivity `info`'s variant takes in this call: the
+    image and its last image connectivity, or, for a variant that labels
+    volumes only (`tiles`), a volume with its first; None where the call
+    takes no volume (connected_components_with_stats)."""
+    images = [c for c in info.connectivities if c in CONNECTIVITIES]
+    if images:
+        return GOOD, images[-1]
+    if function_name == "connected_components_with_stats":
+        return None
+    return GOOD_VOLUME, info.connectivities[0]
+
+
 def _unavailable_params():
     params = [
         pytest.param(function_name, info.name, id=f"{function_name}-{info.name}")
         for info in ALGORITHMS
-        # These calls are on an image: volume-only variants (tiles) aside.
-        if not info.available and any(c in CONNECTIVITIES for c in info.connectivities)
+        if not info.available
         for function_name in FUNCTIONS
-        if TASK_OF[function_name] in info.tasks
+        if TASK_OF[function_name] in info.tasks and _call_for(function_name, info) is not None
     ]
     if not params:
         params.append(
@@ -289,9 +304,9 @@ def _unavailable_params():
 @pytest.mark.parametrize("function_name, algorithm", _unavailable_params())
 def test_unavailable_algorithm_is_runtime_error_saying_why(function_name, algorithm):
     info = next(info for info in ccl.algorithms() if info.name == algorithm)
-    connectivity = [c for c in info.connectivities if c in CONNECTIVITIES][-1]
+    data, connectivity = _call_for(function_name, info)
     with pytest.raises(RuntimeError) as raised:
-        FUNCTIONS[function_name](GOOD, connectivity, algorithm=algorithm)
+        FUNCTIONS[function_name](data, connectivity, algorithm=algorithm)
     assert not isinstance(raised.value, NotImplementedError)
     assert str(raised.value).strip(), "the RuntimeError says nothing"
 
@@ -303,11 +318,12 @@ def test_cuda_algorithm_without_gpu_is_runtime_error(function_name):
         pytest.skip("a CUDA algorithm is available here")
     assert cuda, "no CUDA algorithm is registered"
     for info in cuda:
-        image_connectivities = [c for c in info.connectivities if c in CONNECTIVITIES]
-        if TASK_OF[function_name] not in info.tasks or not image_connectivities:
+        call = _call_for(function_name, info)
+        if TASK_OF[function_name] not in info.tasks or call is None:
             continue
+        data, connectivity = call
         with pytest.raises(RuntimeError, match=r"\S"):
-            FUNCTIONS[function_name](GOOD, image_connectivities[0], algorithm=info.name)
+            FUNCTIONS[function_name](data, connectivity, algorithm=info.name)
 
 
 def test_still_works_after_errors():
