@@ -362,6 +362,7 @@ fn label_in_bands<const ZEROED: bool>(
     let (forests, borders) = Band::join_parts(bands, connectivity);
     let joined = merge::join::<false, _>(&forests, &borders, parallel, join_buffers);
     let width = image.width();
+    let stream = write::streams(width, labels);
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(rows.iter().map(|rows| rows.end * width))
         .collect();
@@ -373,26 +374,14 @@ fn label_in_bands<const ZEROED: bool>(
             .enumerate()
             .collect(),
         |(b, (out, band))| {
-            let mut words = vec![0u64; width.div_ceil(64)];
-            let mut finals = Vec::new();
+            let mut writer = write::RowWriter::new(width, stream);
             for (row, y) in out.chunks_exact_mut(width.max(1)).zip(band.rows.clone()) {
-                // A row without runs is all background: no need to read it again.
-                if band.labels_of_row(y).is_empty() {
-                    if !ZEROED {
-                        row.fill(0);
-                    }
-                    continue;
-                }
-                finals.clear();
-                finals.push(0);
-                finals.extend(
-                    band.labels_of_row(y)
-                        .iter()
-                        .map(|&label| joined.final_label(b, label)),
+                let finals = band.labels_of_row(y).iter();
+                writer.write::<ZEROED>(
+                    image.row(y),
+                    finals.map(|&label| joined.final_label(b, label)),
+                    row,
                 );
-                finals.extend([0; write::FINALS_PADDING]);
-                bits::row_to_bits(image.row(y), &mut words);
-                write::write_row::<ZEROED>(&words, &finals, row);
             }
         },
     );
@@ -615,6 +604,54 @@ mod tests {
                 .unwrap();
             assert_eq!(one, many, "{connectivity}");
         }
+    }
+
+    /// Label images large enough to be written with non-temporal stores
+    /// (where the CPU has them), at widths whose rows start 16-byte aligned
+    /// and widths whose rows do not: the reference's labels, into a new
+    /// buffer and over a dirty one, and for a volume.
+    #[test]
+    fn large_label_images_give_the_reference() {
+        let mut state = 0x1234_5679_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let height = 1024;
+        for width in [1024, 1027, 1088] {
+            assert!(width * height >= write::MIN_STREAMED_PIXELS);
+            for density in [8, 50, 93] {
+                let image =
+                    BinaryImageBuf::from_fn(width, height, |_, _| next() % 100 < density).unwrap();
+                let view = image.view();
+                for connectivity in Connectivity::PLANE {
+                    let expected = UnionFind.label(&view, connectivity).unwrap();
+                    let context = format!("{width}x{height} d={density} {connectivity}");
+                    for mut labeler in [RunLabeler::parallel(), RunLabeler::single_threaded()] {
+                        let labels = labeler.label(&view, connectivity).unwrap();
+                        assert_eq!(labels, expected, "{context}");
+                        let mut dirty = vec![u32::MAX; width * height];
+                        let count = labeler.label_into(&view, connectivity, &mut dirty).unwrap();
+                        assert_eq!(count, expected.component_count(), "{context}");
+                        assert_eq!(dirty, expected.labels(), "{context}");
+                    }
+                }
+            }
+        }
+        let (width, height, depth) = (128, 96, 90);
+        let voxels: Vec<u8> = (0..width * height * depth)
+            .map(|_| u8::from(next() % 100 < 30))
+            .collect();
+        let volume = BinaryVolume::new(&voxels, width, height, depth).unwrap();
+        let expected = UnionFind.label_volume(&volume, Connectivity::Six).unwrap();
+        let mut dirty = vec![7; voxels.len()];
+        let count = RunLabeler::parallel()
+            .label_volume_into(&volume, Connectivity::Six, &mut dirty)
+            .unwrap();
+        assert_eq!(count, expected.component_count());
+        assert_eq!(dirty, expected.labels());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use ccl_core::{BinaryVolume, Connectivity, VolumeStats};
 
 use super::merge::JoinBuffers;
 use super::slab::{Neighbours, Slab};
-use super::{bits, map_bands, merge, write};
+use super::{map_bands, merge, write};
 
 /// Writes the canonical labels of `volume` into `labels` (one per voxel),
 /// labeled in slabs of `slices` with `scratch`'s buffers, and returns the
@@ -28,6 +28,7 @@ pub(super) fn label_in_slabs<const ZEROED: bool>(
     let (forests, borders) = Slab::join_parts(slabs, neighbours);
     let joined = merge::join::<false, _>(&forests, &borders, parallel, join_buffers);
     let (width, height) = (volume.width(), volume.height());
+    let stream = write::streams(width, labels);
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(slices.iter().map(|slices| slices.end * height * width))
         .collect();
@@ -39,27 +40,18 @@ pub(super) fn label_in_slabs<const ZEROED: bool>(
             .enumerate()
             .collect(),
         |(s, (out, slab))| {
-            let mut words = vec![0u64; width.div_ceil(64)];
-            let mut finals = Vec::new();
+            let mut writer = write::RowWriter::new(width, stream);
             let rows = slab
                 .slices
                 .clone()
                 .flat_map(|z| (0..height).map(move |y| (y, z)));
             for (i, (row, (y, z))) in out.chunks_exact_mut(width.max(1)).zip(rows).enumerate() {
-                let runs = slab.labels_of_row(i);
-                // A row without runs is all background: no need to read it again.
-                if runs.is_empty() {
-                    if !ZEROED {
-                        row.fill(0);
-                    }
-                    continue;
-                }
-                finals.clear();
-                finals.push(0);
-                finals.extend(runs.iter().map(|&label| joined.final_label(s, label)));
-                finals.extend([0; write::FINALS_PADDING]);
-                bits::row_to_bits(volume.row(y, z), &mut words);
-                write::write_row::<ZEROED>(&words, &finals, row);
+                let finals = slab.labels_of_row(i).iter();
+                writer.write::<ZEROED>(
+                    volume.row(y, z),
+                    finals.map(|&label| joined.final_label(s, label)),
+                    row,
+                );
             }
         },
     );
