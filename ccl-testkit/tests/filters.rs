@@ -139,6 +139,7 @@ fn check(stream: &Arc<CudaStream>, device_filter: &mut DeviceFilter, case: &Labe
                 stream,
                 &mut device_labels.slice_mut(..),
                 &mut device_counts.slice_mut(..),
+                None,
                 case.shape,
                 &filter,
                 FilterOutput::Labels,
@@ -154,7 +155,8 @@ fn check(stream: &Arc<CudaStream>, device_filter: &mut DeviceFilter, case: &Labe
             got_features == features,
             "{what}, {filter:?}: features differ"
         );
-        // The mask, labels and counts left as they were.
+        // The mask, labels and counts left as they were; the total passed
+        // by the caller, not read back.
         let mut device_labels = stream.clone_htod(&case.labels).unwrap();
         let mut device_counts = stream.clone_htod(&case.counts).unwrap();
         let mut mask = stream.alloc_zeros::<u8>(case.labels.len()).unwrap();
@@ -163,6 +165,7 @@ fn check(stream: &Arc<CudaStream>, device_filter: &mut DeviceFilter, case: &Labe
                 stream,
                 &mut device_labels.slice_mut(..),
                 &mut device_counts.slice_mut(..),
+                Some(case.counts.iter().sum()),
                 case.shape,
                 &filter,
                 FilterOutput::Mask(&mut mask.slice_mut(..)),
@@ -223,6 +226,7 @@ fn device_filter_refuses_bad_arguments() {
             &stream,
             &mut labels.slice_mut(..),
             &mut counts.slice_mut(..),
+            None,
             shape,
             &filter,
             FilterOutput::Labels,

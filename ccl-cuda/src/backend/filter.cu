@@ -13,7 +13,8 @@
 // where they are read); ccl_filter_flag (range test, selection keys); for
 // the k largest, rounds of ccl_filter_histogram + ccl_filter_select from
 // the highest byte of the keys down (a radix select per image, which stops
-// for an image once its k-th key is known); ccl_filter_decide; two
+// for an image once its k-th key is known; none for the largest alone,
+// which ccl_filter_flag's per-image maximum gives); ccl_filter_decide; two
 // ccl_scan_root_groups; then ccl_filter_number and ccl_filter_apply.
 
 #define NO_RANK 0xffffffffu
@@ -462,9 +463,11 @@ extern "C" __global__ void __launch_bounds__(256)
     selection[i] = s;
 }
 
-// Whether each component is kept (its key at least its image's threshold),
-// into `renumbering`; the kept per block of 1024 and per image (zeroed
-// before), for the scans that number them.
+// Whether each component is kept (its key at least its image's smallest
+// kept key: any key in range without a selection, the radix select's
+// threshold, or for the largest alone the largest key, unique as keys hold
+// the label), into `renumbering`; the kept per block of 1024 and per image
+// (zeroed before), for the scans that number them.
 extern "C" __global__ void __launch_bounds__(1024)
     ccl_filter_decide(const u64* keys, const u32* image_of, u32 total,
                       const CclSelection* selection, u32 selects, u32* renumbering,
@@ -475,7 +478,10 @@ extern "C" __global__ void __launch_bounds__(1024)
     if (r < total) {
         const u64 key = keys[r];
         image = image_of[r];
-        kept = key != 0 && key >= (selects ? selection[image].threshold : 1);
+        const u64 smallest = selects == FILTER_SELECT_RADIX     ? selection[image].threshold
+                             : selects == FILTER_SELECT_LARGEST ? selection[image].max_key
+                                                                : 1;
+        kept = key != 0 && key >= smallest;
         renumbering[r] = kept;
     }
     const u32 in_block = __syncthreads_count(kept);

@@ -62,6 +62,30 @@ enum Measure {
     Features = 2,
 }
 
+/// How `ccl_filter_decide` finds each image's smallest kept key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+enum SelectionKind {
+    /// No k largest (`FILTER_SELECT_NONE`): every key in range is kept.
+    None = 0,
+    /// The radix select's threshold (`FILTER_SELECT_RADIX`).
+    Radix = 1,
+    /// The largest alone (`FILTER_SELECT_LARGEST`): the image's largest key,
+    /// which the range test already found, with no radix round.
+    Largest = 2,
+}
+
+impl SelectionKind {
+    /// How `filter` selects.
+    fn of(filter: &Filter) -> Self {
+        match filter.largest {
+            None => Self::None,
+            Some(1) => Self::Largest,
+            Some(_) => Self::Radix,
+        }
+    }
+}
+
 impl Measure {
     /// What `filter` and, `with_features`, the kept features read.
     fn of(filter: &Filter, with_features: bool) -> Self {
@@ -87,6 +111,9 @@ const KERNELS: KernelSource = KernelSource {
         ("FILTER_MEASURE_AREA", Measure::Area as u32),
         ("FILTER_MEASURE_BOX", Measure::Box as u32),
         ("FILTER_MEASURE_FEATURES", Measure::Features as u32),
+        ("FILTER_SELECT_NONE", SelectionKind::None as u32),
+        ("FILTER_SELECT_RADIX", SelectionKind::Radix as u32),
+        ("FILTER_SELECT_LARGEST", SelectionKind::Largest as u32),
     ],
 };
 
@@ -310,13 +337,16 @@ impl DeviceFilter {
     /// not a component and is removed), writing `output`. With
     /// `with_features`, the kept components' features are gathered for
     /// [`read_features`](Self::read_features). Queued on `stream`; waits
-    /// only for the component total (one read-back).
+    /// only for the component total (one read-back), and not even for that
+    /// where the caller passes it as `total` (the sum of `counts`, which a
+    /// caller that labeled one image holds on the host).
     #[allow(clippy::too_many_arguments)] // the labels, their shape and the request, apart
     pub fn run(
         &mut self,
         stream: &Arc<CudaStream>,
         labels: &mut CudaViewMut<'_, u32>,
         counts: &mut CudaViewMut<'_, u32>,
+        total: Option<u32>,
         shape: LabelShape,
         filter: &Filter,
         output: FilterOutput<'_, '_>,
@@ -361,8 +391,13 @@ impl DeviceFilter {
         let offsets = DevPtr::of_mut(self.offsets.reserve(stream, shape.images + 1)?, stream);
         let end = DevPtr::from_address(offsets.address() + 4 * u64::from(images));
         self.scan(stream, counts_ptr, offsets, end, images)?;
-        let total_at = self.offsets.get()?.slice(shape.images..shape.images + 1);
-        let total = stream.clone_dtoh(&total_at).map_err(cuda_error)?[0];
+        let total = match total {
+            Some(total) => total,
+            None => {
+                let total_at = self.offsets.get()?.slice(shape.images..shape.images + 1);
+                stream.clone_dtoh(&total_at).map_err(cuda_error)?[0]
+            }
+        };
         let total_items = total as usize;
 
         let records = DevPtr::of_mut(self.records.reserve(stream, total_items)?, stream);
@@ -412,7 +447,7 @@ impl DeviceFilter {
         }
         let keys = DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream);
         let image_of = DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream);
-        let selects = filter.largest.is_some();
+        let selection_kind = SelectionKind::of(filter);
         // A grid needs a block: no launch without components.
         if total > 0 {
             // SAFETY: as above.
@@ -426,7 +461,7 @@ impl DeviceFilter {
                 )?;
             }
         }
-        if selects && total > 0 {
+        if selection_kind == SelectionKind::Radix && total > 0 {
             let histogram = self.histogram.reserve(stream, 256 * shape.images)?;
             let bins = 256 * shape.images;
             for shift in (0..64).step_by(8).rev() {
@@ -483,7 +518,7 @@ impl DeviceFilter {
                         image_of,
                         total,
                         selection,
-                        u32::from(selects),
+                        selection_kind as u32,
                         renumbering,
                         block_kept,
                         kept_per_image,
