@@ -191,6 +191,9 @@ fn device_filter_equals_the_host_filter() {
         ("a batch of 16 images of 61x37", batch(61, 37, 16, 45, 1)),
         ("a batch of 3 blobby images", batch(96, 80, 3, 55, 4)),
         ("a batch with empty images", batch(40, 30, 5, 0, 1)),
+        // Images of fewer pixels than a thread of the last pass takes, and
+        // 21 pixels in all: groups that span several images, a short last.
+        ("a batch of 7 images of 3x1", batch(3, 1, 7, 60, 1)),
         (
             "one 1024x1024 image, many equal sizes",
             batch(1024, 1024, 1, 30, 1),
@@ -199,6 +202,45 @@ fn device_filter_equals_the_host_filter() {
     ];
     for (what, case) in &cases {
         check(&stream, &mut device_filter, case, what);
+    }
+}
+
+/// Labels that do not start 16-byte aligned (a caller's view into a larger
+/// buffer): the last pass reads and writes them a label at a time.
+#[test]
+fn device_filter_takes_unaligned_labels() {
+    let Some(stream) = stream() else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let mut device_filter = DeviceFilter::new(&gpu).unwrap();
+    let case = batch(61, 37, 3, 45, 1);
+    for filter in filters() {
+        let (labels, counts, _) = expected(&case, &filter);
+        let padded: Vec<u32> = std::iter::once(9)
+            .chain(case.labels.iter().copied())
+            .collect();
+        let mut device_labels = stream.clone_htod(&padded).unwrap();
+        let mut device_counts = stream.clone_htod(&case.counts).unwrap();
+        device_filter
+            .run(
+                &stream,
+                &mut device_labels.slice_mut(1..),
+                &mut device_counts.slice_mut(..),
+                None,
+                case.shape,
+                &filter,
+                FilterOutput::Labels,
+                false,
+            )
+            .unwrap();
+        let got = stream.clone_dtoh(&device_labels).unwrap();
+        assert_eq!(
+            got[0], 9,
+            "{filter:?}: the label before the view was written"
+        );
+        assert!(got[1..] == labels[..], "{filter:?}: labels differ");
+        assert_eq!(stream.clone_dtoh(&device_counts).unwrap(), counts);
     }
 }
 
