@@ -1,5 +1,7 @@
 """The clean-up after a labeling: ``ccl.label(min_size=, max_size=, largest=, min_extent=,
-max_extent=)``, ``ccl.keep``, cc3d's ``dust`` and ``largest_k``, and the label ``dtype``.
+max_extent=)``, ``ccl.keep``, cc3d's ``dust`` and ``largest_k``, the label ``dtype``, and
+``ccl.analyze`` with the same keywords (the features of what ``label`` keeps, in its order,
+checked against features computed with numpy from ``label``'s labels, also in strips).
 
 Compared with cc3d (``dust``, ``largest_k`` and ``statistics`` of what is kept) and with a
 reference written here from scipy's labels (``np.bincount`` and ``find_objects``), on images,
@@ -17,7 +19,7 @@ import pytest
 from scipy import ndimage
 
 import ccl
-from conftest import algorithm_names, gpu_module, random_image
+from conftest import algorithm_names, gpu_module, random_image, to_numpy
 
 
 def _noise(shape, density: float, seed: int) -> np.ndarray:
@@ -302,3 +304,203 @@ def test_dlpack_only_inputs_and_outputs():
     assert hasattr(labels, "__dlpack__")
     out = cp.from_dlpack(labels)
     assert np.array_equal(out.get(), _reference(image, 8, min_size=2))
+
+
+# ------------------------------------------------------------- analyze with the clean-up
+
+
+def _features_of_labels(labels: np.ndarray, n: int) -> dict:
+    """Reference features of canonical labels 1..n of any dimension, from numpy: areas,
+    inclusive boxes (x the last axis), coordinate sums and centroids (x first)."""
+    flat = labels.ravel().astype(np.int64)
+    axes = labels.ndim
+    names = "xyz"[:axes]
+    coordinates = np.indices(labels.shape).reshape(axes, -1)[::-1]  # x, y (, z)
+    features = {"area": np.bincount(flat, minlength=n + 1)[1:].astype(np.uint32)}
+    boxes = ndimage.find_objects(labels.astype(np.int32), max_label=n)
+    for a, name in enumerate(names):
+        axis = axes - 1 - a
+        features[f"{name}_min"] = np.array([b[axis].start for b in boxes], np.uint32)
+        features[f"{name}_max"] = np.array([b[axis].stop - 1 for b in boxes], np.uint32)
+    sums = [np.bincount(flat, weights=c, minlength=n + 1)[1:] for c in coordinates]
+    for name, s in zip(names, sums):
+        features[f"sum_{name}"] = s.astype(np.uint64)
+    features["centroids"] = (np.stack(sums, axis=1) / features["area"][:, None]).reshape(n, axes)
+    return features
+
+
+def _assert_features_equal(features, labels: np.ndarray, n: int, context: str) -> None:
+    """``features`` (any framework) are exactly those of ``labels``' components 1..n."""
+    expected = _features_of_labels(labels, n)
+    kind = ccl.Features if labels.ndim == 2 else ccl.VolumeFeatures
+    assert type(features) is kind, f"{context}: {type(features).__name__}"
+    assert sorted(features._fields) == sorted(expected), context
+    for name, want in expected.items():
+        got = to_numpy(getattr(features, name))
+        assert got.shape == want.shape, f"{context}: {name} {got.shape}, expected {want.shape}"
+        np.testing.assert_array_equal(got.astype(want.dtype), want, err_msg=f"{context}: {name}")
+
+
+ANALYZE_FILTERS = dict(FILTERS, **{
+    "extents 2x3..": dict(min_extent=(2, 3)),
+    "extents ..5x9": dict(max_extent=(5, 9)),
+    "sizes 3..40, extents 2x2..12x30, largest 5": dict(min_size=3, max_size=40, largest=5,
+                                                       min_extent=(2, 2), max_extent=(12, 30)),
+    "sizes ..3, largest 2": dict(max_size=3, largest=2),
+})  # fmt: skip
+
+VOLUME_FILTERS = dict(FILTERS, **{
+    "extents 2x2x2..": dict(min_extent=(2, 2, 2)),
+    "extents ..1x9x9, largest 3": dict(max_extent=(1, 9, 9), largest=3),
+    "sizes 2..30, extents ..4x5x6": dict(min_size=2, max_size=30, max_extent=(4, 5, 6)),
+})  # fmt: skip
+
+
+@pytest.mark.parametrize("filter_id", sorted(ANALYZE_FILTERS))
+@pytest.mark.parametrize("connectivity", (4, 8))
+def test_analyze_keeps_the_features_of_what_label_keeps(filter_id, connectivity):
+    """Entry i of analyze(..., keywords) is label i + 1 of label(..., keywords), on every
+    variant that analyzes; the labels themselves are the scipy reference's."""
+    options = ANALYZE_FILTERS[filter_id]
+    for image_id in sorted(IMAGES):
+        image = _image(image_id)
+        labels, n = ccl.label(image, connectivity, **options)
+        assert np.array_equal(labels, _reference(image, connectivity, **options))
+        for algorithm in algorithm_names("analyze", connectivity):
+            features = ccl.analyze(image, connectivity, algorithm=algorithm, **options)
+            _assert_features_equal(features, labels, n, f"{algorithm} {image_id} {filter_id}")
+
+
+def test_analyze_removes_what_the_clean_up_removes():
+    """Not a no-op: the keywords drop features (a test that ignored them would fail)."""
+    image = _image("noise 64x64 55%")
+    everything = ccl.analyze(image, 4)
+    for options in ANALYZE_FILTERS.values():
+        kept = ccl.analyze(image, 4, **options)
+        n = ccl.label(image, 4, **options)[1]
+        assert len(kept.area) == n
+        if n < len(everything.area):
+            assert len(kept.area) < len(everything.area)
+    assert len(ccl.analyze(image, 4, largest=3).area) == 3
+    assert (ccl.analyze(image, 4, min_size=5).area >= 5).all()
+
+
+@pytest.mark.parametrize("filter_id", sorted(VOLUME_FILTERS))
+@pytest.mark.parametrize("connectivity", (6, 18, 26))
+def test_analyze_volumes_keeps_the_features_of_what_label_keeps(filter_id, connectivity):
+    options = VOLUME_FILTERS[filter_id]
+    volume = _noise((14, 19, 17), 30, seed=connectivity)
+    labels, n = ccl.label(volume, connectivity, **options)
+    assert np.array_equal(labels, _reference(volume, connectivity, **options))
+    for algorithm in algorithm_names("analyze", connectivity):
+        features = ccl.analyze(volume, connectivity, algorithm=algorithm, **options)
+        _assert_features_equal(features, labels, n, f"{algorithm} {filter_id}")
+
+
+@pytest.mark.parametrize("connectivity", (4, 8))
+def test_analyze_batches_clean_each_image_alone(connectivity):
+    batch = np.stack([_image(i)[:48, :53] for i in sorted(IMAGES)] + [np.zeros((48, 53), bool)])
+    for filter_id, options in sorted(ANALYZE_FILTERS.items()):
+        labels, counts = ccl.label(batch, connectivity, batch=True, **options)
+        features = ccl.analyze(batch[:, None], connectivity, batch=True, **options)
+        assert isinstance(features, list) and len(features) == len(batch)
+        for i in range(len(batch)):
+            _assert_features_equal(features[i], labels[i], int(counts[i]), f"{filter_id} {i}")
+
+
+@pytest.mark.parametrize("connectivity, cap", [(4, "12KB"), (8, "40KB"), (26, "40KB")])
+def test_analyze_in_strips_cleans_up_the_whole_array(connectivity, cap):
+    """Strips (here of the CPU labeler) keep what the whole array's clean-up keeps."""
+    array = (_image("blobs 80x70 50%") if connectivity in (4, 8)
+             else _noise((13, 17, 19), 30, seed=5))  # fmt: skip
+    filters = ANALYZE_FILTERS if array.ndim == 2 else VOLUME_FILTERS
+    for filter_id, options in sorted(filters.items()):
+        labels, n = ccl.label(array, connectivity, **options)
+        features = ccl.analyze(array, connectivity, algorithm="cpu-rle", max_gpu_memory=cap,
+                               **options)  # fmt: skip
+        _assert_features_equal(features, labels, n, f"strips {filter_id}")
+
+
+def test_analyze_of_empty_arrays_with_the_clean_up():
+    for array, options in [(np.zeros((0, 7), bool), dict(largest=2)),
+                           (np.zeros((5, 6), bool), dict(min_size=1, max_extent=(2, 2))),
+                           (np.zeros((3, 0, 4), np.uint8), dict(min_extent=(1, 1, 1))),
+                           (np.zeros((0, 4, 4), np.uint8), dict(largest=0))]:  # fmt: skip
+        features = ccl.analyze(array, **options)
+        assert len(features.area) == 0 and features.area.dtype == np.uint32
+        assert features.centroids.shape == (0, array.ndim)
+    assert ccl.analyze(np.zeros((0, 4, 4), np.uint8), batch=True, largest=1) == []
+
+
+@pytest.mark.parametrize(
+    "array, options, match",
+    [
+        (np.ones((6, 7)), dict(largest=-1), "at least 0"),
+        (np.ones((6, 7)), dict(largest=2.0), "integer"),
+        (np.ones((6, 7)), dict(min_size=5, max_size=4), "exceeds"),
+        (np.ones((6, 7)), dict(max_size=-3), "at least 0"),
+        (np.ones((6, 7)), dict(min_extent=(1, 2, 3)), "2 extents"),
+        (np.ones((6, 7)), dict(max_extent=4), "tuple of extents"),
+        (np.ones((6, 7)), dict(min_extent=(4, 4), max_extent=(3, 9)), "exceeds"),
+        (np.ones((3, 6, 7)), dict(min_extent=(1, 2)), "3 extents"),
+        (np.ones((3, 6, 7)), dict(max_extent=(1, 2, 3, 4)), "3 extents"),
+        (np.ones((3, 6, 7)), dict(min_extent=(1, 2, 3), batch=True), "2 extents"),
+        (np.ones((0, 6, 7)), dict(max_extent=(1, 2, 3), batch=True), "2 extents"),
+        (np.ones((6, 7)), dict(min_extent=(1, 2, 3), max_gpu_memory="1MB",
+                               algorithm="cpu-rle"), "2 extents"),
+    ],
+)  # fmt: skip
+def test_analyze_refuses_what_label_refuses(array, options, match):
+    """The same ValueError, word for word, as label's with the same keywords."""
+    with pytest.raises(ValueError, match=match) as analyzed:
+        ccl.analyze(array, **options)
+    with pytest.raises(ValueError, match=match) as labeled:
+        ccl.label(array, **{k: v for k, v in options.items() if k != "max_gpu_memory"})
+    assert str(analyzed.value) == str(labeled.value)
+
+
+@needs_cupy
+@pytest.mark.parametrize("connectivity", (4, 8, 6, 26))
+def test_cupy_analyze_with_the_clean_up_stays_on_the_device(connectivity):
+    volume = connectivity in (6, 26)
+    image = _noise((16, 30, 28) if volume else (90, 77), 40, seed=5)
+    for filter_id, options in sorted((VOLUME_FILTERS if volume else ANALYZE_FILTERS).items()):
+        labels, n = ccl.label(image, connectivity, **options)
+        for algorithm in [None] + algorithm_names("analyze", connectivity, backend="cuda"):
+            features = ccl.analyze(cp.asarray(image), connectivity, algorithm=algorithm, **options)
+            context = f"{algorithm} {filter_id}"
+            assert all(isinstance(f, cp.ndarray) for f in features), context
+            _assert_features_equal(features, labels, n, context)
+
+
+@needs_cupy
+@pytest.mark.parametrize("connectivity", (4, 8))
+def test_cupy_analyze_batches_with_the_clean_up(connectivity):
+    rng = np.random.default_rng(connectivity)
+    batch = (rng.random((9, 61, 47)) < rng.random((9, 1, 1))).astype(np.uint8)
+    for filter_id, options in sorted(ANALYZE_FILTERS.items()):
+        labels, counts = ccl.label(batch, connectivity, batch=True, **options)
+        features = ccl.analyze(cp.asarray(batch), connectivity, batch=True, **options)
+        for i, image_features in enumerate(features):
+            assert isinstance(image_features.area, cp.ndarray)
+            _assert_features_equal(image_features, labels[i], int(counts[i]), f"{filter_id} {i}")
+
+
+@needs_torch
+@pytest.mark.parametrize("connectivity", (4, 8, 18))
+def test_torch_analyze_with_the_clean_up_stays_on_the_device(connectivity):
+    volume = connectivity == 18
+    image = _noise((12, 33, 29) if volume else (70, 83), 45, seed=7)
+    for filter_id, options in sorted((VOLUME_FILTERS if volume else ANALYZE_FILTERS).items()):
+        labels, n = ccl.label(image, connectivity, **options)
+        features = ccl.analyze(torch.from_numpy(image).cuda(), connectivity, **options)
+        assert all(f.is_cuda for f in features), filter_id
+        _assert_features_equal(features, labels, n, filter_id)
+    batch = np.stack([image] * 2 + [~image]) if not volume else None
+    if batch is not None:
+        labels, counts = ccl.label(batch, connectivity, batch=True, largest=3, min_size=2)
+        features = ccl.analyze(torch.from_numpy(batch).cuda()[:, None], connectivity, batch=True,
+                               largest=3, min_size=2)  # fmt: skip
+        for i, image_features in enumerate(features):
+            assert image_features.area.is_cuda
+            _assert_features_equal(image_features, labels[i], int(counts[i]), f"image {i}")

@@ -38,6 +38,7 @@ with uint64 labels), and ``ccl.dask`` labels dask arrays chunk by chunk.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -798,10 +799,15 @@ def _label_strips(
 
 
 def _analyze_strips(
-    image: Any, connectivity: Any, algorithm: Any, max_gpu_memory: Any, devices: Any
+    image: Any,
+    connectivity: Any,
+    algorithm: Any,
+    max_gpu_memory: Any,
+    devices: Any,
+    cleanup: Optional["_Cleanup"],
 ) -> Union[Features, VolumeFeatures]:
     """:func:`analyze` of a host image or volume in strips: the features merged per component,
-    areas uint64 past 2**32 - 2 pixels."""
+    areas uint64 past 2**32 - 2 pixels; with ``cleanup``, of the components it keeps."""
     host, data, connectivity, algorithm, max_memory, devices = _strip_input(
         image, connectivity, algorithm, max_gpu_memory, devices
     )
@@ -820,6 +826,11 @@ def _analyze_strips(
     if data.size <= _MAX_LABEL_PIXELS:
         areas = areas.astype(np.uint32)
     axes = data.ndim
+    if cleanup is not None:
+        # The features are whole once merged: kept as those of the whole array would be.
+        rows = cleanup.kept(areas, [mins[:, a] for a in range(axes)],
+                            [maxs[:, a] for a in range(axes)])  # fmt: skip
+        areas, mins, maxs, sums = (a[rows] for a in (areas, mins, maxs, sums))
     with np.errstate(invalid="ignore"):
         centroids = sums[:, :axes] / areas[:, None].astype(np.float64)
     if axes == 2:
@@ -977,6 +988,11 @@ def analyze(
     *,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    min_size: Optional[int] = None,
+    max_size: Optional[int] = None,
+    largest: Optional[int] = None,
+    min_extent: Optional[Tuple[int, ...]] = None,
+    max_extent: Optional[Tuple[int, ...]] = None,
     max_gpu_memory: Union[int, str, None] = None,
     devices: Optional[List[int]] = None,
 ) -> Union[Features, VolumeFeatures, List[Features]]:
@@ -998,24 +1014,36 @@ def analyze(
     of image ``i`` (its components in its own raster order, their y within
     the image), on the input's device: a GPU batch is analyzed in one call.
 
+    ``min_size``, ``max_size``, ``largest``, ``min_extent`` and
+    ``max_extent`` are :func:`label`'s clean-up: the features are then those
+    of the kept components only, entry ``i`` being label ``i + 1`` of
+    ``label(image, connectivity, <the same keywords>)`` (the ranges, then
+    the ``largest`` by area, the first in raster order among equal areas;
+    each image of a batch apart). They are chosen from the features
+    themselves where the analysis leaves them: no label image is made,
+    and a GPU image's features are filtered on its device, in its
+    framework, without a copy to the host.
+
     ``max_gpu_memory`` and ``devices`` analyze a host (numpy) array larger
     than the GPU in strips, as :func:`label` labels it: the features of
     each strip's components merged per component (an array past 2**32 - 2
-    pixels always is, and its areas are uint64).
+    pixels always is, and its areas are uint64), then cleaned up as those of
+    the whole array.
     """
+    cleanup = _Cleanup.of(min_size, max_size, largest, min_extent, max_extent)
     if _wants_strips(image, max_gpu_memory, devices):
         if batch:
             raise ValueError("batch= analyzes images of a batch apart; strips stream one array")
-        return _analyze_strips(image, connectivity, algorithm, max_gpu_memory, devices)
+        return _analyze_strips(image, connectivity, algorithm, max_gpu_memory, devices, cleanup)
     if batch:
-        return _analyze_batch(image, connectivity, algorithm)
+        return _analyze_batch(image, connectivity, algorithm, cleanup)
     connectivity = _connectivity(connectivity, volumes=True)
     algorithm = _algorithm(algorithm)
     device = _DeviceInput.of(image, volumes=True)
     if device is not None:
         connectivity = _for_dimensions(connectivity, device.ndim)
         if device.ndim == 3:
-            return _analyze_device_volume(device, connectivity, algorithm)
+            return _analyze_device_volume(device, connectivity, algorithm, cleanup)
     if device is not None and device.height * device.width == 0:
         bounds, sums, centroids = (
             device.empty(shape, dtype)
@@ -1039,26 +1067,57 @@ def analyze(
         host = _HostInput.of(image, volumes=True)
         connectivity = _for_dimensions(connectivity, host.ndim)
         if host.ndim == 3:
-            return _analyze_volume(host, connectivity, algorithm)
+            return _analyze_volume(host, connectivity, algorithm, cleanup)
         results = (
             [np.zeros((0, 5), np.uint32), np.zeros((0, 2), np.uint64), np.zeros((0, 2))]
             if host.empty
             else _ccl.analyze_host(host.args, connectivity, algorithm)
         )
-        bounds, sums, centroids = (host.result(np.asarray(a)) for a in results)
-    return Features(
-        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
-        sums[:, 0], sums[:, 1], centroids,
+        rows = _kept_rows(cleanup, *(np.asarray(a) for a in results))
+        return _features_of(*(host.result(a) for a in rows))
+    # A GPU's features are filtered on the GPU, where they lie.
+    return _features_of(*_kept_rows(cleanup, bounds, sums, centroids))
+
+
+def _kept_rows(cleanup: Optional["_Cleanup"], bounds: Any, sums: Any, centroids: Any) -> list:
+    """The rows of :func:`analyze`'s results (numpy, CuPy or torch; bounds of 5 columns, area
+    and the minima and maxima of x and y, or of 7 with z) that ``cleanup`` keeps, gathered
+    where they lie; all of them without one."""
+    if cleanup is None:
+        return [bounds, sums, centroids]
+    axes = int(sums.shape[1])
+    rows = cleanup.kept(bounds[:, 0], [bounds[:, 1 + a] for a in range(axes)],
+                        [bounds[:, 1 + axes + a] for a in range(axes)])  # fmt: skip
+    return [_take(a, rows) for a in (bounds, sums, centroids)]
+
+
+def _features_of(bounds: Any, sums: Any, centroids: Any) -> Union[Features, VolumeFeatures]:
+    """:class:`Features` (2 axes) or :class:`VolumeFeatures` (3) of the rows of
+    :func:`analyze`'s results, their columns views of them."""
+    if int(sums.shape[1]) == 2:
+        return Features(
+            bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
+            sums[:, 0], sums[:, 1], centroids,
+        )  # fmt: skip
+    return VolumeFeatures(
+        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4], bounds[:, 5],
+        bounds[:, 6], sums[:, 0], sums[:, 1], sums[:, 2], centroids,
     )  # fmt: skip
 
 
-def _analyze_batch(image: Any, connectivity: Any, algorithm: Any) -> List[Features]:
-    """:func:`analyze` with ``batch=True``."""
+def _analyze_batch(
+    image: Any, connectivity: Any, algorithm: Any, cleanup: Optional["_Cleanup"]
+) -> List[Features]:
+    """:func:`analyze` with ``batch=True``: the features of each image, of what ``cleanup``
+    keeps of them (chosen on the host, where the native call leaves them, before a GPU
+    batch's are brought to its device)."""
     connectivity = _batch_connectivity(connectivity)
     algorithm = _algorithm(algorithm)
     if image is None:
         _HostInput.of(image)  # names None as such
     images, height, width = _batch_shape(_batch_input_shape(image))
+    if cleanup is not None:
+        cleanup._native(2)  # extents of an image's two axes, checked even without images
     nothing = [np.zeros((0, 5), np.uint32), np.zeros((0, 2), np.uint64), np.zeros((0, 2))]
     if _is_device(image):
         device = _DeviceInput.of(_as_batch(image, (images, height, width)), volumes=True)
@@ -1081,19 +1140,19 @@ def _analyze_batch(image: Any, connectivity: Any, algorithm: Any) -> List[Featur
         to_caller = host.result
     features = []
     for columns in per_image:
-        bounds, sums, centroids = (to_caller(np.asarray(a)) for a in columns)
-        features.append(Features(
-            bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4],
-            sums[:, 0], sums[:, 1], centroids,
-        ))  # fmt: skip
+        rows = _kept_rows(cleanup, *(np.asarray(a) for a in columns))
+        features.append(_features_of(*(to_caller(a) for a in rows)))
     return features
 
 
 def _analyze_device_volume(
-    device: "_DeviceInput", connectivity: int, algorithm: Optional[str]
+    device: "_DeviceInput",
+    connectivity: int,
+    algorithm: Optional[str],
+    cleanup: Optional["_Cleanup"],
 ) -> VolumeFeatures:
     """:func:`analyze` of a volume in GPU memory: the variant's analysis there, its records
-    (one per component) brought to the volume's device."""
+    (one per component; with ``cleanup``, those it keeps) brought to the volume's device."""
     results = (
         [np.zeros((0, 7), np.uint32), np.zeros((0, 3), np.uint64), np.zeros((0, 3))]
         if device.empty_input
@@ -1102,26 +1161,23 @@ def _analyze_device_volume(
             connectivity, algorithm,
         )
     )  # fmt: skip
-    bounds, sums, centroids = (device.from_host(np.asarray(a)) for a in results)
-    return VolumeFeatures(
-        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4], bounds[:, 5],
-        bounds[:, 6], sums[:, 0], sums[:, 1], sums[:, 2], centroids,
-    )  # fmt: skip
+    rows = _kept_rows(cleanup, *(np.asarray(a) for a in results))
+    return _features_of(*(device.from_host(a) for a in rows))
 
 
 def _analyze_volume(
-    host: "_HostInput", connectivity: int, algorithm: Optional[str]
+    host: "_HostInput",
+    connectivity: int,
+    algorithm: Optional[str],
+    cleanup: Optional["_Cleanup"],
 ) -> VolumeFeatures:
     results = (
         [np.zeros((0, 7), np.uint32), np.zeros((0, 3), np.uint64), np.zeros((0, 3))]
         if host.empty
         else _ccl.analyze_volume_host(host.args, connectivity, algorithm)
     )
-    bounds, sums, centroids = (host.result(np.asarray(a)) for a in results)
-    return VolumeFeatures(
-        bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], bounds[:, 4], bounds[:, 5],
-        bounds[:, 6], sums[:, 0], sums[:, 1], sums[:, 2], centroids,
-    )  # fmt: skip
+    rows = _kept_rows(cleanup, *(np.asarray(a) for a in results))
+    return _features_of(*(host.result(a) for a in rows))
 
 
 def statistics(
@@ -1260,6 +1316,36 @@ class _Cleanup:
             raise ValueError(f"min_extent {self.extents[0]} exceeds max_extent {self.extents[1]}")
         return (low, high, bounds[0], bounds[1], k)
 
+    def kept(self, area: Any, lows: List[Any], highs: List[Any]) -> Any:
+        """The indices of the components kept, given each one's ``area`` and, per axis x, y
+        (and z), its smallest and largest coordinate (``lows``, ``highs``; columns of
+        :func:`analyze`'s features, of any length): ascending, an index array of their
+        framework (numpy, CuPy or torch) on their device, where it is computed.
+
+        The rule of ``ccl_core::Filter``, which :meth:`apply` runs on labels: the area and
+        the bounding box's extent along each axis in range, then of those the ``largest``
+        by area, among equal areas the first. Entry ``i`` of the result is thus the
+        component that :meth:`apply` numbers ``i + 1``."""
+        _, _, min_extent, max_extent, k = self._native(len(lows))
+        low, high, _ = self.sizes
+        with _on_device_of(area):
+            area = _int64(area)
+            keep = (area >= low) & (area <= high)
+            for axis, (first, last) in enumerate(zip(lows, highs)):
+                extent = _int64(last) - _int64(first) + 1
+                keep &= (extent >= min_extent[axis]) & (extent <= max_extent[axis])
+            if k == 0:
+                keep = area < 0
+            elif k is not None and k < len(area):
+                # The k-th largest area in range (or -1 where fewer are in range): every
+                # larger one is kept, and of those equal to it the first, up to k in all.
+                # Neither a stable sort nor a copy to the host is needed.
+                sizes = (area + 1) * keep - 1
+                cut = -_sort(-sizes)[k - 1]
+                above, at = sizes > cut, sizes == cut
+                keep &= above | (at & (at.cumsum(0) <= k - above.sum()))
+            return _flatnonzero(keep)
+
     def apply(self, labels: Any, n: Any, batch: bool, connectivity: Any, algorithm: Any) -> Any:
         """Filters ``labels`` (canonical, from :func:`label`) in place; returns the kept count
         (of a batch: ``n``, the counts, rewritten where they lie)."""
@@ -1315,6 +1401,64 @@ class _Cleanup:
         else:
             n[...] = counts
         return n
+
+
+def _on_device_of(array: Any) -> Any:
+    """A context in which CuPy works on ``array``'s device (none needed otherwise)."""
+    if _is_cupy(array):
+        import cupy
+
+        return cupy.cuda.Device(array.device.id)
+    return contextlib.nullcontext()
+
+
+def _int64(array: Any) -> Any:
+    """``array`` as int64, in its framework (torch's uint32 compares and sorts only so)."""
+    if _is_torch(array):
+        import torch
+
+        return array.to(torch.int64)
+    return array.astype("int64")
+
+
+def _sort(array: Any) -> Any:
+    """``array`` (1-D) sorted ascending, in its framework."""
+    if _is_torch(array):
+        import torch
+
+        return torch.sort(array).values
+    if _is_cupy(array):
+        import cupy
+
+        return cupy.sort(array)
+    return np.sort(array)
+
+
+def _flatnonzero(mask: Any) -> Any:
+    """The indices where the 1-D ``mask`` is true, in its framework."""
+    if _is_torch(mask):
+        return mask.nonzero().flatten()
+    if _is_cupy(mask):
+        import cupy
+
+        return cupy.flatnonzero(mask)
+    return np.flatnonzero(mask)
+
+
+def _take(array: Any, rows: Any) -> Any:
+    """The ``rows`` (an index array) of ``array``, where it lies; torch's wide unsigned types,
+    which it does not index, through the signed view of their bits."""
+    if _is_torch(array):
+        import torch
+
+        signed = {
+            getattr(torch, f"uint{bits}", None): getattr(torch, f"int{bits}")
+            for bits in (16, 32, 64)
+        }
+        view = signed.get(array.dtype)
+        if view is not None:
+            return array.view(view)[rows].view(array.dtype)
+    return array[rows]
 
 
 def _torch_from(like: Any, values: np.ndarray) -> Any:
