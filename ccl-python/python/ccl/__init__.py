@@ -474,6 +474,7 @@ def keep(
     *,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    classes: bool = False,
     min_size: Optional[int] = None,
     max_size: Optional[int] = None,
     largest: Optional[int] = None,
@@ -488,15 +489,42 @@ def keep(
     min_size=50)`` is scikit-image's ``remove_small_objects``. The
     parameters are :func:`label`'s; the labels are made and filtered on
     the image's device and only the mask is returned.
+
+    ``classes=True`` takes ``image`` as a class map: the components are
+    those of :func:`label_classes`, neighbours of the same nonzero value
+    (each class apart, as cc3d's ``dust`` and ``largest_k`` see a map by
+    default), where without it every nonzero value is one foreground.
+    Integer maps only (a float map is a ``ValueError``), and ``algorithm``
+    must be ``None``: the class labeling has its own labeler.
     """
     cleanup = _Cleanup.of(min_size, max_size, largest, min_extent, max_extent)
-    if batch:
+    if classes:
+        labels, n = _label_each_class(image, connectivity, algorithm, batch)
+        algorithm = None
+    elif batch:
         labels, n = _label_batch(image, connectivity, algorithm, None)
     else:
         labels, n = _label(image, connectivity, algorithm, None, volumes=True)
     if cleanup is None:
         return labels != 0
     return cleanup.mask(labels, n, batch, connectivity, algorithm)
+
+
+def _label_each_class(
+    image: Any, connectivity: Any, algorithm: Any, batch: bool
+) -> Tuple[Any, Any]:
+    """``(labels, n)`` of the components of a class map, as :func:`label` returns them (of a
+    batch, ``n`` the counts), for the clean-up's ``classes=True``."""
+    if algorithm is not None:
+        raise ValueError(
+            f"classes=True labels each class apart as ccl.label_classes does, which takes no "
+            f"algorithm; algorithm={algorithm!r} names a variant of the binary labeling"
+        )
+    if batch:
+        labels, counts, _ = label_classes(image, connectivity, batch=True)
+        return labels, counts
+    labels, classes = label_classes(image, connectivity)
+    return labels, len(classes)
 
 
 def dust(
@@ -507,6 +535,7 @@ def dust(
     invert: bool = False,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    classes: bool = False,
 ) -> Any:
     """cc3d's ``dust``: ``image`` without its components smaller than ``threshold`` pixels
     (voxels), in its dtype, framework and device.
@@ -514,11 +543,16 @@ def dust(
     ``threshold`` is a size, or a ``(lower, upper)`` pair whose range
     ``[lower, upper)`` is kept; ``invert=True`` keeps what is removed
     otherwise (the components smaller than ``threshold``; those outside
-    the range). Nonzero is foreground, as everywhere in ccl: the classes of
-    a class map are one foreground here (cc3d labels each value apart).
-    :func:`keep` gives the mask alone.
+    the range). The pixels of the removed components become 0, the others
+    keep their values. By default nonzero is foreground, as everywhere in
+    ccl: the classes of a class map are one foreground, as cc3d's
+    ``binary_image=True`` sees them. With ``classes=True`` the components
+    are those of each class apart (:func:`label_classes`), as cc3d's
+    ``dust`` sees a class map by default: ``ccl.dust(class_map, t, c,
+    classes=True)`` equals ``cc3d.dust(class_map, t, connectivity=c)``
+    (integer maps only). :func:`keep` gives the mask alone.
     """
-    options = dict(algorithm=algorithm, batch=batch)
+    options = dict(algorithm=algorithm, batch=batch, classes=classes)
     if isinstance(threshold, (tuple, list)):
         if len(threshold) != 2:
             raise ValueError(f"threshold takes a size or (lower, upper), not {threshold!r}")
@@ -526,7 +560,7 @@ def dust(
         inside = (
             keep(image, connectivity, min_size=lower, max_size=upper - 1, **options)
             if upper > lower
-            else _foreground(image) & False
+            else _nothing_kept(image, connectivity, options)
         )
         kept = _foreground(image) & ~inside if invert else inside
     else:
@@ -534,10 +568,18 @@ def dust(
         if not invert:
             kept = keep(image, connectivity, min_size=size, **options)
         elif size == 0:
-            kept = _foreground(image) & False
+            kept = _nothing_kept(image, connectivity, options)
         else:
             kept = keep(image, connectivity, max_size=size - 1, **options)
     return _masked(image, kept)
+
+
+def _nothing_kept(image: Any, connectivity: Any, options: Dict[str, Any]) -> Any:
+    """The all-false mask of ``image`` for a range that keeps nothing; of a class map, through
+    :func:`keep`, so that what :func:`label_classes` refuses (floats) is refused here too."""
+    if options["classes"]:
+        return keep(image, connectivity, largest=0, **options)
+    return _foreground(image) & False
 
 
 def largest_k(
@@ -547,6 +589,7 @@ def largest_k(
     *,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    classes: bool = False,
     return_N: bool = False,
     dtype: Any = None,
 ) -> Any:
@@ -554,12 +597,30 @@ def largest_k(
     ``label(image, connectivity, largest=k)``; with ``return_N``, ``(labels, k)``.
 
     The kept components are numbered in raster order of their first pixels
-    and, among equal sizes, the first are kept (cc3d numbers by size where
-    fastremap is missing, and returns a bool mask for ``k=1``). With
-    ``batch=True``, each image apart, and ``N`` the counts.
+    and, among equal sizes, the first in that order are kept. cc3d keeps the
+    same pixels wherever no equal sizes straddle the cut, and returns them
+    otherwise: a bool mask for ``k=1`` (whose tie rule is this one); for a
+    larger ``k``, labels numbered by size, the smallest first (in order of
+    appearance where fastremap is installed), its choice among equal sizes
+    at the cut ``numpy.argpartition``'s; all its labels where ``k`` is at
+    least the number of components. With ``batch=True``, each image apart,
+    and ``N`` the counts.
+
+    By default every nonzero value is one foreground (cc3d's
+    ``binary_image=True``). ``classes=True`` takes ``image`` as a class map
+    whose components are those of each class apart (:func:`label_classes`),
+    as cc3d's ``largest_k`` sees it by default: the kept pixels are cc3d's,
+    and their classes ``image[labels != 0]``. See :func:`keep`.
     """
-    labels, n = label(image, connectivity, algorithm=algorithm, batch=batch, largest=k,
-                      dtype=dtype)  # fmt: skip
+    if not classes:
+        labels, n = label(image, connectivity, algorithm=algorithm, batch=batch, largest=k,
+                          dtype=dtype)  # fmt: skip
+        return (labels, n) if return_N else labels
+    cleanup = _Cleanup.of(None, None, k, None, None)
+    labels, n = _label_each_class(image, connectivity, algorithm, batch)
+    n = cleanup.apply(labels, n, batch, connectivity, None)
+    if dtype is not None:
+        labels = _cast_labels(labels, n, dtype)
     return (labels, n) if return_N else labels
 
 

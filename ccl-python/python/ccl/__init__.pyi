@@ -15,7 +15,11 @@ __all__ = [
     "connected_components",
     "connected_components_with_stats",
     "connected_components_with_stats_with_algorithm",
+    "dust",
+    "keep",
     "label",
+    "label_classes",
+    "largest_k",
     "statistics",
 ]
 
@@ -126,6 +130,7 @@ def keep(
     *,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    classes: bool = False,
     min_size: Optional[int] = None,
     max_size: Optional[int] = None,
     largest: Optional[int] = None,
@@ -140,6 +145,7 @@ def dust(
     invert: bool = False,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    classes: bool = False,
 ) -> Any: ...
 def label_classes(
     image: Any,
@@ -155,6 +161,7 @@ def largest_k(
     *,
     algorithm: Optional[str] = None,
     batch: bool = False,
+    classes: bool = False,
     return_N: bool = False,
     dtype: Any = None,
 ) -> Any: ...
