@@ -506,7 +506,7 @@ def keep(
     else:
         labels, n = _label(image, connectivity, algorithm, None, volumes=True)
     if cleanup is None:
-        return labels != 0
+        return _signed_view(labels) != 0
     return cleanup.mask(labels, n, batch, connectivity, algorithm)
 
 
@@ -1404,7 +1404,8 @@ class _Cleanup:
                 sizes = (area + 1) * keep - 1
                 cut = -_sort(-sizes)[k - 1]
                 above, at = sizes > cut, sizes == cut
-                keep &= above | (at & (at.cumsum(0) <= k - above.sum()))
+                ranks = _int64(at).cumsum(0)
+                keep &= above | (at & (ranks <= k - _int64(above).sum()))
             return _flatnonzero(keep)
 
     def apply(self, labels: Any, n: Any, batch: bool, connectivity: Any, algorithm: Any) -> Any:
@@ -1419,7 +1420,7 @@ class _Cleanup:
             self._run(labels, n, batch, connectivity, algorithm, mask)
             return mask
         self._run(labels, n, batch, connectivity, algorithm, None)
-        return labels != 0
+        return _signed_view(labels) != 0
 
     def _run(self, labels: Any, n: Any, batch: bool, connectivity: Any, algorithm: Any,
              mask: Any) -> Any:  # fmt: skip
@@ -1507,19 +1508,22 @@ def _flatnonzero(mask: Any) -> Any:
 
 
 def _take(array: Any, rows: Any) -> Any:
-    """The ``rows`` (an index array) of ``array``, where it lies; torch's wide unsigned types,
-    which it does not index, through the signed view of their bits."""
-    if _is_torch(array):
-        import torch
+    """The ``rows`` (an index array) of ``array``, where it lies."""
+    signed = _signed_view(array)
+    return array[rows] if signed is array else signed[rows].view(array.dtype)
 
-        signed = {
-            getattr(torch, f"uint{bits}", None): getattr(torch, f"int{bits}")
-            for bits in (16, 32, 64)
-        }
-        view = signed.get(array.dtype)
-        if view is not None:
-            return array.view(view)[rows].view(array.dtype)
-    return array[rows]
+
+def _signed_view(array: Any) -> Any:
+    """A torch tensor of uint16, uint32 or uint64, which torch supports in few operations, as
+    the signed integers of the same bits; anything else as it is."""
+    if not _is_torch(array):
+        return array
+    import torch
+
+    for bits in (16, 32, 64):
+        if array.dtype == getattr(torch, f"uint{bits}", None):
+            return array.view(getattr(torch, f"int{bits}"))
+    return array
 
 
 def _torch_from(like: Any, values: np.ndarray) -> Any:
@@ -1592,14 +1596,14 @@ def _empty_like(array: Any, dtype: str) -> Any:
 def _foreground(image: Any) -> Any:
     """``image != 0`` in its framework (array-likes as numpy)."""
     if _is_torch(image) or _is_device(image):
-        return image != 0
+        return _signed_view(image) != 0
     return np.asarray(image) != 0
 
 
 def _masked(image: Any, kept: Any) -> Any:
     """``image`` where ``kept``, 0 elsewhere, in its dtype and framework."""
     if _is_torch(image):
-        return image.masked_fill(~kept, 0)
+        return _signed_view(image).masked_fill(~kept, 0).view(image.dtype)
     if _is_device(image):
         import cupy
 
