@@ -509,60 +509,21 @@ extern "C" __global__ void __launch_bounds__(1024)
     if (kept && kept_records != nullptr) kept_records[rank] = records[r];
 }
 
-// ccl_filter_apply takes FILTER_APPLY_PIXELS pixels a thread: one 16-byte
-// load of labels and one 4-byte store of mask bytes, where a pixel a thread
-// made byte stores (on the H200, 305 us for an 8192^2 mask).
-static_assert(FILTER_APPLY_PIXELS == 4, "ccl_filter_apply packs four pixels");
-
 // Each pixel's new label (in place), or, with `mask`, whether its component
-// is kept (the labels are left as they are); FILTER_APPLY_PIXELS
-// consecutive pixels a thread, the last thread's fewer.
+// is kept (the labels are left as they are).
 extern "C" __global__ void __launch_bounds__(256)
     ccl_filter_apply(u32* labels, CclFilterShape shape, const u32* offsets, const u32* renumbering,
                      u8* mask) {
-    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * FILTER_APPLY_PIXELS;
-    if (first >= shape.pixels) return;
-    const bool whole = shape.pixels - first >= FILTER_APPLY_PIXELS;
-    const u32 count = whole ? FILTER_APPLY_PIXELS : (u32)(shape.pixels - first);
-    u32 label[FILTER_APPLY_PIXELS] = {0, 0, 0, 0};
-    const bool wide_labels = whole && ((size_t)(labels + first) & 15) == 0;
-    if (wide_labels) {
-        const uint4 v = *reinterpret_cast<const uint4*>(labels + first);
-        label[0] = v.x, label[1] = v.y, label[2] = v.z, label[3] = v.w;
-    } else {
-        for (u32 i = 0; i < count; ++i) label[i] = labels[first + i];
+    const u64 p = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= shape.pixels) return;
+    const u32 label = labels[p];
+    u32 kept = 0;
+    if (label != 0) {
+        u64 within;
+        const u32 image = image_of_pixel(shape, p, &within);
+        if (label <= offsets[image + 1] - offsets[image])
+            kept = renumbering[offsets[image] + label - 1];
     }
-    if ((label[0] | label[1] | label[2] | label[3]) == 0) {
-        // All background: labels stay 0; the mask is 0 there.
-        if (mask == nullptr) return;
-    }
-    // Pixel i's image, and where in it: the group may run into the next
-    // image (into several, where images have fewer pixels than the group).
-    u64 at;
-    u32 image = image_of_pixel(shape, first, &at);
-    const u64 per_image = shape.pixels / shape.images;
-    u32 kept[FILTER_APPLY_PIXELS] = {0, 0, 0, 0};
-    for (u32 i = 0; i < count; ++i, ++at) {
-        while (at >= per_image) {
-            ++image;
-            at -= per_image;
-        }
-        const u32 l = label[i];
-        if (l != 0 && l <= offsets[image + 1] - offsets[image])
-            kept[i] = renumbering[offsets[image] + l - 1];
-    }
-    if (mask != nullptr) {
-        if (whole && ((size_t)(mask + first) & 3) == 0) {
-            const u32 bytes = (u32)(kept[0] != 0) | (u32)(kept[1] != 0) << 8 |
-                              (u32)(kept[2] != 0) << 16 | (u32)(kept[3] != 0) << 24;
-            *reinterpret_cast<u32*>(mask + first) = bytes;
-        } else {
-            for (u32 i = 0; i < count; ++i) mask[first + i] = kept[i] != 0;
-        }
-    } else if (wide_labels) {
-        *reinterpret_cast<uint4*>(labels + first) = make_uint4(kept[0], kept[1], kept[2], kept[3]);
-    } else {
-        for (u32 i = 0; i < count; ++i)
-            if (label[i] != 0) labels[first + i] = kept[i];
-    }
+    if (mask != nullptr) mask[p] = kept != 0;
+    else if (label != 0) labels[p] = kept;
 }

@@ -32,9 +32,6 @@ const ALL: u32 = u32::MAX;
 /// Keys per block of the select's histogram (`FILTER_ITEMS`).
 const HISTOGRAM_ITEMS: u32 = 4096;
 
-/// Pixels per thread of the last pass (`FILTER_APPLY_PIXELS`).
-const APPLY_PIXELS: usize = 4;
-
 /// Components per block of the numbering (its block scan's width).
 const NUMBER_BLOCK: u32 = 1024;
 
@@ -111,7 +108,6 @@ const KERNELS: KernelSource = KernelSource {
         ("FILTER_ITEMS", HISTOGRAM_ITEMS),
         ("FILTER_SPAN_CHUNKS", SPAN_CHUNKS),
         ("FILTER_MEASURE_WARPS", MEASURE_WARPS),
-        ("FILTER_APPLY_PIXELS", APPLY_PIXELS as u32),
         ("FILTER_MEASURE_AREA", Measure::Area as u32),
         ("FILTER_MEASURE_BOX", Measure::Box as u32),
         ("FILTER_MEASURE_FEATURES", Measure::Features as u32),
@@ -551,7 +547,7 @@ impl DeviceFilter {
             if total > 0 || !writes_labels {
                 self.kernels.apply.launch(
                     stream,
-                    linear_grid(pixels.div_ceil(APPLY_PIXELS), 256)?,
+                    linear_grid(pixels, 256)?,
                     (
                         labels,
                         shape_args,
