@@ -63,6 +63,7 @@ pub use ccl_io as io;
 /// [`connected_components_with_stats`] returns.
 pub use ccl_core::opencv;
 
+mod kept;
 mod variant;
 
 pub use variant::Variant;

@@ -1,11 +1,13 @@
 //! A variant, named or preferred, run on host images: a CPU variant labels
-//! them in place; a CUDA variant gets them uploaded to a pooled labeler
-//! (`ccl_cuda::interop::pool`), so that repeated calls allocate nothing and
-//! concurrent threads never share one.
+//! them in place, on a labeler the calling thread keeps between calls
+//! ([`crate::kept`]); a CUDA variant gets them uploaded to a pooled labeler
+//! (`ccl_cuda::interop::pool`); either way repeated calls allocate nothing
+//! new and concurrent threads never share a labeler.
 
 use ccl_core::opencv::{OpenCvComponents, OpenCvStats};
 use ccl_cuda::interop::pool;
 
+use crate::kept;
 use crate::{
     Algorithm, Backend, BinaryImage, BinaryVolume, ComponentStats, Connectivity, Error, LabelImage,
     LabelVolume, Result, Task, VolumeStats, default_algorithm, default_algorithm_on, find,
@@ -85,7 +87,7 @@ impl Variant {
         match algorithm.backend {
             Backend::Cuda => pool::label_host_image(algorithm, image, connectivity),
             Backend::Cpu => {
-                let labels = algorithm.labeler()?.label(image, connectivity)?;
+                let labels = kept::with_labeler(algorithm, |l| l.label(image, connectivity))?;
                 // CPU variants label canonically: one pass counts.
                 let count = labels.component_count_if_canonical().ok_or_else(|| {
                     Error::Unavailable(format!("{}'s labels were not canonical", algorithm.name))
@@ -128,7 +130,9 @@ impl Variant {
                 labels.copy_from_slice(result.labels());
                 Ok(count)
             }
-            Backend::Cpu => algorithm.labeler()?.label_into(image, connectivity, labels),
+            Backend::Cpu => {
+                kept::with_labeler(algorithm, |l| l.label_into(image, connectivity, labels))
+            }
         }
     }
 
@@ -142,7 +146,7 @@ impl Variant {
         let algorithm = self.algorithm;
         match algorithm.backend {
             Backend::Cuda => pool::analyze_host_image(algorithm, image, connectivity),
-            Backend::Cpu => algorithm.analyzer()?.analyze(image, connectivity),
+            Backend::Cpu => kept::with_analyzer(algorithm, |a| a.analyze(image, connectivity)),
         }
     }
 
@@ -154,10 +158,7 @@ impl Variant {
         volume: &BinaryVolume<'_>,
         connectivity: Connectivity,
     ) -> Result<(LabelVolume, usize)> {
-        let labels = self
-            .algorithm
-            .labeler()?
-            .label_volume(volume, connectivity)?
+        let labels = kept::with_labeler(self.algorithm, |l| l.label_volume(volume, connectivity))?
             .into_canonical();
         let count = labels.component_count_if_canonical().ok_or_else(|| {
             Error::Unavailable(format!(
@@ -177,9 +178,9 @@ impl Variant {
         connectivity: Connectivity,
         labels: &mut [u32],
     ) -> Result<usize> {
-        self.algorithm
-            .labeler()?
-            .label_volume_into(volume, connectivity, labels)
+        kept::with_labeler(self.algorithm, |l| {
+            l.label_volume_into(volume, connectivity, labels)
+        })
     }
 
     /// The features of every component of a volume by the variant's own
@@ -189,9 +190,7 @@ impl Variant {
         volume: &BinaryVolume<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<VolumeStats>> {
-        self.algorithm
-            .analyzer()?
-            .analyze_volume(volume, connectivity)
+        kept::with_analyzer(self.algorithm, |a| a.analyze_volume(volume, connectivity))
     }
 
     /// Labels a batch of images of one size, the slices of `batch` (image
@@ -227,9 +226,9 @@ impl Variant {
         labels: &mut [u32],
         counts: &mut [usize],
     ) -> Result<()> {
-        self.algorithm
-            .labeler()?
-            .label_batch(batch, connectivity, labels, counts)
+        kept::with_labeler(self.algorithm, |l| {
+            l.label_batch(batch, connectivity, labels, counts)
+        })
     }
 
     /// The features of every image of a batch (as
@@ -240,9 +239,7 @@ impl Variant {
         batch: &BinaryVolume<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<Vec<ComponentStats>>> {
-        self.algorithm
-            .analyzer()?
-            .analyze_batch(batch, connectivity)
+        kept::with_analyzer(self.algorithm, |a| a.analyze_batch(batch, connectivity))
     }
 
     /// OpenCV's `connectedComponentsWithStats` of `image`: canonical
