@@ -8,7 +8,10 @@
 //! Per thread, so that nothing is shared (the labelers are not `Send`) and
 //! concurrent callers never wait for one another; one labeler and one
 //! analyzer per variant and thread, each holding the scratch of the largest
-//! input it has seen.
+//! input it has seen. CPU variants only: a CUDA variant's labeler holds
+//! device memory and a stream, which a thread's destructors could free
+//! after the driver is gone at exit (its host images go through
+//! `ccl_cuda::interop::pool` where it matters).
 //!
 //! [`Variant`]: crate::Variant
 
@@ -16,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::thread::LocalKey;
 
-use crate::{Algorithm, Analyzer, Labeler, Result};
+use crate::{Algorithm, Analyzer, Backend, Labeler, Result};
 
 /// Kept objects of one kind, by variant name.
 type Kept<T> = RefCell<HashMap<&'static str, Box<T>>>;
@@ -33,12 +36,7 @@ pub(crate) fn with_labeler<R>(
     algorithm: &'static Algorithm,
     work: impl FnOnce(&mut dyn Labeler) -> Result<R>,
 ) -> Result<R> {
-    with_kept(
-        &LABELERS,
-        algorithm.name,
-        || algorithm.labeler(),
-        |l| work(l),
-    )
+    with_kept(&LABELERS, algorithm, || algorithm.labeler(), |l| work(l))
 }
 
 /// `work` on this thread's analyzer of `algorithm` (made on first use).
@@ -46,28 +44,27 @@ pub(crate) fn with_analyzer<R>(
     algorithm: &'static Algorithm,
     work: impl FnOnce(&mut dyn Analyzer) -> Result<R>,
 ) -> Result<R> {
-    with_kept(
-        &ANALYZERS,
-        algorithm.name,
-        || algorithm.analyzer(),
-        |a| work(a),
-    )
+    with_kept(&ANALYZERS, algorithm, || algorithm.analyzer(), |a| work(a))
 }
 
-/// `work` on the object `store` keeps for `name`, or on a new one from
-/// `make`; kept again afterwards. It is out of the store during `work`, so
+/// `work` on the object `store` keeps for `algorithm`, or on a new one
+/// from `make`; kept again afterwards (a CUDA variant's: made anew). It is out of the store during `work`, so
 /// a call nested in it makes its own.
 fn with_kept<T: ?Sized, R>(
     store: &'static LocalKey<Kept<T>>,
-    name: &'static str,
+    algorithm: &'static Algorithm,
     make: impl FnOnce() -> Result<Box<T>>,
     work: impl FnOnce(&mut T) -> Result<R>,
 ) -> Result<R> {
+    if algorithm.backend != Backend::Cpu {
+        return work(&mut *make()?);
+    }
+    let name = algorithm.name;
     let mut object = match store.with(|kept| kept.borrow_mut().remove(name)) {
         Some(object) => object,
         None => make()?,
     };
-    let result = work(&mut object);
+    let result = work(&mut *object);
     store.with(|kept| kept.borrow_mut().insert(name, object));
     result
 }

@@ -1,8 +1,8 @@
 //! A variant, named or preferred, run on host images: a CPU variant labels
 //! them in place, on a labeler the calling thread keeps between calls
-//! ([`crate::kept`]); a CUDA variant gets them uploaded to a pooled labeler
-//! (`ccl_cuda::interop::pool`); either way repeated calls allocate nothing
-//! new and concurrent threads never share a labeler.
+//! ([`crate::kept`]); a CUDA variant gets images uploaded to a pooled
+//! labeler (`ccl_cuda::interop::pool`); either way repeated calls allocate
+//! nothing new and concurrent threads never share a labeler.
 
 use ccl_core::opencv::{OpenCvComponents, OpenCvStats};
 use ccl_cuda::interop::pool;
