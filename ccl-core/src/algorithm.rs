@@ -15,6 +15,27 @@ pub trait Labeler {
     /// [`LabelImage::canonical`] numbers any labeling).
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage>;
 
+    /// [`label`](Self::label)'s labels and their number N.
+    ///
+    /// The default counts them in a pass over the labels (checking that
+    /// they are canonical); a variant that knows N when it is done (from
+    /// its merge) overrides it and saves that pass.
+    ///
+    /// # Errors
+    /// Those of [`label`](Self::label); [`Error::Unavailable`] where the
+    /// labels are not canonical.
+    fn label_with_count(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<(LabelImage, usize)> {
+        let labels = self.label(image, connectivity)?;
+        let count = labels
+            .component_count_if_canonical()
+            .ok_or_else(|| Error::Unavailable("the labeler's labels were not canonical".into()))?;
+        Ok((labels, count))
+    }
+
     /// Labels `image` into `labels`, a caller's buffer of exactly `width *
     /// height` labels (row-major, packed; whatever it held is overwritten),
     /// and returns the number of components N: the labels of

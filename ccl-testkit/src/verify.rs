@@ -246,9 +246,11 @@ impl Variant {
     }
 
     /// Runs `task` on `image` and compares the result with `expected`;
-    /// labeling is checked twice, through [`Labeler::label`] and through
-    /// [`Labeler::label_into`] into the reused buffer, filled with
-    /// `u32::MAX` first so that a label left unwritten shows.
+    /// labeling is checked twice, labels and N, through
+    /// [`Labeler::label_with_count`] (whose labels are
+    /// [`Labeler::label`]'s) and through [`Labeler::label_into`] into the
+    /// reused buffer, filled with `u32::MAX` first so that a label left
+    /// unwritten shows.
     pub fn check(
         &mut self,
         task: Task,
@@ -260,7 +262,19 @@ impl Variant {
         // that the variant does not perform it.
         match (task, &mut self.labeler, &mut self.analyzer) {
             (Task::Label, Some(labeler), _) => {
-                compare_labels(&expected.labels, &labeler.label(image, connectivity)?)?;
+                let expect_count = |count: usize| {
+                    if count == expected.components() {
+                        Ok(())
+                    } else {
+                        Err(Mismatch::Count {
+                            expected: expected.components(),
+                            actual: count,
+                        })
+                    }
+                };
+                let (labels, count) = labeler.label_with_count(image, connectivity)?;
+                compare_labels(&expected.labels, &labels)?;
+                expect_count(count)?;
                 let mut buffer = std::mem::take(&mut self.buffer);
                 buffer.clear();
                 buffer.resize(image.pixel_count(), u32::MAX);
@@ -269,13 +283,7 @@ impl Variant {
                 let labels_match = compare_labels(&expected.labels, &into);
                 self.buffer = into.into_labels();
                 labels_match?;
-                if count != expected.components() {
-                    return Err(Mismatch::Count {
-                        expected: expected.components(),
-                        actual: count,
-                    }
-                    .into());
-                }
+                expect_count(count)?;
             }
             (Task::Analyze, _, Some(analyzer)) => {
                 compare_stats(&expected.stats, &analyzer.analyze(image, connectivity)?)?

@@ -86,13 +86,10 @@ impl Variant {
         let algorithm = self.algorithm;
         match algorithm.backend {
             Backend::Cuda => pool::label_host_image(algorithm, image, connectivity),
+            // CPU variants label canonically, and count in a pass over the
+            // labels where they cannot tell N otherwise.
             Backend::Cpu => {
-                let labels = kept::with_labeler(algorithm, |l| l.label(image, connectivity))?;
-                // CPU variants label canonically: one pass counts.
-                let count = labels.component_count_if_canonical().ok_or_else(|| {
-                    Error::Unavailable(format!("{}'s labels were not canonical", algorithm.name))
-                })?;
-                Ok((labels, count))
+                kept::with_labeler(algorithm, |l| l.label_with_count(image, connectivity))
             }
         }
     }

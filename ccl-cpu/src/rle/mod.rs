@@ -226,9 +226,18 @@ ccl_core::inventory::submit! {
 
 impl Labeler for RunLabeler {
     fn label(&mut self, image: &BinaryImage<'_>, connectivity: Connectivity) -> Result<LabelImage> {
+        Ok(self.label_with_count(image, connectivity)?.0)
+    }
+
+    /// N comes from the border merge, not from a pass over the labels.
+    fn label_with_count(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+    ) -> Result<(LabelImage, usize)> {
         self.check(connectivity, 2)?;
         let mut labels = pages::zeroed_labels(image.pixel_count());
-        label_in_bands::<true>(
+        let count = label_in_bands::<true>(
             image,
             connectivity,
             &self.bands(image),
@@ -237,7 +246,10 @@ impl Labeler for RunLabeler {
             &mut self.join_buffers,
             &mut labels,
         );
-        LabelImage::new(image.width(), image.height(), labels)
+        Ok((
+            LabelImage::new(image.width(), image.height(), labels)?,
+            count,
+        ))
     }
 
     /// Writes every pixel of `labels` (background too), in the same pass as
