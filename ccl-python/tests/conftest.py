@@ -364,6 +364,42 @@ def case_image(case_id: str) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+def raster_renumber(labels: np.ndarray) -> np.ndarray:
+    """Any labeling renumbered 1..n in raster order of each component's first element
+    (uint32; 0 stays background)."""
+    flat = labels.ravel()
+    values, first = np.unique(flat, return_index=True)
+    order = values[np.argsort(first)]
+    order = order[order != 0]
+    remap = np.zeros(int(flat.max(initial=0)) + 1, np.uint64)
+    remap[order] = np.arange(1, len(order) + 1)
+    return remap[labels].astype(np.uint32)
+
+
+def cleaned_labels(labels: np.ndarray, n: int, min_size=0, max_size=None, largest=None,
+                   min_extent=None, max_extent=None) -> np.ndarray:  # fmt: skip
+    """The clean-up of canonical ``labels`` (1..n), the definition the tests hold ccl to:
+    the size and bounding-box extent ranges, then the ``largest`` by size (of equal sizes
+    the first label), what is kept renumbered 1..k in label order (uint32)."""
+    areas = np.bincount(labels.ravel(), minlength=n + 1)[1:]
+    keep = areas >= min_size
+    if max_size is not None:
+        keep &= areas <= max_size
+    boxes = ndimage.find_objects(labels.astype(np.int32), max_label=n)
+    extents = np.array([[s.stop - s.start for s in box] for box in boxes]).reshape(n, labels.ndim)
+    if min_extent is not None:
+        keep &= (extents >= np.array(min_extent)).all(axis=1)
+    if max_extent is not None:
+        keep &= (extents <= np.array(max_extent)).all(axis=1)
+    if largest is not None:
+        order = sorted(np.flatnonzero(keep), key=lambda i: (-areas[i], i))
+        keep[:] = False
+        keep[order[:largest]] = True
+    renumber = np.zeros(n + 1, np.uint32)
+    renumber[1:][keep] = np.arange(1, keep.sum() + 1, dtype=np.uint32)
+    return renumber[labels]
+
+
 def scipy_structure(connectivity: int) -> np.ndarray:
     """scipy's structuring element of a connectivity: 4 / 8 of images, 6 / 18 / 26 of volumes."""
     if connectivity == 4:

@@ -17,7 +17,7 @@ import pytest
 from scipy import ndimage
 
 import ccl
-from conftest import gpu_module
+from conftest import gpu_module, raster_renumber
 
 
 def _structure(connectivity: int, ndim: int) -> np.ndarray:
@@ -40,20 +40,9 @@ def _class_map(shape, classes: int, density: float, seed: int, sticky: bool = Fa
     return values.astype(dtype)
 
 
-def _raster_renumber(labels: np.ndarray) -> np.ndarray:
-    """Any labeling renumbered 1..n in raster order of each component's first element."""
-    flat = labels.ravel()
-    values, first = np.unique(flat, return_index=True)
-    order = values[np.argsort(first)]
-    order = order[order != 0]
-    remap = np.zeros(int(flat.max(initial=0)) + 1, np.uint64)
-    remap[order] = np.arange(1, len(order) + 1)
-    return remap[labels].astype(np.uint32)
-
-
 def _cc3d_reference(values: np.ndarray, connectivity: int):
     """cc3d's multilabel labels in raster order, and each component's class."""
-    labels = _raster_renumber(cc3d.connected_components(values, connectivity=connectivity))
+    labels = raster_renumber(cc3d.connected_components(values, connectivity=connectivity))
     return labels, _classes_of(values, labels)
 
 
@@ -73,7 +62,7 @@ def _scipy_reference(values: np.ndarray, connectivity: int) -> np.ndarray:
         labels, n = ndimage.label(values == value, _structure(connectivity, values.ndim))
         merged[labels != 0] = labels[labels != 0] + offset
         offset += n
-    return _raster_renumber(merged)
+    return raster_renumber(merged)
 
 
 IMAGE_CASES = [

@@ -17,10 +17,9 @@ from __future__ import annotations
 import cc3d
 import numpy as np
 import pytest
-from scipy import ndimage
 
 import ccl
-from conftest import gpu_module, to_numpy
+from conftest import cleaned_labels, gpu_module, raster_renumber, to_numpy
 
 CONNECTIVITIES = {2: (4, 8), 3: (6, 18, 26)}
 SHAPES = {2: (45, 58), 3: (11, 14, 17)}
@@ -45,14 +44,7 @@ def _class_map(shape, seed: int, dtype=np.uint16, density: float = 0.7) -> np.nd
 def _raster_labels(values: np.ndarray, connectivity: int) -> np.ndarray:
     """cc3d's multilabel labels renumbered 1..n in raster order of each component's first
     element (the numbering of ``ccl.label_classes``)."""
-    labels = cc3d.connected_components(values, connectivity=connectivity).astype(np.int64)
-    flat = labels.ravel()
-    found, first = np.unique(flat, return_index=True)
-    order = found[np.argsort(first)]
-    order = order[order != 0]
-    remap = np.zeros(int(flat.max(initial=0)) + 1, np.int64)
-    remap[order] = np.arange(1, len(order) + 1)
-    return remap[labels]
+    return raster_renumber(cc3d.connected_components(values, connectivity=connectivity))
 
 
 def _reference(values: np.ndarray, connectivity: int, min_size=0, max_size=None, largest=None,
@@ -61,23 +53,7 @@ def _reference(values: np.ndarray, connectivity: int, min_size=0, max_size=None,
     first in raster order), renumbered in raster order."""
     labels = _raster_labels(values, connectivity)
     n = int(labels.max(initial=0))
-    areas = np.bincount(labels.ravel(), minlength=n + 1)[1:]
-    keep = areas >= min_size
-    if max_size is not None:
-        keep &= areas <= max_size
-    boxes = ndimage.find_objects(labels.astype(np.int32), max_label=n)
-    extents = np.array([[s.stop - s.start for s in box] for box in boxes]).reshape(n, labels.ndim)
-    if min_extent is not None:
-        keep &= (extents >= np.array(min_extent)).all(axis=1)
-    if max_extent is not None:
-        keep &= (extents <= np.array(max_extent)).all(axis=1)
-    if largest is not None:
-        order = sorted(np.flatnonzero(keep), key=lambda i: (-areas[i], i))
-        keep[:] = False
-        keep[order[:largest]] = True
-    renumber = np.zeros(n + 1, np.uint32)
-    renumber[1:][keep] = np.arange(1, keep.sum() + 1, dtype=np.uint32)
-    return renumber[labels]
+    return cleaned_labels(labels, n, min_size, max_size, largest, min_extent, max_extent)
 
 
 def _cases():

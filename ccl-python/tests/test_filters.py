@@ -19,7 +19,7 @@ import pytest
 from scipy import ndimage
 
 import ccl
-from conftest import algorithm_names, gpu_module, random_image, to_numpy
+from conftest import algorithm_names, cleaned_labels, gpu_module, random_image, to_numpy
 
 
 def _noise(shape, density: float, seed: int) -> np.ndarray:
@@ -37,23 +37,7 @@ def _reference(image: np.ndarray, connectivity: int, min_size=0, max_size=None, 
     """The cleaned canonical labels, from scipy's: ranges, then the k largest (equal sizes:
     the first label), renumbered in label order."""
     labels, n = ndimage.label(image != 0, _structure(connectivity, image.ndim))
-    areas = np.bincount(labels.ravel(), minlength=n + 1)[1:]
-    keep = areas >= min_size
-    if max_size is not None:
-        keep &= areas <= max_size
-    boxes = ndimage.find_objects(labels)
-    extents = np.array([[s.stop - s.start for s in box] for box in boxes]).reshape(n, image.ndim)
-    if min_extent is not None:
-        keep &= (extents >= np.array(min_extent)).all(axis=1)
-    if max_extent is not None:
-        keep &= (extents <= np.array(max_extent)).all(axis=1)
-    if largest is not None:
-        order = sorted(np.flatnonzero(keep), key=lambda i: (-areas[i], i))
-        keep[:] = False
-        keep[order[:largest]] = True
-    renumber = np.zeros(n + 1, np.uint32)
-    renumber[1:][keep] = np.arange(1, keep.sum() + 1, dtype=np.uint32)
-    return renumber[labels]
+    return cleaned_labels(labels, n, min_size, max_size, largest, min_extent, max_extent)
 
 
 FILTERS = {
