@@ -155,8 +155,8 @@ fn check(stream: &Arc<CudaStream>, device_filter: &mut DeviceFilter, case: &Labe
             got_features == features,
             "{what}, {filter:?}: features differ"
         );
-        // The mask, labels and counts left as they were; the total passed
-        // by the caller, not read back.
+        // The mask, labels and counts left as they were; one image's count
+        // passed by the caller (no read-back of the total).
         let mut device_labels = stream.clone_htod(&case.labels).unwrap();
         let mut device_counts = stream.clone_htod(&case.counts).unwrap();
         let mut mask = stream.alloc_zeros::<u8>(case.labels.len()).unwrap();
@@ -165,7 +165,7 @@ fn check(stream: &Arc<CudaStream>, device_filter: &mut DeviceFilter, case: &Labe
                 stream,
                 &mut device_labels.slice_mut(..),
                 &mut device_counts.slice_mut(..),
-                Some(case.counts.iter().sum()),
+                (case.shape.images == 1).then(|| case.counts[0]),
                 case.shape,
                 &filter,
                 FilterOutput::Mask(&mut mask.slice_mut(..)),
@@ -263,12 +263,17 @@ fn device_filter_refuses_bad_arguments() {
         images: 3,
         ..case.shape
     };
-    for (filter, shape) in [(inverted, case.shape), (Filter::default(), bigger)] {
+    // A count known on the host is refused for a batch of two images.
+    for (filter, shape, count) in [
+        (inverted, case.shape, None),
+        (Filter::default(), bigger, None),
+        (Filter::default(), case.shape, Some(case.counts[0])),
+    ] {
         let result = device_filter.run(
             &stream,
             &mut labels.slice_mut(..),
             &mut counts.slice_mut(..),
-            None,
+            count,
             shape,
             &filter,
             FilterOutput::Labels,

@@ -338,15 +338,21 @@ impl DeviceFilter {
     /// `with_features`, the kept components' features are gathered for
     /// [`read_features`](Self::read_features). Queued on `stream`; waits
     /// only for the component total (one read-back), and not even for that
-    /// where the caller passes it as `total` (the sum of `counts`, which a
-    /// caller that labeled one image holds on the host).
+    /// where the caller holds one image's count on the host and passes it
+    /// as `count`: it is then written to `counts[0]` here, so that the
+    /// total the scratch is sized by and the counts the kernels read agree.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a `count` with more than one image;
+    /// [`Error::InvalidDimensions`] where the buffers are too small for
+    /// `shape`; those of [`Filter::check`].
     #[allow(clippy::too_many_arguments)] // the labels, their shape and the request, apart
     pub fn run(
         &mut self,
         stream: &Arc<CudaStream>,
         labels: &mut CudaViewMut<'_, u32>,
         counts: &mut CudaViewMut<'_, u32>,
-        total: Option<u32>,
+        count: Option<u32>,
         shape: LabelShape,
         filter: &Filter,
         output: FilterOutput<'_, '_>,
@@ -384,6 +390,17 @@ impl DeviceFilter {
         if mask.is_none() && filter.keeps_all() && !with_features {
             return Ok(());
         }
+        if let Some(count) = count {
+            if shape.images != 1 {
+                return Err(Error::InvalidArgument(format!(
+                    "a count known on the host is one image's; this shape has {} images",
+                    shape.images
+                )));
+            }
+            stream
+                .memcpy_htod(&[count], &mut counts.slice_mut(..1))
+                .map_err(cuda_error)?;
+        }
         let labels = DevPtr::of_mut(labels, stream);
         let counts_ptr = DevPtr::of_mut(counts, stream);
 
@@ -391,8 +408,8 @@ impl DeviceFilter {
         let offsets = DevPtr::of_mut(self.offsets.reserve(stream, shape.images + 1)?, stream);
         let end = DevPtr::from_address(offsets.address() + 4 * u64::from(images));
         self.scan(stream, counts_ptr, offsets, end, images)?;
-        let total = match total {
-            Some(total) => total,
+        let total = match count {
+            Some(count) => count,
             None => {
                 let total_at = self.offsets.get()?.slice(shape.images..shape.images + 1);
                 stream.clone_dtoh(&total_at).map_err(cuda_error)?[0]

@@ -288,9 +288,6 @@ impl ArrayLabeler {
                     Error::InvalidArgument(format!("{count} components exceed 32-bit labels"))
                 })?;
                 let buffer = self.count.reserve(&stream, 1)?;
-                stream
-                    .memcpy_htod(&[count], &mut buffer.slice_mut(..1))
-                    .map_err(cuda_error)?;
                 let mut count_view = buffer.slice_mut(..1);
                 device_filter.run(
                     &stream,
