@@ -244,6 +244,35 @@ fn device_filter_takes_unaligned_labels() {
     }
 }
 
+/// One image's count known on the host reaches `counts` (where the caller
+/// reads the kept count back) even where the filter keeps everything and
+/// nothing runs.
+#[test]
+fn device_filter_writes_a_host_count_where_it_keeps_all() {
+    let Some(stream) = stream() else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let mut device_filter = DeviceFilter::new(&gpu).unwrap();
+    let case = batch(61, 37, 1, 45, 1);
+    let mut labels = stream.clone_htod(&case.labels).unwrap();
+    let mut counts = stream.clone_htod(&[u32::MAX]).unwrap();
+    device_filter
+        .run(
+            &stream,
+            &mut labels.slice_mut(..),
+            &mut counts.slice_mut(..),
+            Some(case.counts[0]),
+            case.shape,
+            &Filter::default(),
+            FilterOutput::Labels,
+            false,
+        )
+        .unwrap();
+    assert_eq!(stream.clone_dtoh(&counts).unwrap(), case.counts);
+    assert!(stream.clone_dtoh(&labels).unwrap() == case.labels);
+}
+
 #[test]
 fn device_filter_refuses_bad_arguments() {
     let Some(stream) = stream() else {

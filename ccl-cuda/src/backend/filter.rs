@@ -359,6 +359,12 @@ impl DeviceFilter {
         with_features: bool,
     ) -> Result<()> {
         filter.check()?;
+        if count.is_some() && shape.images != 1 {
+            return Err(Error::InvalidArgument(format!(
+                "a count known on the host is one image's; this shape has {} images",
+                shape.images
+            )));
+        }
         self.features = None;
         let pixels = shape.pixels();
         let shape_args = shape.args()?;
@@ -373,6 +379,13 @@ impl DeviceFilter {
                 shape.height,
                 shape.depth
             )));
+        }
+        // Written before any early return: the caller reads the kept count
+        // back from `counts[0]`.
+        if let Some(count) = count {
+            stream
+                .memcpy_htod(&[count], &mut counts.slice_mut(..1))
+                .map_err(cuda_error)?;
         }
         let mask = match output {
             FilterOutput::Mask(mask) if mask.len() < pixels => {
@@ -389,17 +402,6 @@ impl DeviceFilter {
         }
         if mask.is_none() && filter.keeps_all() && !with_features {
             return Ok(());
-        }
-        if let Some(count) = count {
-            if shape.images != 1 {
-                return Err(Error::InvalidArgument(format!(
-                    "a count known on the host is one image's; this shape has {} images",
-                    shape.images
-                )));
-            }
-            stream
-                .memcpy_htod(&[count], &mut counts.slice_mut(..1))
-                .map_err(cuda_error)?;
         }
         let labels = DevPtr::of_mut(labels, stream);
         let counts_ptr = DevPtr::of_mut(counts, stream);
