@@ -41,13 +41,17 @@
 //! `bits`, `tiles`, `faces`, `roots` and `labels`.
 //!
 //! Only the voxels of a tile's faces reach global memory's atomics, which
-//! suits the short runs of fine random volumes: there (g = 1, 14–50 %) it
-//! labels in up to a third less time than `flsl-cd`, whose forest of runs
-//! holds as many nodes as a fifth of the voxels. Where runs are long (coarse
-//! volumes, dense ones), writing and reading a parent per voxel costs it
-//! more than `flsl-cd`'s runs: `flsl-cd` stays the default. Images are not
-//! labeled: tiles of 256 rows of one slice ran at a tenth of `flsl-cd`'s
-//! speed.
+//! suits the short runs of fine random volumes. Inside a tile, 6-connected
+//! unions take a lane per touching pair of runs, 18- and 26-connected ones a
+//! lane per run, and every run's node is pointed at its root before the
+//! voxels' parents are written. On the H100 (512^3, g = 1,
+//! bench/2026-11-26-h100-tiles-flatten) it labels a 50 % volume in 2.32 ms
+//! in 6-connectivity (`flsl-cd` 5.77) and 4.96 in 26 (5.91). Where runs are
+//! long (coarse volumes, dense ones in 18 and 26), writing and reading a
+//! parent per voxel and the face merges cost it more than `flsl-cd`'s
+//! runs: the `auto` variant (`ccl-cuda-auto`) chooses between the two per
+//! call. Images are not labeled: tiles of 256 rows of one slice ran at a
+//! tenth of `flsl-cd`'s speed.
 
 mod tiles;
 
