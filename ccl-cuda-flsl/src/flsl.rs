@@ -706,14 +706,11 @@ register!(
         (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
         (Task::Analyze, Connectivity::Eight),
-        // Volumes, bench/2026-11-26-h200-volume-bands (512^3, g = 1 / 4 /
-        // 16): labels at 59.3 / 146.8 / 179.3 Gvox/s in 6-connectivity, 43.9
-        // / 123.9 / 159.7 in 18, 41.5 / 123.6 / 161.8 in 26; in
-        // bench/2026-11-24-h200-volumes, `playne` 18.4 / 23.8 / 32.7 in 6 and
-        // `buf` 17.6 / 23.1 / 34.7 in 26.
-        (Task::Label, Connectivity::Six),
-        (Task::Label, Connectivity::Eighteen),
-        (Task::Label, Connectivity::TwentySix),
+        // Volumes' labels are `auto`'s (ccl-cuda-auto), which hands coarse
+        // volumes to this variant and fine ones to `tiles`; their features
+        // are this variant's, bench/2026-11-26-h200-volume-bands (512^3, g =
+        // 1 / 4 / 16): 45.8 / 143.1 / 216.1 Gvox/s in 6-connectivity, 38.8
+        // / 135.0 / 195.9 in 18, 38.1 / 139.4 / 201.0 in 26.
         (Task::Analyze, Connectivity::Six),
         (Task::Analyze, Connectivity::Eighteen),
         (Task::Analyze, Connectivity::TwentySix)

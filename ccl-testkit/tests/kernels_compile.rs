@@ -22,6 +22,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
         "playne",
         "playne_volume",
         "tiles",
+        "auto",
         "ke",
         "block",
         "block_volume",

@@ -1,0 +1,45 @@
+//! The volume labeler chosen per call on NVIDIA GPUs: `tiles` (tile-local
+//! union-find in shared memory, `ccl-cuda-tiles`) for fine volumes, whose
+//! runs are short and many, and `flsl-cd` (runs and a global forest of
+//! them, `ccl-cuda-flsl`) for the rest. Kernel in `sample.cu`.
+//!
+//! ```
+//! use ccl_core::{BinaryVolume, Connectivity, Labeler};
+//! // Linking the crate registers its variant.
+//! use ccl_cuda_auto as _;
+//!
+//! // Two slices of 3 x 2: the voxels touch across the slices by a face
+//! // (x = 0), by an edge (x = 2, y = 0 and 1) and not at all (x = 1).
+//! let voxels = [1, 0, 1,
+//!               0, 0, 0,
+//!
+//!               1, 0, 0,
+//!               0, 0, 1];
+//! let volume = BinaryVolume::new(&voxels, 3, 2, 2)?;
+//! let auto = ccl_core::find("auto")?;
+//! match auto.labeler() {
+//!     Ok(mut labeler) => {
+//!         let labels = labeler.label_volume(&volume, Connectivity::Six)?;
+//!         assert_eq!(labels.labels(), &[1, 0, 2, 0, 0, 0,  1, 0, 0, 0, 0, 3]);
+//!     }
+//!     // No GPU, driver or NVRTC here: a clear error, never a panic.
+//!     Err(reason) => println!("skipped: {reason}"),
+//! }
+//! # Ok::<(), ccl_core::Error>(())
+//! ```
+//!
+//! Registered variant: `auto` (6-, 18- and 26-connectivity on volumes; the
+//! default volume labeler wherever a GPU runs). A volume of at least 2^20
+//! voxels is sampled first, every `rows / 8192`-th row counted (foreground
+//! voxels, runs) by one kernel and read back, a few microseconds: stage
+//! `choose` of a timed run, before the chosen variant's own stages. Many
+//! runs per voxel (≥ 0.07: fine random volumes from 10 %) pick `tiles`,
+//! whose unions stay in shared memory, except above 55 % foreground in 18
+//! and 26, where its face merges cost more than `flsl-cd`'s unions; the rest
+//! (coarse volumes, segmentations whose runs are long, small volumes) go to
+//! `flsl-cd`. The choice changes speed, never the labels: both give the
+//! canonical labels. Features are always `flsl-cd`'s.
+
+mod auto;
+
+pub use auto::Auto;
