@@ -33,7 +33,19 @@ struct FlslRuns {
     u32* word_runs;  // runs of row y begun before word w, at y * row_words + w
     u32 capacity;    // slots per row
     u32 row_words;   // words per row: width / 32 + 1 (the last one closes a run at the edge)
+    u32 rows;        // rows of the image (of all slices)
 };
+
+// The row of a thread of a kernel launched on flsl.rs's `run_grid`: a block
+// per row of an image, a warp per row (WORD_WARPS rows a block) of a
+// volume's or a batch's rows, which are short and many: a block of 32
+// threads per row, 262144 of them at 512^3, took 161 us on the H100 to
+// number a 5 % volume's few runs, most of it in scheduling blocks. False
+// past the last row, for the block's whole warp.
+__device__ __forceinline__ bool flsl_grid_row(FlslRuns t, u32* y) {
+    *y = blockIdx.x * blockDim.y + threadIdx.y;
+    return *y < t.rows;
+}
 
 // `first` of a run that begins at bit q of a word (column s = 32 w + q):
 // the runs of the row above begun at or before column s (s - 1 with
@@ -182,7 +194,9 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
 // kernel left a root may already have been linked by another thread.
 template <bool Otf>
 __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
-    const u32 y = blockIdx.x, runs = t.count[y];
+    u32 y;
+    if (!flsl_grid_row(t, &y)) return;
+    const u32 runs = t.count[y];
     for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
         const u32 slot = y * t.capacity + j;
         const u32 extra = t.extra[slot];
@@ -323,12 +337,15 @@ __device__ void store_root_runs(FlslRuns t, const CclNode* nodes, CclRootIndex r
     }
 }
 
-// Labeling, step 1 (one block per row, a thread per run): each run's label
-// in `extra`: canonical (Ranked: the rank of its root run in `roots` + 1),
-// or raw (1 + the raster index of its component's first pixel).
+// Labeling, step 1 (a row per block or warp, flsl_grid_row; a thread per
+// run): each run's label in `extra`: canonical (Ranked: the rank of its root
+// run in `roots` + 1), or raw (1 + the raster index of its component's
+// first pixel).
 template <bool Ranked>
 __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
-    const u32 y = blockIdx.x, runs = t.count[y];
+    u32 y;
+    if (!flsl_grid_row(t, &y)) return;
+    const u32 runs = t.count[y];
     for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
         const u32 slot = y * t.capacity + j;
         const u32 root = ccl_find_final(t.parent, slot);

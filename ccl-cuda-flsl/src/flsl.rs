@@ -111,6 +111,7 @@ struct RunTableArgs {
     word_runs: DevPtr<u32>,
     capacity: u32,
     row_words: u32,
+    rows: u32,
 }
 
 // SAFETY: plain old data with C layout, matching FlslRuns.
@@ -185,6 +186,7 @@ impl RunTable {
             ),
             capacity: geometry.capacity as u32,
             row_words: geometry.row_words as u32,
+            rows: geometry.height as u32,
         })
     }
 
@@ -258,16 +260,26 @@ pub struct Flsl {
     counter: UpdateCounter,
 }
 
-/// A grid of one block per row of the image: of [`ROW_BLOCK`] threads for
-/// an image, of one warp for a volume's rows (`slices`), which are short
-/// and many (a row of a few dozen runs would leave most of 256 threads
-/// idle).
-fn row_grid(height: usize, slices: Option<Slices>) -> Result<LaunchConfig> {
+/// A grid of one block of [`ROW_BLOCK`] threads per row of the image, for
+/// the kernels that take their row from `blockIdx.x` (the votes, the OTF
+/// record store: their block's threads share a row's totals).
+fn row_grid(height: usize) -> Result<LaunchConfig> {
     Ok(LaunchConfig {
         grid_dim: (blocks(height, 1)?, 1, 1),
-        block_dim: (if slices.is_some() { 32 } else { ROW_BLOCK }, 1, 1),
+        block_dim: (ROW_BLOCK, 1, 1),
         shared_mem_bytes: 0,
     })
+}
+
+/// The grid of the kernels that find their row with `flsl_grid_row` (the
+/// unions, the runs' labels): a block of [`ROW_BLOCK`] threads per row of
+/// an image; a warp per row of a volume's or a batch's rows (`slices`),
+/// which are short and many, [`WORD_WARPS`] rows a block.
+fn run_grid(height: usize, slices: Option<Slices>) -> Result<LaunchConfig> {
+    match slices {
+        None => row_grid(height),
+        Some(_) => warp_grid(height, WORD_WARPS),
+    }
 }
 
 impl Flsl {
@@ -365,7 +377,7 @@ impl Flsl {
         if banded {
             self.join_bands(run, geometry, bits, table, slice_height, band_height)?;
         } else {
-            let grid = row_grid(geometry.height, run.slices)?;
+            let grid = run_grid(geometry.height, run.slices)?;
             // SAFETY: each block walks the runs its row's count gives;
             // parents and the runs above they name are slots of the table.
             unsafe {
@@ -529,7 +541,7 @@ impl DeviceVariant for Flsl {
         unsafe {
             self.kernels.label_runs.launch(
                 run.stream,
-                row_grid(geometry.height, run.slices)?,
+                run_grid(geometry.height, run.slices)?,
                 (table, geometry.width as u32),
             )
         }?;
@@ -551,7 +563,7 @@ impl DeviceVariant for Flsl {
     ) -> Result<Numbered> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        let rows = row_grid(geometry.height, run.slices)?;
+        let rows = run_grid(geometry.height, run.slices)?;
         let labels = DevPtr::of_mut(labels, run.stream);
         self.flag_roots(run.stream, geometry, table, numbering)?
             .number_with(run.clock, |index, stream| {
@@ -585,7 +597,7 @@ impl DeviceVariant for Flsl {
         let (table, _) = self.build_forest(run, image, geometry, otf)?;
         let ranked = self.flag_roots(stream, geometry, table, features)?.rank()?;
         run.clock.mark("roots")?;
-        let grid = row_grid(geometry.height, None)?;
+        let grid = row_grid(geometry.height)?;
         // FLSL's own accumulation: a record per run, not per pixel.
         let analyzed = ranked.accumulate_with(|index, output, stream| {
             // SAFETY: the root index covers every slot; ranks past the stats
