@@ -530,38 +530,36 @@ __device__ __forceinline__ void unite_touching(CclBits bits, FlslRuns t, unsigne
     }
 }
 
-// One warp per JOIN_ROWS_PER_WARP consecutive rows, a lane per run: the
-// first row of a band (not of its slice) with the last row of the band
-// above within `band_reach` columns (0: 4- and 6-connectivity, 1
-// otherwise), and every row of a slice but the first with row y of the
-// slice before within `face_reach` (negative: not at all, the images of a
-// batch), rows y - 1 and y + 1 within `edge_reach` (negative: not at all,
-// 6-connectivity).
+// One warp per row, a lane per run: the first row of a band (not of its
+// slice) with the last row of the band above within `band_reach` columns
+// (0: 4- and 6-connectivity, 1 otherwise), and every row of a slice but the
+// first with row y of the slice before within `face_reach` (negative: not
+// at all, the images of a batch), rows y - 1 and y + 1 within `edge_reach`
+// (negative: not at all, 6-connectivity).
 extern "C" __global__ void __launch_bounds__(256)
     flsl_band_joins(CclBits bits, FlslRuns t, u32 slice_height, u32 band_height, u32 band_reach, int face_reach,
                     int edge_reach) {
     __shared__ unsigned long long merged[MERGED_PAIRS];
     for (u32 i = threadIdx.y * 32 + threadIdx.x; i < MERGED_PAIRS; i += blockDim.x * blockDim.y) merged[i] = NO_PAIR;
     __syncthreads();
-    const u32 first_row = (blockIdx.x * blockDim.y + threadIdx.y) * JOIN_ROWS_PER_WARP;
-    for (u32 row = first_row; row < first_row + JOIN_ROWS_PER_WARP && row < bits.height; ++row) {
-        const u32 y = row % slice_height;
-        const bool below_band = y != 0 && y % band_height == 0, behind_slice = face_reach >= 0 && row >= slice_height;
-        if (!below_band && !behind_slice) continue;
-        const u32 runs = t.count[row];
-        for (u32 j = threadIdx.x; j < runs; j += 32) {
-            const u32 slot = row * t.capacity + j;
-            const uint2 run = t.runs[slot];
-            const u32 a = t.extra[slot];
-            u32 last_b = NO_RANK;
-            if (below_band) unite_touching(bits, t, merged, a, run, row - 1, band_reach, &last_b);
-            if (!behind_slice) continue;
-            for (int dy = -1; dy <= 1; ++dy) {
-                if (dy != 0 && (edge_reach < 0 || (dy < 0 && y == 0) || (dy > 0 && y + 1 == slice_height)))
-                    continue;
-                const u32 reach = (u32)(dy == 0 ? face_reach : edge_reach);
-                unite_touching(bits, t, merged, a, run, row - slice_height + dy, reach, &last_b);
-            }
+    const u32 row = blockIdx.x * blockDim.y + threadIdx.y;
+    if (row >= bits.height) return;
+    const u32 y = row % slice_height;
+    const bool below_band = y != 0 && y % band_height == 0, behind_slice = face_reach >= 0 && row >= slice_height;
+    if (!below_band && !behind_slice) return;
+    const u32 runs = t.count[row];
+    for (u32 j = threadIdx.x; j < runs; j += 32) {
+        const u32 slot = row * t.capacity + j;
+        const uint2 run = t.runs[slot];
+        const u32 a = t.extra[slot];
+        u32 last_b = NO_RANK;
+        if (below_band) unite_touching(bits, t, merged, a, run, row - 1, band_reach, &last_b);
+        if (!behind_slice) continue;
+        for (int dy = -1; dy <= 1; ++dy) {
+            if (dy != 0 && (edge_reach < 0 || (dy < 0 && y == 0) || (dy > 0 && y + 1 == slice_height)))
+                continue;
+            const u32 reach = (u32)(dy == 0 ? face_reach : edge_reach);
+            unite_touching(bits, t, merged, a, run, row - slice_height + dy, reach, &last_b);
         }
     }
 }

@@ -32,11 +32,6 @@ const VOTE_ROWS_PER_WARP: u32 = 4;
 /// Words of a row per warp of the pixel labeling (a multiple of 32): the
 /// warp loads them a lane each, then writes their labels.
 const LABEL_SPAN_WORDS: u32 = 32;
-/// Consecutive rows per warp of the band joins: each block clears a table
-/// of merged pairs in shared memory first (8 KB), whose cost a block of
-/// one row a warp paid for every 8 rows (on the H100 a third of the
-/// joins' 120 µs on a 5 % 512^3 volume at g = 16).
-const JOIN_ROWS_PER_WARP: u32 = 4;
 
 const SOURCE: &str = include_str!("flsl.cu");
 
@@ -47,7 +42,6 @@ const KERNELS: KernelSource = KernelSource {
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
-        ("JOIN_ROWS_PER_WARP", JOIN_ROWS_PER_WARP),
     ],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
@@ -57,7 +51,6 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
-        ("JOIN_ROWS_PER_WARP", JOIN_ROWS_PER_WARP),
         ("CCL_COUNT_UPDATES", 1),
     ],
 };
@@ -444,16 +437,13 @@ impl Flsl {
             Connectivity::Eighteen => (1, 1, 0),
             Connectivity::TwentySix => (1, 1, 1),
         };
-        // SAFETY: each warp walks the runs its rows' counts give and those
+        // SAFETY: each warp walks the runs its row's count gives and those
         // of the rows of the band above and the slice before, all slots of
         // the table, and reads the bit image's words (0 outside it).
         unsafe {
             self.kernels.band_joins.launch(
                 stream,
-                warp_grid(
-                    geometry.height.div_ceil(JOIN_ROWS_PER_WARP as usize),
-                    WORD_WARPS,
-                )?,
+                warp_grid(geometry.height, WORD_WARPS)?,
                 (
                     bits,
                     table,
