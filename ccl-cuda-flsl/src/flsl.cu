@@ -620,29 +620,14 @@ extern "C" __global__ void __launch_bounds__(256)
 // components below the percolation threshold took one 10-atomic update per
 // run. The component most frequent among 32 runs sampled across the
 // block's first row (the large component of a dense volume, in every row)
-// claims its entry first.
-struct VolumePart {
-    u32 rank, area, x_min, x_max, y_min, y_max, z_min, z_max;
-    unsigned long long sum_x, sum_y, sum_z;
-};
-
-#define VOTE_PART_BITS 8
-#define VOTE_PARTS (1u << VOTE_PART_BITS)
+// claims its entry first. The table is ccl_device.cuh's CclVolumePart.
 
 extern "C" __global__ void __launch_bounds__(256)
     flsl_vote_volume(FlslRuns t, u32 rows, CclRootIndex roots, CclVolumeStatsOut out) {
-    __shared__ VolumePart parts[VOTE_PARTS];
+    __shared__ CclVolumePart parts[CCL_VOLUME_PARTS];
     const u32 lane = threadIdx.x, warps = blockDim.y;
     const u32 first_row = blockIdx.x * warps * VOTE_ROWS_PER_WARP;
-    for (u32 i = threadIdx.y * 32 + lane; i < VOTE_PARTS; i += warps * 32) {
-        VolumePart empty;
-        empty.rank = NO_RANK;
-        empty.area = 0;
-        empty.x_min = empty.y_min = empty.z_min = 0xffffffffu;
-        empty.x_max = empty.y_max = empty.z_max = 0;
-        empty.sum_x = empty.sum_y = empty.sum_z = 0;
-        parts[i] = empty;
-    }
+    ccl_volume_parts_clear(parts);
     __syncthreads();
     if (threadIdx.y == 0) {
         const u32 sampled = first_row < rows ? t.count[first_row] : 0;
@@ -652,7 +637,7 @@ extern "C" __global__ void __launch_bounds__(256)
         // The largest group of equal samples, the lowest lane on a tie.
         const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
         const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
-        if (lane == 31 - (best & 31u) && rank != NO_RANK) parts[rank & (VOTE_PARTS - 1)].rank = rank;
+        if (lane == 31 - (best & 31u) && rank != NO_RANK) parts[rank & (CCL_VOLUME_PARTS - 1)].rank = rank;
     }
     __syncthreads();
     for (u32 k = 0; k < VOTE_ROWS_PER_WARP; ++k) {
@@ -681,31 +666,11 @@ extern "C" __global__ void __launch_bounds__(256)
             last = __reduce_max_sync(group, last);
             const bool leader = valid && lane == (u32)__ffs(group) - 1;
             if (!leader) continue;
-            VolumePart* part = parts + (rank & (VOTE_PARTS - 1));
-            const u32 holder = atomicCAS(&part->rank, NO_RANK, rank);
-            if (holder == NO_RANK || holder == rank) {
-                atomicAdd(&part->area, area);
-                atomicAdd(&part->sum_x, (unsigned long long)sum_x);
-                atomicAdd(&part->sum_y, (unsigned long long)y * area);
-                atomicAdd(&part->sum_z, (unsigned long long)z * area);
-                atomicMin(&part->x_min, first);
-                atomicMax(&part->x_max, last);
-                atomicMin(&part->y_min, y);
-                atomicMax(&part->y_max, y);
-                atomicMin(&part->z_min, z);
-                atomicMax(&part->z_max, z);
-            } else {
-                ccl_add_to_component(out, rank, area, sum_x, first, last, row);
-            }
+            ccl_volume_part_add(parts, out, rank, area, first, last, y, y, z, z, sum_x, (u64)y * area, (u64)z * area);
         }
     }
     __syncthreads();
-    for (u32 i = threadIdx.y * 32 + lane; i < VOTE_PARTS; i += warps * 32) {
-        const VolumePart part = parts[i];
-        if (part.area == 0 || part.rank >= out.capacity) continue;
-        ccl_add_volume_part(out.stats + part.rank, part.area, part.x_min, part.x_max, part.y_min, part.y_max,
-                            part.z_min, part.z_max, part.sum_x, part.sum_y, part.sum_z);
-    }
+    ccl_volume_parts_flush(parts, out);
 }
 
 extern "C" __global__ void __launch_bounds__(256)

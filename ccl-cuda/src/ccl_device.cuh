@@ -396,6 +396,69 @@ __device__ __forceinline__ void ccl_add_volume_part(CclVolumeStats* s, u32 area,
     atomicMax(&s->z_max, z_max);
 }
 
+// A block's part of a volume's component, in shared memory: the features
+// of the voxels the block found in it, added to the component's record once
+// at the block's end (ccl_volume_parts_flush). A table of them by rank
+// (CCL_VOLUME_PARTS entries, an entry kept by the first rank to claim it)
+// turns the many updates of a block's rows to one component (the large
+// component of a volume past its percolation threshold, in every row) into
+// shared-memory atomics and one global update.
+struct CclVolumePart {
+    u32 rank, area, x_min, x_max, y_min, y_max, z_min, z_max;
+    u64 sum_x, sum_y, sum_z;
+};
+
+#define CCL_VOLUME_PARTS 256u
+
+// Empties the table (the whole block; a __syncthreads() must follow).
+__device__ __forceinline__ void ccl_volume_parts_clear(CclVolumePart* parts) {
+    for (u32 i = threadIdx.y * blockDim.x + threadIdx.x; i < CCL_VOLUME_PARTS; i += blockDim.x * blockDim.y) {
+        CclVolumePart empty;
+        empty.rank = 0xffffffffu;
+        empty.area = 0;
+        empty.x_min = empty.y_min = empty.z_min = 0xffffffffu;
+        empty.x_max = empty.y_max = empty.z_max = 0;
+        empty.sum_x = empty.sum_y = empty.sum_z = 0;
+        parts[i] = empty;
+    }
+}
+
+// Adds voxels of the component of rank `rank` to its entry of the table, or,
+// where another rank holds that entry, to its record at once.
+__device__ __forceinline__ void ccl_volume_part_add(CclVolumePart* parts, CclVolumeStatsOut out, u32 rank,
+                                                    u32 area, u32 x_min, u32 x_max, u32 y_min, u32 y_max,
+                                                    u32 z_min, u32 z_max, u64 sum_x, u64 sum_y, u64 sum_z) {
+    if (rank >= out.capacity) return;
+    CclVolumePart* part = parts + (rank & (CCL_VOLUME_PARTS - 1));
+    const u32 holder = atomicCAS(&part->rank, 0xffffffffu, rank);
+    if (holder != 0xffffffffu && holder != rank) {
+        ccl_add_volume_part(out.stats + rank, area, x_min, x_max, y_min, y_max, z_min, z_max, sum_x, sum_y,
+                            sum_z);
+        return;
+    }
+    atomicAdd(&part->area, area);
+    atomicAdd(&part->sum_x, sum_x);
+    atomicAdd(&part->sum_y, sum_y);
+    atomicAdd(&part->sum_z, sum_z);
+    atomicMin(&part->x_min, x_min);
+    atomicMax(&part->x_max, x_max);
+    atomicMin(&part->y_min, y_min);
+    atomicMax(&part->y_max, y_max);
+    atomicMin(&part->z_min, z_min);
+    atomicMax(&part->z_max, z_max);
+}
+
+// Adds every entry of the table to its component's record (the whole block,
+// after a __syncthreads()).
+__device__ __forceinline__ void ccl_volume_parts_flush(const CclVolumePart* parts, CclVolumeStatsOut out) {
+    for (u32 i = threadIdx.y * blockDim.x + threadIdx.x; i < CCL_VOLUME_PARTS; i += blockDim.x * blockDim.y) {
+        const CclVolumePart part = parts[i];
+        if (part.area == 0 || part.rank >= out.capacity) continue;
+        ccl_add_volume_part(out.stats + part.rank, part.area, part.x_min, part.x_max, part.y_min, part.y_max,
+                            part.z_min, part.z_max, part.sum_x, part.sum_y, part.sum_z);
+    }
+}
+
 // Adds a run of `area` voxels of flattened row `row` to the component of
 // rank `rank`: the volume's form of the image's ccl_add_to_component.
 __device__ __forceinline__ void ccl_add_to_component(CclVolumeStatsOut out, u32 rank, u32 area,

@@ -41,11 +41,20 @@ pub(crate) const WARPS_PER_BLOCK: u32 = 8;
 /// costs one atomic per feature instead of one per word.
 const ACCUMULATE_SPAN_WORDS: u32 = 16;
 
+/// Consecutive rows of a volume per warp of its accumulation, over which
+/// the warp's pending component gathers: the large component of a volume
+/// past its percolation threshold costs one atomic per feature per span of
+/// this many rows instead of per row.
+const ACCUMULATE_VOLUME_ROWS: u32 = 16;
+
 /// The shared kernels, compiled once per process and device.
 pub(crate) const KERNELS: KernelSource = KernelSource {
     name: "ccl_features",
     source: include_str!("features.cu"),
-    constants: &[("ACCUMULATE_SPAN_WORDS", ACCUMULATE_SPAN_WORDS)],
+    constants: &[
+        ("ACCUMULATE_SPAN_WORDS", ACCUMULATE_SPAN_WORDS),
+        ("ACCUMULATE_VOLUME_ROWS", ACCUMULATE_VOLUME_ROWS),
+    ],
 };
 
 inventory::submit! { KERNELS }
@@ -961,7 +970,7 @@ impl Flatten {
 
 /// The accumulation's geometry: words per row, spans of
 /// `ACCUMULATE_SPAN_WORDS` words per row, and spans in all (a warp each).
-pub(crate) fn accumulation_spans(image: &DeviceImage<'_>) -> Result<(u32, u32, u32)> {
+fn accumulation_spans(image: &DeviceImage<'_>) -> Result<(u32, u32, u32)> {
     let layout = RootLayout::of(image);
     let (_, words_per_row) = layout.words_u32()?;
     let spans_per_row = words_per_row.div_ceil(ACCUMULATE_SPAN_WORDS);
@@ -969,6 +978,18 @@ pub(crate) fn accumulation_spans(image: &DeviceImage<'_>) -> Result<(u32, u32, u
         Error::InvalidDimensions("too many accumulation spans for 32-bit indices".into())
     })?;
     Ok((words_per_row, spans_per_row, spans))
+}
+
+/// The warps of a volume's accumulation over `image` (its rows):
+/// `(words_per_row, spans_per_row, warps)`, a warp per span of
+/// [`ACCUMULATE_VOLUME_ROWS`] rows.
+pub(crate) fn volume_accumulation_warps(image: &DeviceImage<'_>) -> Result<(u32, u32, u32)> {
+    let (words_per_row, spans_per_row, _) = accumulation_spans(image)?;
+    let row_groups = image.height().div_ceil(ACCUMULATE_VOLUME_ROWS as usize);
+    let warps = u32::try_from(spans_per_row as usize * row_groups).map_err(|_| {
+        Error::InvalidDimensions("too many accumulation warps for 32-bit indices".into())
+    })?;
+    Ok((words_per_row, spans_per_row, warps))
 }
 
 /// `Ok` when a forest (or label buffer) of `len` entries covers `image`'s

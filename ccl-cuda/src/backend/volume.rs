@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ccl_core::{BinaryImage, BinaryVolume, Error, Result, VolumeStats};
 use cudarc::driver::{CudaStream, CudaView, DeviceRepr, ValidAsZeroBits};
 
-use super::features::{KERNELS, WARPS_PER_BLOCK, accumulation_spans};
+use super::features::{KERNELS, WARPS_PER_BLOCK, volume_accumulation_warps};
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, StageClock, cuda_error, linear_grid,
     warp_grid,
@@ -199,21 +199,21 @@ impl VolumeFeatures {
         }
         let out = self.output(stream, slices, count)?;
         if count > 0 {
-            let (words_per_row, spans_per_row, spans) = accumulation_spans(image)?;
+            let (words_per_row, spans_per_row, warps) = volume_accumulation_warps(image)?;
             // SAFETY: the stats array holds `count` entries, the capacity
             // given; `labels` holds a canonical label (at most `count`) per
-            // pixel of `image` (checked); one warp per span.
+            // pixel of `image` (checked); one warp per span of rows.
             unsafe {
                 self.accumulate.launch(
                     stream,
-                    warp_grid(spans as usize, WARPS_PER_BLOCK)?,
+                    warp_grid(warps as usize, WARPS_PER_BLOCK)?,
                     (
                         image.args(stream),
                         DevPtr::of(labels, stream),
                         out,
                         words_per_row,
                         spans_per_row,
-                        spans,
+                        warps,
                     ),
                 )?;
             }
