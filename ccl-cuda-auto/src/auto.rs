@@ -66,8 +66,8 @@ impl Rule {
         }
         let run_density = runs as f64 / voxels as f64;
         let density = foreground as f64 / voxels as f64;
-        let dense_enough = connectivity == Connectivity::Six || density <= self.dense;
-        if run_density >= self.short_runs && dense_enough {
+        let not_too_dense = connectivity == Connectivity::Six || density <= self.dense;
+        if run_density >= self.short_runs && not_too_dense {
             Choice::Tiles
         } else {
             Choice::Runs
