@@ -187,9 +187,9 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
     if (lane == 0) t.count[y] = runs_carry;
 }
 
-// Unions (one block per row, a thread per run): a run linked to the first
-// run above it compresses its own path, moves its features to its root
-// (OTF), and merges with the other runs above it touches. Whether a run was
+// Unions (a row per block or warp, flsl_grid_row; a thread per run): a
+// run linked to the first run above it compresses its own path, moves its
+// features to its root (OTF), and merges with the other runs above it touches. Whether a run was
 // linked is read from `extra`, not from its parent: a run that the run
 // kernel left a root may already have been linked by another thread.
 template <bool Otf>

@@ -378,7 +378,8 @@ impl Flsl {
             self.join_bands(run, geometry, bits, table, slice_height, band_height)?;
         } else {
             let grid = run_grid(geometry.height, run.slices)?;
-            // SAFETY: each block walks the runs its row's count gives;
+            // SAFETY: each row's block (an image's) or warp (a volume's or a
+            // batch's, run_grid) walks the runs its row's count gives;
             // parents and the runs above they name are slots of the table.
             unsafe {
                 match otf {
@@ -537,7 +538,8 @@ impl DeviceVariant for Flsl {
     ) -> Result<()> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        // SAFETY: one block per row, walking the runs its count gives.
+        // SAFETY: a block or a warp per row (run_grid), walking the runs
+        // its row's count gives.
         unsafe {
             self.kernels.label_runs.launch(
                 run.stream,
@@ -567,8 +569,9 @@ impl DeviceVariant for Flsl {
         let labels = DevPtr::of_mut(labels, run.stream);
         self.flag_roots(run.stream, geometry, table, numbering)?
             .number_with(run.clock, |index, stream| {
-                // SAFETY: one block per row, walking the runs its count
-                // gives; the root index covers every slot.
+                // SAFETY: a block or a warp per row (run_grid), walking the
+                // runs its row's count gives; the root index covers every
+                // slot.
                 unsafe {
                     self.kernels
                         .number_runs
