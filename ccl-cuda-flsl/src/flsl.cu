@@ -187,11 +187,12 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
     if (lane == 0) t.count[y] = runs_carry;
 }
 
-// Unions (a row per block or warp, flsl_grid_row; a thread per run): a
-// run linked to the first run above it compresses its own path, moves its
-// features to its root (OTF), and merges with the other runs above it touches. Whether a run was
-// linked is read from `extra`, not from its parent: a run that the run
-// kernel left a root may already have been linked by another thread.
+// Unions (a row per block or warp, flsl_grid_row; a thread per run): a run
+// linked to the first run above it compresses its own path, moves its
+// features to its root (OTF), and merges with the other runs above it
+// touches. Whether a run was linked is read from `extra`, not from its
+// parent: a run that the run kernel left a root may already have been linked
+// by another thread.
 template <bool Otf>
 __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
     u32 y;
