@@ -1,11 +1,13 @@
-//! [`Auto`]: the `auto` variant, which samples a volume's rows (`sample.cu`)
-//! and hands the volume to `tiles` or `flsl-cd`.
+//! [`Auto`]: the `auto` variant, which samples the rows of an image, a
+//! batch or a volume (`sample.cu`) and hands them to `tiles` or `flsl-cd`.
 
 use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result, Task};
-use ccl_cuda::backend::{DeviceVariant, Features, Numbered, Run, VolumeFeatures};
-use ccl_cuda::cudarc::driver::CudaViewMut;
+use ccl_cuda::backend::{
+    Analyzed, BitImage, DeviceVariant, Features, Numbered, Run, VolumeFeatures,
+};
+use ccl_cuda::cudarc::driver::{CudaViewMut, PinnedHostSlice};
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, cuda_error, warp_grid,
 };
@@ -21,15 +23,19 @@ ccl_cuda::inventory::submit! { KERNELS }
 
 /// Warps per block of the sample kernel (256 threads, its launch bound).
 const SAMPLE_WARPS: u32 = 8;
-/// About as many rows as the sample takes (every `rows / SAMPLED_ROWS`-th
-/// row): 8192 rows of 512 voxels are 4 Mvox, a few microseconds.
-const SAMPLED_ROWS: usize = 8192;
-/// Volumes of fewer voxels go to `flsl-cd` unsampled: their labeling takes
-/// tens of microseconds, as long as the sample and its read-back.
+/// About as many voxels as the sample takes, whole rows, every
+/// `voxels / SAMPLED_VOXELS`-th: 8192 rows of 512 voxels of a 512^3
+/// volume, 512 rows of an 8192^2 image; a few microseconds.
+const SAMPLED_VOXELS: usize = 1 << 22;
+/// Images and volumes of fewer pixels go to `flsl-cd` unsampled: their
+/// labeling takes tens of microseconds, as long as the sample and its
+/// read-back.
 const MIN_SAMPLED_VOXELS: usize = 1 << 20;
 
-/// How the sample decides, from the H100 sweep of 512^3 random volumes in
-/// bench/2026-11-26-h100-tiles-flatten (g = 1 / 4 / 16, 5–80 %).
+/// How the sample decides: volumes from the H100 sweep of 512^3 random
+/// volumes in bench/2026-11-26-h100-tiles-flatten (g = 1 / 4 / 16,
+/// 5–80 %), images from the H100 sweep of 8192^2 random images in
+/// bench/2026-11-26-h100-image-tiles (10–90 %).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Rule {
     /// Runs per voxel from which `tiles` labels faster: its tile-local
@@ -43,11 +49,19 @@ struct Rule {
     /// 2.81 against 5.04), where `tiles`' face merges grow with the
     /// density. In 6-connectivity `tiles` leads up to 80 %.
     dense: f64,
+    /// Runs per pixel from which `tiles` labels an image (or a batch of
+    /// them) faster: random images at g = 1 from 30 % (0.21) to 75 %
+    /// (0.19), in 4- and 8-connectivity (at 60 %: 1.14 against 1.96 ms and
+    /// 1.68 against 3.23); not at 10 % or 90 % (0.09), nor at g = 4 (at
+    /// most 0.0625), where writing and reading a parent per pixel costs it
+    /// more than `flsl-cd`'s unions.
+    short_image_runs: f64,
 }
 
 const RULE: Rule = Rule {
     short_runs: 0.07,
     dense: 0.55,
+    short_image_runs: 0.15,
 };
 
 /// Which labeler the sample chose.
@@ -65,6 +79,13 @@ impl Rule {
             return Choice::Runs;
         }
         let run_density = runs as f64 / voxels as f64;
+        if connectivity.dimensions() == 2 {
+            return if run_density >= self.short_image_runs {
+                Choice::Tiles
+            } else {
+                Choice::Runs
+            };
+        }
         let density = foreground as f64 / voxels as f64;
         let not_too_dense = connectivity == Connectivity::Six || density <= self.dense;
         if run_density >= self.short_runs && not_too_dense {
@@ -75,39 +96,53 @@ impl Rule {
     }
 }
 
-/// The `auto` variant: `tiles` for fine volumes, `flsl-cd` for the rest,
-/// chosen per call by a sample of the rows; its analysis is `flsl-cd`'s.
+/// The `auto` variant: `tiles` for fine images, batches and volumes,
+/// `flsl-cd` for the rest, chosen per call by a sample of the rows; its
+/// analysis is `flsl-cd`'s.
 pub struct Auto {
     tiles: Tiles,
     runs: Flsl,
     sample: Kernel<(ImageArgs, u32, u32, DevPtr<u64>)>,
     /// The sample's two counts: foreground voxels, runs.
     counts: DeviceBuffer<u64>,
+    /// Their copy on the host, page-locked: the copy is queued, and the
+    /// host waits for it alone, not for the packing queued after it.
+    host_counts: PinnedHostSlice<u64>,
+    /// The image's bits, packed while the host waits for the sample, and
+    /// handed to the chosen labeler ([`Run::packed`]).
+    bits: BitImage,
 }
 
 impl Auto {
     /// Compiles (once per process and device) and loads the kernels of
     /// both labelers and of the sample.
     pub fn new(gpu: &Arc<Gpu>) -> Result<Self> {
+        // SAFETY: the two counts are written by a copy from the device
+        // before they are read (`choose`).
+        let host_counts = unsafe { gpu.context().alloc_pinned::<u64>(2) }.map_err(cuda_error)?;
         Ok(Self {
             tiles: Tiles::new(gpu)?,
             runs: Flsl::new(gpu, Voting::ConflictDetection)?,
             sample: Kernel::load(gpu, &KERNELS, "auto_sample")?,
             counts: DeviceBuffer::new(),
+            host_counts,
+            bits: BitImage::new(gpu)?,
         })
     }
 
     /// The labeler for `rows`: the sample of its rows read back (stage
-    /// `choose`), unless the volume is small or `tiles` cannot take it.
+    /// `choose`), unless they are few or `tiles` cannot take them. With a
+    /// sample, the rows' bits are packed (both labelers read them) while
+    /// the host waits for it, and handed on in `run.packed`: the device
+    /// does not wait for the host's choice.
     fn choose(&mut self, run: &mut Run<'_>, rows: &DeviceImage<'_>) -> Result<Choice> {
-        if run.slices.is_none()
-            || rows.pixel_count() < MIN_SAMPLED_VOXELS
+        if rows.pixel_count() < MIN_SAMPLED_VOXELS
             || self.tiles.check_size(rows.width(), rows.height()).is_err()
         {
             return Ok(Choice::Runs);
         }
         let stream = run.stream;
-        let stride = (rows.height() / SAMPLED_ROWS).max(1);
+        let stride = (rows.pixel_count() / SAMPLED_VOXELS).clamp(1, rows.height());
         let sampled = rows.height().div_ceil(stride);
         let counts = self.counts.reserve(stream, 2)?;
         stream.memset_zeros(counts).map_err(cuda_error)?;
@@ -129,10 +164,12 @@ impl Auto {
                 ),
             )
         }?;
-        let counts = stream
-            .clone_dtoh(&self.counts.get()?.slice(..2))
+        stream
+            .memcpy_dtoh(&self.counts.get()?.slice(..2), &mut self.host_counts)
             .map_err(cuda_error)?;
         run.clock.mark("choose")?;
+        run.packed = Some(self.bits.pack(stream, rows)?);
+        let counts = self.host_counts.as_slice().map_err(cuda_error)?;
         let voxels = (sampled * rows.width()) as u64;
         Ok(RULE.choose(run.connectivity, voxels, counts[0], counts[1]))
     }
@@ -142,6 +179,11 @@ impl DeviceVariant for Auto {
     /// Sizes `flsl-cd` labels; `tiles` is chosen only for sizes it takes.
     fn check_size(&self, width: usize, height: usize) -> Result<()> {
         self.runs.check_size(width, height)
+    }
+
+    /// Both label a batch's images apart in one launch sequence.
+    fn labels_batches(&self) -> bool {
+        true
     }
 
     fn forest(
@@ -170,6 +212,18 @@ impl DeviceVariant for Auto {
         }
     }
 
+    /// `flsl-cd`'s: its features gathered per run and warp, where `tiles`'
+    /// forest goes through the shared back end's pass over every pixel.
+    fn analyze(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+        features: &mut Features,
+    ) -> Result<Analyzed> {
+        self.runs.analyze(run, image, forest, features)
+    }
+
     /// `flsl-cd`'s: its features gathered per run and warp; `tiles`' go
     /// through one more pass over the labels.
     fn analyze_volume(
@@ -189,14 +243,18 @@ impl DeviceVariant for Auto {
 ccl_cuda::register_variant! {
     name: "auto",
     connectivities: &[
+        Connectivity::Four,
+        Connectivity::Eight,
         Connectivity::Six,
         Connectivity::Eighteen,
         Connectivity::TwentySix,
     ],
     analyzes: true,
-    summary: "volumes: tiles where a sample of rows has short runs (fine volumes), else flsl-cd; analysis by flsl-cd",
+    summary: "tiles where a sample of rows has short runs (fine images and volumes), else flsl-cd; analysis by flsl-cd",
     priority: 60,
     preferred_for: &[
+        (Task::Label, Connectivity::Four),
+        (Task::Label, Connectivity::Eight),
         (Task::Label, Connectivity::Six),
         (Task::Label, Connectivity::Eighteen),
         (Task::Label, Connectivity::TwentySix),
@@ -231,6 +289,19 @@ mod tests {
         );
         assert_eq!(RULE.choose(Connectivity::Six, 4096, 0, 0), Choice::Runs);
         assert_eq!(RULE.choose(Connectivity::Six, 0, 0, 0), Choice::Runs);
+    }
+
+    #[test]
+    fn fine_images_go_to_tiles_from_a_fifth_of_their_pixels_in_runs() {
+        // 1000 pixels at g = 1: 60 % (240 runs), 30 % (210), 10 % and 90 %
+        // (90); g = 4 at 50 % (62).
+        for c in Connectivity::PLANE {
+            assert_eq!(RULE.choose(c, 1000, 600, 240), Choice::Tiles);
+            assert_eq!(RULE.choose(c, 1000, 300, 210), Choice::Tiles);
+            assert_eq!(RULE.choose(c, 1000, 100, 90), Choice::Runs);
+            assert_eq!(RULE.choose(c, 1000, 900, 90), Choice::Runs);
+            assert_eq!(RULE.choose(c, 1000, 500, 62), Choice::Runs);
+        }
     }
 
     #[test]

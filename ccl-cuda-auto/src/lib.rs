@@ -1,7 +1,7 @@
-//! The volume labeler chosen per call on NVIDIA GPUs: `tiles` (tile-local
-//! union-find in shared memory, `ccl-cuda-tiles`) for fine volumes, whose
-//! runs are short and many, and `flsl-cd` (runs and a global forest of
-//! them, `ccl-cuda-flsl`) for the rest. Kernel in `sample.cu`.
+//! The labeler chosen per call on NVIDIA GPUs: `tiles` (tile-local
+//! union-find in shared memory, `ccl-cuda-tiles`) for fine images and
+//! volumes, whose runs are short and many, and `flsl-cd` (runs and a global
+//! forest of them, `ccl-cuda-flsl`) for the rest. Kernel in `sample.cu`.
 //!
 //! ```
 //! use ccl_core::{BinaryVolume, Connectivity, Labeler};
@@ -28,17 +28,20 @@
 //! # Ok::<(), ccl_core::Error>(())
 //! ```
 //!
-//! Registered variant: `auto` (6-, 18- and 26-connectivity on volumes; the
-//! default volume labeler wherever a GPU runs). A volume of at least 2^20
-//! voxels is sampled first, every `rows / 8192`-th row counted (foreground
-//! voxels, runs) by one kernel and read back, a few microseconds: stage
-//! `choose` of a timed run, before the chosen variant's own stages. Many
-//! runs per voxel (≥ 0.07: fine random volumes from 10 %) pick `tiles`,
-//! whose unions stay in shared memory, except above 55 % foreground in 18
-//! and 26, where its face merges cost more than `flsl-cd`'s unions; the rest
-//! (coarse volumes, segmentations whose runs are long, small volumes) go to
-//! `flsl-cd`. The choice changes speed, never the labels: both give the
-//! canonical labels. Features are always `flsl-cd`'s.
+//! Registered variant: `auto` (4 and 8 on images and batches, 6, 18 and
+//! 26 on volumes; the default labeler wherever a GPU runs). An image, batch
+//! or volume of at least 2^20 pixels is sampled first: whole rows, about
+//! 2^22 pixels of them, counted (foreground, runs) by one kernel and copied
+//! back, and the bits that both labelers read are packed while the host
+//! waits for the copy (stage `choose` of a timed run, before the chosen
+//! variant's own stages). Many runs per voxel (≥ 0.07: fine random volumes
+//! from 10 %) pick `tiles`, whose unions stay in shared memory, except above
+//! 55 % foreground in 18 and 26, where its face merges cost more than
+//! `flsl-cd`'s unions; an image needs ≥ 0.15 runs per pixel (random images
+//! at g = 1 from about 20 % to 80 %). The rest (coarse images and volumes,
+//! segmentations whose runs are long, small inputs) go to `flsl-cd`. The
+//! choice changes speed, never the labels: both give the canonical labels.
+//! Features are always `flsl-cd`'s.
 
 mod auto;
 

@@ -326,7 +326,7 @@ impl Flsl {
         let stream = run.stream;
         // Packing is part of the `runs` stage, so that stage times stay
         // comparable with the byte-reading run kernel's.
-        let bits = self.bits.pack(stream, image)?;
+        let bits = self.bits.pack_for(run, image)?;
         let table = self.table.args(stream, geometry)?;
         let nodes = otf.map_or(DevPtr::null(), |(nodes, _)| nodes);
         // Within a slice of a volume, runs of adjacent rows touch
@@ -705,27 +705,23 @@ register!(
     "FLSL with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
     35
 );
-// `flsl-cd` is the default labeler and analyzer where a GPU runs: in the
-// H200 sweep of bench/2026-11-23-h200-canonical (canonical labels timed) it
-// labels at 97.7 / 222.9 / 308.9 Gpx/s at g = 1 / 4 / 16 in 4-connectivity
-// (`ha4-32` 41.2 / 61.1 / 77.4) and 90.4 / 209.0 / 295.7 in 8 (`buf` 34.1 /
-// 57.9 / 68.4), and analyzes at 94.8 / 209.5 / 335.4 and 95.5 / 219.6 /
-// 352.8 (`ha4-32` 30.5 / 49.0 / 63.5, `buf` 26.8 / 42.1 / 51.2).
+// `flsl-cd` is the default analyzer where a GPU runs: in the H200 sweep of
+// bench/2026-11-23-h200-canonical it analyzes at 94.8 / 209.5 / 335.4 Gpx/s
+// at g = 1 / 4 / 16 in 4-connectivity and 95.5 / 219.6 / 352.8 in 8
+// (`ha4-32` 30.5 / 49.0 / 63.5, `buf` 26.8 / 42.1 / 51.2). Labels are
+// `auto`'s (ccl-cuda-auto), which hands this variant coarse images and
+// volumes, and fine ones to `tiles`.
 register!(
     Flsl,
     Voting::ConflictDetection,
     "FLSL with conflict detection, one atomic per root and warp, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
     65,
     &[
-        (Task::Label, Connectivity::Four),
-        (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
         (Task::Analyze, Connectivity::Eight),
-        // Volumes' labels are `auto`'s (ccl-cuda-auto), which hands coarse
-        // volumes to this variant and fine ones to `tiles`; their features
-        // are this variant's, bench/2026-11-26-h200-volume-bands (512^3, g =
-        // 1 / 4 / 16): 45.8 / 143.1 / 216.1 Gvox/s in 6-connectivity, 38.8
-        // / 135.0 / 195.9 in 18, 38.1 / 139.4 / 201.0 in 26.
+        // bench/2026-11-26-h200-volume-bands (512^3, g = 1 / 4 / 16): 45.8
+        // / 143.1 / 216.1 Gvox/s in 6-connectivity, 38.8 / 135.0 / 195.9 in
+        // 18, 38.1 / 139.4 / 201.0 in 26.
         (Task::Analyze, Connectivity::Six),
         (Task::Analyze, Connectivity::Eighteen),
         (Task::Analyze, Connectivity::TwentySix)

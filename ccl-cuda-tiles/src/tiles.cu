@@ -31,13 +31,20 @@ struct TileStep {
 
 #define TILE_MAX_STEPS 4
 
-// By connectivity index (tiles.rs `step_set`): 6, 18, 26.
-__constant__ TileStep TILE_STEPS[3][TILE_MAX_STEPS] = {
+// By connectivity index (tiles.rs `step_set`): 6, 18, 26, then the images'
+// 4 and 8, whose slices (the images of a batch) do not touch.
+__constant__ TileStep TILE_STEPS[5][TILE_MAX_STEPS] = {
     {{-1, 0, 0}, {0, -1, 0}},                               // 6
     {{-1, 0, 1}, {0, -1, 1}, {-1, -1, 0}, {1, -1, 0}},      // 18
     {{-1, 0, 1}, {0, -1, 1}, {-1, -1, 1}, {1, -1, 1}},      // 26
+    {{-1, 0, 0}},                                           // 4
+    {{-1, 0, 1}},                                           // 8
 };
-__constant__ int TILE_STEP_COUNT[3] = {2, 4, 4};
+__constant__ int TILE_STEP_COUNT[5] = {2, 4, 4, 1, 1};
+// The connectivity indices whose backward rows touch only in the same
+// columns: their unions take a lane per touching pair.
+#define TILE_SIX 0
+#define TILE_FOUR 3
 
 // How the rows of the bit image are cut into tiles (tiles.rs TileGridArgs).
 struct TileGrid {
@@ -109,14 +116,16 @@ __device__ __forceinline__ void tile_unions_by_run(u32* parent, const u32* row_b
     }
 }
 
-// The unions of 6-connectivity, a lane per touching pair: the two backward
-// rows (y - 1 and z - 1) touch a run only in the same columns, so each run
+// The unions of 6- and 4-connectivity, a lane per touching pair: the
+// backward rows (y - 1, and z - 1 with `slices`) touch a run only in the
+// same columns, so each run
 // of `word & other` is one pair of runs to merge, and a warp's pairs are
 // dealt out 32 at a time as tile_unions_by_run deals out runs. One merge per
 // lane keeps the lanes together; a lane per run merged one to four times
 // (on the H100, 6-connectivity at g = 1: 1.22 against 1.77 ms per 512^3
 // at 50 %, both with tile_flatten).
-__device__ __forceinline__ void tile_unions_by_pair(u32* parent, const u32* row_bits, TileGrid g, u32 word) {
+__device__ __forceinline__ void tile_unions_by_pair(u32* parent, const u32* row_bits, TileGrid g, u32 word,
+                                                    bool slices) {
     const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const u32 r = threadIdx.x, ly = r & (g.tile_height - 1), lz = r >> g.height_shift;
     // The first column of each pair with the row up (y - 1) and the row of
@@ -126,7 +135,7 @@ __device__ __forceinline__ void tile_unions_by_pair(u32* parent, const u32* row_
         const u32 t = word & row_bits[r - 1];
         up_pairs = t & ~(t << 1);
     }
-    if (lz > 0) {
+    if (slices && lz > 0) {
         const u32 t = word & row_bits[r - g.tile_height];
         back_pairs = t & ~(t << 1);
     }
@@ -197,8 +206,8 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
         parent[i] = i;
     }
     __syncthreads();
-    if (connectivity == 0)
-        tile_unions_by_pair(parent, row_bits, g, word);
+    if (connectivity == TILE_SIX || connectivity == TILE_FOUR)
+        tile_unions_by_pair(parent, row_bits, g, word, connectivity == TILE_SIX);
     else
         tile_unions_by_run(parent, row_bits, g, connectivity, starts);
     __syncthreads();
@@ -256,14 +265,10 @@ struct FacePair {
 };
 
 // Merges voxels a and b (both foreground) by their parents, unless these
-// are the `last` pair, or, with `above`, the parents of the voxels one row
-// up (a pair of the same kind, there the thread of the row above joins
-// them, or skips them for the same reasons): the x edges of a large tile
-// component are crossed by every row.
-__device__ __forceinline__ void tiles_join(u32* forest, u32 a, u32 b, u32 above, FacePair* last) {
+// are the `last` pair.
+__device__ __forceinline__ void tiles_join(u32* forest, u32 a, u32 b, FacePair* last) {
     const u32 pa = __ldcg(forest + a), pb = __ldcg(forest + b);
     if (pa == last->a && pb == last->b) return;
-    if (above && __ldcg(forest + a - above) == pa && __ldcg(forest + b - above) == pb) return;
     last->a = pa;
     last->b = pb;
     tiles_merge(forest, pa - 1, pb - 1);
@@ -274,6 +279,17 @@ __device__ __forceinline__ void tiles_join(u32* forest, u32 a, u32 b, u32 above,
 // row it touches; for a backward row in the same tile, only the pairs that
 // cross the word's edge (the voxel before the word's first column, after
 // its last), which belong to the tiles beside it.
+//
+// A pair across the word's edge is skipped, from the bits alone, where
+// other pairs join it already: the pair of this row (a = the word's first
+// voxel, b = the one before) where the row above crosses the edge too (a
+// and b each touch the voxel above, and the row above's pair is joined or
+// skipped the same way: the first row of a streak joins it), and a
+// diagonal pair (a, b' = b's column in a backward row) where b or a's
+// column in that row is foreground (a joins b' through it: same-column
+// pairs are a tile's or a face's, the edge pairs of the two rows joined or
+// skipped as said). The x edges of a large component are crossed by nearly
+// every row: most pairs are skipped without reading the forest.
 extern "C" __global__ void __launch_bounds__(256) tiles_faces(CclBits bits, TileGrid g, int connectivity, u32* forest) {
     const u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (index >= (u64)g.height * g.depth * g.words) return;
@@ -283,11 +299,15 @@ extern "C" __global__ void __launch_bounds__(256) tiles_faces(CclBits bits, Tile
     if (!word) return;
     const u32 y = row % g.height, z = row / g.height;
     const u32 first = row * g.width + w * 32;  // the word's first voxel
-    // Pairs across the word's edges may skip as the row above's do.
-    const u32 above = y > 0 ? g.width : 0u;
+    // The voxels beside the word's edges in this row (0 past the row's ends).
+    const bool left = w > 0 && (here_row[w - 1] >> 31), right = w + 1 < g.words && (here_row[w + 1] & 1u);
     FacePair last = {0u, 0u};
-    // The run through the word's left edge.
-    if ((word & 1u) && w > 0 && (here_row[w - 1] >> 31)) tiles_join(forest, first, first - 1, above, &last);
+    if ((word & 1u) && left) {
+        // The run through the word's left edge, unless the row above crosses
+        // it too.
+        const u32* up = y > 0 ? here_row - g.words : nullptr;
+        if (!(up && (up[w] & 1u) && (up[w - 1] >> 31))) tiles_join(forest, first, first - 1, &last);
+    }
     for (int k = 0; k < TILE_STEP_COUNT[connectivity]; ++k) {
         const TileStep step = TILE_STEPS[connectivity][k];
         const int ny = (int)y + step.dy, nz = (int)z + step.dz;
@@ -298,12 +318,10 @@ extern "C" __global__ void __launch_bounds__(256) tiles_faces(CclBits bits, Tile
         const u32 other_first = other_row * g.width + w * 32;
         last.a = last.b = 0;
         if (step.reach) {
-            // The row above's pair of this kind exists if its row does.
-            const u32 step_above = ny > 0 ? above : 0u;
-            if ((word & 1u) && w > 0 && (other_bits[w - 1] >> 31))
-                tiles_join(forest, first, other_first - 1, step_above, &last);
-            if ((word >> 31) && w + 1 < g.words && (other_bits[w + 1] & 1u))
-                tiles_join(forest, first + 31, other_first + 32, step_above, &last);
+            if ((word & 1u) && w > 0 && (other_bits[w - 1] >> 31) && !left && !(other & 1u))
+                tiles_join(forest, first, other_first - 1, &last);
+            if ((word >> 31) && w + 1 < g.words && (other_bits[w + 1] & 1u) && !right && !(other >> 31))
+                tiles_join(forest, first + 31, other_first + 32, &last);
         }
         const bool same_tile = (u32)ny >> g.height_shift == y >> g.height_shift &&
                                (u32)nz >> g.depth_shift == z >> g.depth_shift;
@@ -313,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(256) tiles_faces(CclBits bits, Tile
             u32 touch = widen(bit_span(s, ccl_run_end(word, s)), step.reach) & other;
             while (touch) {
                 const int b = __ffs(touch) - 1;
-                tiles_join(forest, first + (u32)s, other_first + (u32)b, 0u, &last);
+                tiles_join(forest, first + (u32)s, other_first + (u32)b, &last);
                 touch &= ~((2u << ccl_run_end(other, b)) - 1u);
             }
         }

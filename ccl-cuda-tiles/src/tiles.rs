@@ -12,10 +12,10 @@ use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, Kernel, KernelSource, linear_g
 /// Rows of a tile: the threads of a block of the tile kernel, one per row
 /// (a tile is 32 columns wide, one bit word).
 const TILE_ROWS: u32 = 256;
-/// Rows of a slice per tile: tiles of 32 × 16 × 16 voxels, whose faces
-/// across y and z are each a sixteenth of the rows. (Images, tiles of 256
-/// rows of one slice, ran at a tenth of `flsl-cd`'s speed: the unions of
-/// 256 rows at once chain through the whole tile.)
+/// Rows of a volume's slice per tile: tiles of 32 × 16 × 16 voxels, whose
+/// faces across y and z are each a sixteenth of the rows. An image's tiles
+/// are 32 × 256 pixels (fewer rows, and several images of a batch, for
+/// images of fewer rows).
 const TILE_HEIGHT: usize = 16;
 /// Threads per block of the per-word and per-voxel kernels.
 const BLOCK: u32 = 256;
@@ -46,15 +46,26 @@ struct TileGridArgs {
 unsafe impl DeviceRepr for TileGridArgs {}
 
 impl TileGridArgs {
-    /// The tiles of a volume's `rows`, sliced as `slices`.
-    fn of(rows: &DeviceImage<'_>, slices: Slices) -> Result<Self> {
-        Self::new(rows.width(), slices.height, slices.depth)
+    /// The tiles of `rows`: a volume's or a batch's, sliced as `slices`,
+    /// or one image (`None`).
+    fn of(rows: &DeviceImage<'_>, slices: Option<Slices>, planar: bool) -> Result<Self> {
+        match slices {
+            Some(slices) => Self::new(rows.width(), slices.height, slices.depth, planar),
+            None => Self::new(rows.width(), rows.height(), 1, planar),
+        }
     }
 
     /// The tiles of `depth` slices of `width` × `height`: 16 rows by 16
-    /// slices (fewer rows, more slices, for slices of fewer rows).
-    fn new(width: usize, height: usize, depth: usize) -> Result<Self> {
-        let tile_height = height.next_power_of_two().min(TILE_HEIGHT);
+    /// slices of a volume, or, `planar` (slices that do not touch: an
+    /// image, a batch's images), 256 rows of one; fewer rows and more
+    /// slices for slices of fewer rows.
+    fn new(width: usize, height: usize, depth: usize, planar: bool) -> Result<Self> {
+        let most_rows = if planar {
+            TILE_ROWS as usize
+        } else {
+            TILE_HEIGHT
+        };
+        let tile_height = height.next_power_of_two().min(most_rows);
         let tile_depth = TILE_ROWS as usize / tile_height;
         let words = width.div_ceil(32);
         let tiles_y = height.div_ceil(tile_height);
@@ -93,14 +104,13 @@ impl TileGridArgs {
 }
 
 /// The index of `connectivity`'s backward rows in `TILE_STEPS` of `tiles.cu`.
-fn step_set(connectivity: Connectivity) -> Result<i32> {
+fn step_set(connectivity: Connectivity) -> i32 {
     match connectivity {
-        Connectivity::Six => Ok(0),
-        Connectivity::Eighteen => Ok(1),
-        Connectivity::TwentySix => Ok(2),
-        image => Err(Error::InvalidArgument(format!(
-            "tiles labels volumes (6-, 18- or 26-connectivity), not images ({image}-connectivity)"
-        ))),
+        Connectivity::Six => 0,
+        Connectivity::Eighteen => 1,
+        Connectivity::TwentySix => 2,
+        Connectivity::Four => 3,
+        Connectivity::Eight => 4,
     }
 }
 
@@ -154,12 +164,10 @@ impl Tiles {
         node_bits: DevPtr<u32>,
     ) -> Result<TileGridArgs> {
         let stream = run.stream;
-        let steps = step_set(run.connectivity)?;
-        let slices = run
-            .slices
-            .ok_or_else(|| Error::InvalidArgument("tiles labels volumes, not images".into()))?;
-        let grid = TileGridArgs::of(rows, slices)?;
-        let bits = self.bits.pack(stream, rows)?;
+        let steps = step_set(run.connectivity);
+        let planar = run.connectivity.dimensions() == 2;
+        let grid = TileGridArgs::of(rows, run.slices, planar)?;
+        let bits = self.bits.pack_for(run, rows)?;
         run.clock.mark("bits")?;
         let tiles = LaunchConfig {
             grid_dim: (grid.tiles() as u32, 1, 1),
@@ -193,7 +201,13 @@ impl Tiles {
 
 impl DeviceVariant for Tiles {
     fn check_size(&self, width: usize, height: usize) -> Result<()> {
-        TileGridArgs::new(width, height, 1).map(|_| ())
+        TileGridArgs::new(width, height, 1, true).map(|_| ())
+    }
+
+    /// A batch's images are slices that no step joins (`TILE_STEPS`' 4
+    /// and 8 look at the row above in the same slice only).
+    fn labels_batches(&self) -> bool {
+        true
     }
 
     fn forest(
@@ -272,12 +286,14 @@ impl DeviceVariant for Tiles {
 ccl_cuda::register_variant! {
     name: "tiles",
     connectivities: &[
+        Connectivity::Four,
+        Connectivity::Eight,
         Connectivity::Six,
         Connectivity::Eighteen,
         Connectivity::TwentySix,
     ],
     analyzes: true,
-    summary: "volumes: tile-local union-find over runs in shared memory, tiles of 32x16x16 joined through their faces (after Stava & Benes, GPU Computing Gems 2011)",
+    summary: "tile-local union-find over runs in shared memory, tiles of 32x16x16 voxels or 32x256 pixels joined through their faces (after Stava & Benes, GPU Computing Gems 2011)",
     priority: 50,
     new: |gpu, _| Tiles::new(gpu),
 }
@@ -289,22 +305,30 @@ mod tests {
     #[test]
     fn tiles_cover_volumes() {
         // 512^3: tiles of 32 x 16 x 16 voxels.
-        let volume = TileGridArgs::new(512, 512, 512).unwrap();
+        let volume = TileGridArgs::new(512, 512, 512, false).unwrap();
         assert_eq!((volume.tile_height, volume.tile_depth), (16, 16));
         assert_eq!((volume.height_shift, volume.depth_shift), (4, 4));
         assert_eq!(volume.tiles(), 16 * 32 * 32);
         assert_eq!(volume.words_in_all(), 16 * 512 * 512);
         // Slices of 5 rows: tiles of 8 rows by 32 slices.
-        let thin = TileGridArgs::new(33, 5, 70).unwrap();
+        let thin = TileGridArgs::new(33, 5, 70, false).unwrap();
         assert_eq!((thin.words, thin.tile_height, thin.tile_depth), (2, 8, 32));
         assert_eq!(thin.tiles(), 2 * 3);
         // A row of voxels: one row by 256 slices.
-        let needle = TileGridArgs::new(1, 1, 1000).unwrap();
+        let needle = TileGridArgs::new(1, 1, 1000, false).unwrap();
         assert_eq!(
             (needle.tile_height, needle.tile_depth, needle.tiles()),
             (1, 256, 4)
         );
-        for grid in [volume, thin, needle] {
+        // An image: tiles of 32 x 256 pixels, the last 8 rows short.
+        let image = TileGridArgs::new(8192, 8200, 1, true).unwrap();
+        assert_eq!((image.tile_height, image.tile_depth), (256, 1));
+        assert_eq!(image.tiles(), 256 * 33);
+        // A batch of 100 images of 64 x 64: 4 images a tile.
+        let batch = TileGridArgs::new(64, 64, 100, true).unwrap();
+        assert_eq!((batch.tile_height, batch.tile_depth), (64, 4));
+        assert_eq!(batch.tiles(), 2 * 25);
+        for grid in [volume, thin, needle, image, batch] {
             assert_eq!(grid.tile_height * grid.tile_depth, TILE_ROWS);
             assert_eq!(1 << grid.height_shift, grid.tile_height);
             assert_eq!(1 << grid.depth_shift, grid.tile_depth);
@@ -312,15 +336,22 @@ mod tests {
     }
 
     #[test]
-    fn images_are_refused() {
-        assert!(step_set(Connectivity::Four).is_err());
-        assert!(step_set(Connectivity::Eight).is_err());
-        assert_eq!(step_set(Connectivity::TwentySix).unwrap(), 2);
+    fn every_connectivity_has_its_steps() {
+        let sets: Vec<i32> = Connectivity::PLANE
+            .into_iter()
+            .chain(Connectivity::VOLUME)
+            .map(step_set)
+            .collect();
+        let mut distinct = sets.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct, [0, 1, 2, 3, 4], "{sets:?}");
     }
 
     #[test]
     fn volumes_past_32_bit_indices_are_refused() {
-        assert!(TileGridArgs::new(2048, 2048, 1024).is_err());
-        assert!(TileGridArgs::new(2048, 2048, 1023).is_ok());
+        assert!(TileGridArgs::new(2048, 2048, 1024, false).is_err());
+        assert!(TileGridArgs::new(2048, 2048, 1023, false).is_ok());
+        assert!(TileGridArgs::new(65536, 65536, 1, true).is_err());
     }
 }

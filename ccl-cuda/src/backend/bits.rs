@@ -13,6 +13,7 @@ use std::sync::Arc;
 use ccl_core::{Error, Result};
 use cudarc::driver::{CudaStream, DeviceRepr};
 
+use super::Run;
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, linear_grid,
 };
@@ -68,6 +69,18 @@ impl BitImage {
     /// Words per row of the bit image of an image `width` pixels wide.
     pub fn words_per_row(width: usize) -> usize {
         width.div_ceil(32)
+    }
+
+    /// The bit image of `image` for a labeling `run`: the one a composite
+    /// variant packed before it handed the image on ([`Run::packed`]), else
+    /// [`pack`](Self::pack)'s.
+    ///
+    /// [`Run::packed`]: super::Run::packed
+    pub fn pack_for(&mut self, run: &Run<'_>, image: &DeviceImage<'_>) -> Result<BitImageArgs> {
+        match run.packed {
+            Some(bits) => Ok(bits),
+            None => self.pack(run.stream, image),
+        }
     }
 
     /// Queues the packing of `image` (any pitch, any alignment, any nonzero

@@ -15,6 +15,7 @@ use ccl_core::{
 };
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
+use super::bits::BitImageArgs;
 use super::features::{Analyzed, Features, Numbered};
 use super::stats::DeviceStats;
 use super::volume::{Slices, VolumeFeatures, with_rows};
@@ -34,6 +35,13 @@ pub struct Run<'a> {
     /// [`Slices`]): only for a variant that declares a volume's
     /// connectivity, and then always with one.
     pub slices: Option<Slices>,
+    /// The image's bit image, already queued on the stream by a composite
+    /// variant that looked at the image before it chose who labels it
+    /// (`auto`); `None` (every other call): the variant packs the image
+    /// itself, if it reads bits ([`BitImage::pack_for`]).
+    ///
+    /// [`BitImage::pack_for`]: super::BitImage::pack_for
+    pub packed: Option<BitImageArgs>,
 }
 
 /// The device-resident work of a CUDA variant. Images given to it have at
@@ -645,6 +653,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
             connectivity,
             clock,
             slices,
+            packed: None,
         };
         let _numbered: Numbered = self.variant.label(
             &mut run,
@@ -674,6 +683,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
             connectivity,
             clock,
             slices,
+            packed: None,
         };
         self.variant.analyze(
             &mut run,
@@ -825,6 +835,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
             connectivity,
             clock,
             slices: Some(slices),
+            packed: None,
         };
         self.variant.analyze_volume(
             &mut run,
