@@ -7,6 +7,7 @@ use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
     Analyzed, BitImage, DeviceVariant, Features, Numbered, Run, VolumeFeatures,
 };
+use ccl_cuda::cudarc::driver::sys::CUevent_flags;
 use ccl_cuda::cudarc::driver::{CudaViewMut, PinnedHostSlice};
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, cuda_error, warp_grid,
@@ -14,10 +15,15 @@ use ccl_cuda::runtime::{
 use ccl_cuda_flsl::{Flsl, Voting};
 use ccl_cuda_tiles::Tiles;
 
+/// Pixels of a sampled row per warp of the sample kernel (`SAMPLE_CHUNK`):
+/// 32 steps of 32, so that a wide image's row is cut among many warps (a
+/// warp per row of 8192 pixels took 36 us for 512 rows on an H100).
+const SAMPLE_CHUNK: u32 = 1024;
+
 const KERNELS: KernelSource = KernelSource {
     name: "auto",
     source: include_str!("sample.cu"),
-    constants: &[],
+    constants: &[("SAMPLE_CHUNK", SAMPLE_CHUNK)],
 };
 ccl_cuda::inventory::submit! { KERNELS }
 
@@ -102,7 +108,7 @@ impl Rule {
 pub struct Auto {
     tiles: Tiles,
     runs: Flsl,
-    sample: Kernel<(ImageArgs, u32, u32, DevPtr<u64>)>,
+    sample: Kernel<(ImageArgs, u32, u32, u32, DevPtr<u64>)>,
     /// The sample's two counts: foreground voxels, runs.
     counts: DeviceBuffer<u64>,
     /// Their copy on the host, page-locked: the copy is queued, and the
@@ -118,8 +124,10 @@ impl Auto {
     /// both labelers and of the sample.
     pub fn new(gpu: &Arc<Gpu>) -> Result<Self> {
         // SAFETY: the two counts are written by a copy from the device
-        // before they are read (`choose`).
-        let host_counts = unsafe { gpu.context().alloc_pinned::<u64>(2) }.map_err(cuda_error)?;
+        // before they are read (`choose`). Not write-combined: the host
+        // reads them.
+        let host_counts =
+            unsafe { gpu.context().alloc_pinned_with_flags::<u64>(2, 0) }.map_err(cuda_error)?;
         Ok(Self {
             tiles: Tiles::new(gpu)?,
             runs: Flsl::new(gpu, Voting::ConflictDetection)?,
@@ -149,17 +157,20 @@ impl Auto {
         let counts_at = DevPtr::of_mut(counts, stream);
         let narrow =
             |n: usize| u32::try_from(n).map_err(|_| Error::InvalidDimensions(format!("{n} rows")));
-        // SAFETY: a warp per sampled row (rows 0, stride, 2 stride, … below
-        // the image's height, `width` bytes of each, inside the image that
-        // DeviceImage checked); the two counters were reserved above.
+        let chunks_per_row = rows.width().div_ceil(SAMPLE_CHUNK as usize);
+        // SAFETY: a warp per chunk of a sampled row (rows 0, stride, 2
+        // stride, … below the image's height; `width` bytes of each, inside
+        // the image that DeviceImage checked); the two counters were
+        // reserved above.
         unsafe {
             self.sample.launch(
                 stream,
-                warp_grid(sampled, SAMPLE_WARPS)?,
+                warp_grid(sampled * chunks_per_row, SAMPLE_WARPS)?,
                 (
                     rows.args(stream),
                     narrow(stride)?,
                     narrow(sampled)?,
+                    narrow(chunks_per_row)?,
                     counts_at,
                 ),
             )
@@ -167,8 +178,14 @@ impl Auto {
         stream
             .memcpy_dtoh(&self.counts.get()?.slice(..2), &mut self.host_counts)
             .map_err(cuda_error)?;
+        // The runtime turns cudarc's own event tracking off (runtime::gpu):
+        // the copy's end is this event, not the pinned slice's.
+        let copied = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(cuda_error)?;
         run.clock.mark("choose")?;
         run.packed = Some(self.bits.pack(stream, rows)?);
+        copied.synchronize().map_err(cuda_error)?;
         let counts = self.host_counts.as_slice().map_err(cuda_error)?;
         let voxels = (sampled * rows.width()) as u64;
         Ok(RULE.choose(run.connectivity, voxels, counts[0], counts[1]))
