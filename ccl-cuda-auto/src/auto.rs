@@ -41,7 +41,7 @@ const MIN_SAMPLED_VOXELS: usize = 1 << 20;
 /// How the sample decides: volumes from the H100 sweep of 512^3 random
 /// volumes in bench/2026-11-26-h100-tiles-flatten (g = 1 / 4 / 16,
 /// 5–80 %), images from the H100 sweep of 8192^2 random images in
-/// bench/2026-11-26-h100-image-tiles (10–90 %).
+/// bench/2026-11-26-image-tiles (10–90 %).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Rule {
     /// Runs per voxel from which `tiles` labels faster: its tile-local
@@ -269,9 +269,11 @@ ccl_cuda::register_variant! {
     analyzes: true,
     summary: "tiles where a sample of rows has short runs (fine images and volumes), else flsl-cd; analysis by flsl-cd",
     priority: 60,
+    // Images' labels stay `flsl-cd`'s by default: the sample's round trip
+    // (0.025 ms on the H200) costs coarse 8192^2 images 7-11 % (g = 4, 16;
+    // smaller images more), for 23 % at g = 1 over 10-90 %
+    // (bench/2026-11-26-image-tiles). Volumes label for long enough.
     preferred_for: &[
-        (Task::Label, Connectivity::Four),
-        (Task::Label, Connectivity::Eight),
         (Task::Label, Connectivity::Six),
         (Task::Label, Connectivity::Eighteen),
         (Task::Label, Connectivity::TwentySix),

@@ -428,12 +428,11 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
     unite_runs<true>(t, nodes, counts);
 }
 
-// Slices in bands: the slices of a volume (a batch's images, in an image's
-// connectivity, are joined as an image's rows). Their rows are many and
-// short, and the unions of an image's rows (all rows at once, a thread per
-// run) would link each run to the first run above it through up to a
-// slice's height of rows before the finds shorten the paths: on 512^3
-// volumes at 40-70 %, most of the labeling's time. So each
+// Slices in bands: the slices of a volume and the images of a batch. Their
+// rows are many and short, and the unions of an image's rows (all rows at
+// once, a thread per run) would link each run to the first run above it
+// through up to a slice's height of rows before the finds shorten the
+// paths: on 512^3 volumes at 40-70 %, most of the labeling's time. So each
 // band of band_height rows of a slice is joined by one warp, row after row
 // (flsl_band_unions): the rows above are joined, their paths short, when a
 // row's runs look up theirs. Each run's band root then goes into `extra`

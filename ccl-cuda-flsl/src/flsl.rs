@@ -338,13 +338,13 @@ impl Flsl {
                 .map_err(|_| Error::InvalidDimensions("slices taller than 2^32 rows".into()))?,
         };
         let volume = run.slices.is_some() && run.connectivity.dimensions() == 3;
-        // The slices of a volume are joined in bands (flsl.cu, "Slices in
-        // bands"), unless features move with the unions (OTF), which the
-        // row kernel does. A batch's images are joined as an image's rows
-        // (on the H100, 256 images of 512^2 at g = 16, 10 %: 53 us against
-        // 67 for the bands' two kernels; at g = 1, 10 %, the batch's call
-        // 0.65 against 0.72 ms).
-        let banded = volume && otf.is_none();
+        // The slices of a volume and the images of a batch are joined in
+        // bands (flsl.cu, "Slices in bands"), unless features move with
+        // the unions (OTF), which the row kernel does. (A batch's images
+        // joined as an image's rows, by the row kernel, took 0.41-0.45
+        // against 0.35-0.38 ms for 256 images of 512^2 at g = 16, 60-90 %,
+        // on the H200, and 1.58 against 1.23 at g = 1, 75 %.)
+        let banded = run.slices.is_some() && otf.is_none();
         let band_height = if banded {
             BAND_ROWS.min(slice_height)
         } else {
@@ -708,23 +708,27 @@ register!(
     "FLSL with on-the-fly features moved at every union, OTF (Lemaitre et al., ICASSP 2021, Alg. 2)",
     35
 );
-// `flsl-cd` is the default analyzer where a GPU runs: in the H200 sweep of
-// bench/2026-11-23-h200-canonical it analyzes at 94.8 / 209.5 / 335.4 Gpx/s
-// at g = 1 / 4 / 16 in 4-connectivity and 95.5 / 219.6 / 352.8 in 8
-// (`ha4-32` 30.5 / 49.0 / 63.5, `buf` 26.8 / 42.1 / 51.2). Labels are
-// `auto`'s (ccl-cuda-auto), which hands this variant coarse images and
-// volumes, and fine ones to `tiles`.
+// `flsl-cd` is the default labeler and analyzer where a GPU runs: in the
+// H200 sweep of bench/2026-11-23-h200-canonical (canonical labels timed) it
+// labels at 97.7 / 222.9 / 308.9 Gpx/s at g = 1 / 4 / 16 in 4-connectivity
+// (`ha4-32` 41.2 / 61.1 / 77.4) and 90.4 / 209.0 / 295.7 in 8 (`buf` 34.1 /
+// 57.9 / 68.4), and analyzes at 94.8 / 209.5 / 335.4 and 95.5 / 219.6 /
+// 352.8 (`ha4-32` 30.5 / 49.0 / 63.5, `buf` 26.8 / 42.1 / 51.2).
 register!(
     Flsl,
     Voting::ConflictDetection,
     "FLSL with conflict detection, one atomic per root and warp, CD (Lemaitre et al., ICASSP 2021, Alg. 3)",
     65,
     &[
+        (Task::Label, Connectivity::Four),
+        (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
         (Task::Analyze, Connectivity::Eight),
-        // bench/2026-11-26-h200-volume-bands (512^3, g = 1 / 4 / 16): 45.8
-        // / 143.1 / 216.1 Gvox/s in 6-connectivity, 38.8 / 135.0 / 195.9 in
-        // 18, 38.1 / 139.4 / 201.0 in 26.
+        // Volumes' labels are `auto`'s (ccl-cuda-auto), which hands coarse
+        // volumes to this variant and fine ones to `tiles`; their features
+        // are this variant's, bench/2026-11-26-h200-volume-bands (512^3, g =
+        // 1 / 4 / 16): 45.8 / 143.1 / 216.1 Gvox/s in 6-connectivity, 38.8
+        // / 135.0 / 195.9 in 18, 38.1 / 139.4 / 201.0 in 26.
         (Task::Analyze, Connectivity::Six),
         (Task::Analyze, Connectivity::Eighteen),
         (Task::Analyze, Connectivity::TwentySix)

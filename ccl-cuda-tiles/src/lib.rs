@@ -53,7 +53,7 @@
 //! long (coarse volumes, dense ones in 18 and 26), writing and reading a
 //! parent per voxel and the face merges cost it more than `flsl-cd`'s
 //! runs: the `auto` variant (`ccl-cuda-auto`) chooses between the two per
-//! call. On 8192² images (H100, g = 1, bench/2026-11-26-h100-image-tiles)
+//! call. On 8192² images (H100, g = 1, bench/2026-11-26-image-tiles)
 //! it labels 30–75 % in 0.55–0.81× `flsl-cd`'s time, and coarse ones (g =
 //! 4, 16) in about twice it.
 

@@ -15,6 +15,9 @@ warm-up, then --reps runs, the median kept. Counts of all calls are
 compared per mask (the single image's with ccl's own).
 
   scripts/peers/time-batch-peers --out batch-peers.csv
+  scripts/peers/time-batch-peers --algorithm auto --out batch-peers-auto.csv
+
+ccl runs its default variant, or --algorithm's in every ccl call.
 """
 
 import argparse
@@ -53,6 +56,8 @@ def main():
     parser.add_argument("--granularities", default="1,4,16")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--loop-reps", type=int, default=2)
+    parser.add_argument("--algorithm", default=None,
+                        help="the ccl variant of every ccl call (default: ccl's default)")
     parser.add_argument("--out", type=Path, default=Path("batch-peers.csv"))
     args = parser.parse_args()
 
@@ -67,7 +72,7 @@ def main():
         cvcuda = None
         print("cvcuda not imported: no CV-CUDA rows", file=sys.stderr)
 
-    n, size = args.images, args.size
+    n, size, algorithm = args.images, args.size, args.algorithm
     side = int(round((n * size * size) ** 0.5))
     pixels = n * size * size
     rows = ["call,connectivity,granularity,density,images,width,height,median_ms,gpx_per_s"]
@@ -80,13 +85,15 @@ def main():
             for c in (4, 8):
                 timings = {}
                 ms, (_, counts) = median_ms(
-                    cupy, lambda: ccl.label(batch, c, batch=True), args.reps)
+                    cupy, lambda: ccl.label(batch, c, batch=True, algorithm=algorithm), args.reps)
                 timings["ccl-batch"] = ms
                 counts = cupy.asnumpy(counts).astype(np.int64)
-                ms, (_, one) = median_ms(cupy, lambda: ccl.label(single, c), args.reps)
+                ms, (_, one) = median_ms(
+                    cupy, lambda: ccl.label(single, c, algorithm=algorithm), args.reps)
                 timings["ccl-one-image"] = ms
                 ms, loop = median_ms(
-                    cupy, lambda: [ccl.label(batch[i], c)[1] for i in range(n)], args.loop_reps)
+                    cupy, lambda: [ccl.label(batch[i], c, algorithm=algorithm)[1] for i in range(n)],
+                    args.loop_reps)
                 timings["ccl-loop"] = ms
                 assert list(loop) == list(counts), f"ccl loop counts differ at g={g} d={d} c={c}"
                 structure = ndimage.generate_binary_structure(2, 1 if c == 4 else 2)
