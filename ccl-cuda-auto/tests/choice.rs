@@ -8,19 +8,24 @@ use ccl_cuda_auto as _;
 use ccl_cpu as _;
 use ccl_testdata::random_volume;
 
+/// `auto`'s timed form, or `None` where no GPU can be used.
+fn timed_auto() -> Option<Box<dyn ccl_core::TimedRun>> {
+    match ccl_core::find("auto").unwrap().timed() {
+        Ok(timed) => Some(timed),
+        Err(reason) => {
+            println!("skipped: {reason}");
+            None
+        }
+    }
+}
+
 /// The stages of a timed `auto` label run on `volume`, and its labels, or
 /// `None` where no GPU can be used.
 fn timed_label(
     volume: &ccl_core::BinaryVolumeBuf,
     connectivity: Connectivity,
 ) -> Option<(Vec<&'static str>, ccl_core::LabelVolume)> {
-    let mut timed = match ccl_core::find("auto").unwrap().timed() {
-        Ok(timed) => timed,
-        Err(reason) => {
-            println!("skipped: {reason}");
-            return None;
-        }
-    };
+    let mut timed = timed_auto()?;
     timed.load_volume(&volume.view()).unwrap();
     let stages = timed.run(Task::Label, connectivity).unwrap();
     let labels = timed.volume_labels().unwrap();
@@ -81,13 +86,7 @@ fn timed_image_label(
     image: &ccl_core::BinaryImageBuf,
     connectivity: Connectivity,
 ) -> Option<(Vec<&'static str>, ccl_core::LabelImage)> {
-    let mut timed = match ccl_core::find("auto").unwrap().timed() {
-        Ok(timed) => timed,
-        Err(reason) => {
-            println!("skipped: {reason}");
-            return None;
-        }
-    };
+    let mut timed = timed_auto()?;
     timed.load(&image.view()).unwrap();
     let stages = timed.run(Task::Label, connectivity).unwrap();
     let labels = timed.labels().unwrap();
