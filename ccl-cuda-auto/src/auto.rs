@@ -311,7 +311,7 @@ mod tests {
     }
 
     #[test]
-    fn fine_images_go_to_tiles_from_a_fifth_of_their_pixels_in_runs() {
+    fn fine_images_go_to_tiles_from_0_15_runs_per_pixel() {
         // 1000 pixels at g = 1: 60 % (240 runs), 30 % (210), 10 % and 90 %
         // (90); g = 4 at 50 % (62).
         for c in Connectivity::PLANE {

@@ -123,12 +123,7 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
         // Both counts in one scan: a word holds at most 16 starts, so each
         // half sums to at most 32 * 16 = 512 and never carries into the other.
         const u32 counts = (u32)__popc(starts) | ((u32)__popc(up_starts) << 16);
-        u32 inclusive = counts;
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const u32 other = __shfl_up_sync(CCL_FULL_MASK, inclusive, offset);
-            if (lane >= (u32)offset) inclusive += other;
-        }
+        const u32 inclusive = ccl_warp_inclusive_scan(counts);
         const u32 exclusive = inclusive - counts;
         const u32 runs_before = runs_carry + (exclusive & 0xffffu);
         const u32 above_before = above_carry + (exclusive >> 16);

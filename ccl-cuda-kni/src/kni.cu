@@ -251,12 +251,7 @@ __device__ __forceinline__ void kni_emit(u32 lane, u32 b, u32 a0, u32 a1, u32 a2
         if (a2 != KNI_NONE && (a2 == p0 || a2 == p1 || a2 == p2)) a2 = KNI_NONE;
     }
     const u32 n = (u32)(a0 != KNI_NONE) + (u32)(a1 != KNI_NONE) + (u32)(a2 != KNI_NONE);
-    u32 inclusive = n;
-#pragma unroll
-    for (u32 offset = 1; offset < 32; offset <<= 1) {
-        const u32 other = __shfl_up_sync(CCL_FULL_MASK, inclusive, offset);
-        if (lane >= offset) inclusive += other;
-    }
+    const u32 inclusive = ccl_warp_inclusive_scan(n);
     const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
     if (total == 0) return; // the same in every lane
     u32 base = 0;

@@ -65,6 +65,18 @@ __device__ __forceinline__ u32 bit_span(int s, int e) { return ((2u << e) - 1u) 
 // `mask` widened by a column on each side (reach 1), within the word.
 __device__ __forceinline__ u32 widen(u32 mask, int reach) { return reach ? mask | (mask << 1) | (mask >> 1) : mask; }
 
+// The lane whose items hold `item` of a warp's items dealt out 32 at a
+// time: the first whose `inclusive` count (ccl_warp_inclusive_scan of the
+// lanes' counts) exceeds it, by a binary search over the lanes. Every lane
+// calls, whether its item exists or not.
+__device__ __forceinline__ u32 tile_holder(u32 inclusive, u32 item) {
+    u32 holder = 0;
+#pragma unroll
+    for (u32 step = 16; step >= 1; step >>= 1)
+        if (__shfl_sync(CCL_FULL_MASK, inclusive, holder + step - 1) <= item) holder += step;
+    return holder;
+}
+
 // The unions of a tile's runs with their backward rows inside the tile
 // (all rows at once: ccl_tile_merge halves the paths that grow across
 // rows), a lane per run: a warp takes the runs of its 32 rows 32 at a time
@@ -77,20 +89,12 @@ __device__ __forceinline__ void tile_unions_by_run(u32* parent, const u32* row_b
                                                    u32 starts) {
     const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const u32 count = (u32)__popc(starts);
-    u32 inclusive = count;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const u32 other = __shfl_up_sync(CCL_FULL_MASK, inclusive, offset);
-        if (lane >= (u32)offset) inclusive += other;
-    }
+    const u32 inclusive = ccl_warp_inclusive_scan(count);
     const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
     const int steps = TILE_STEP_COUNT[connectivity];
     for (u32 base = 0; base < total; base += 32) {
         const u32 item = base + lane;
-        u32 holder = 0;
-#pragma unroll
-        for (u32 step = 16; step >= 1; step >>= 1)
-            if (__shfl_sync(CCL_FULL_MASK, inclusive, holder + step - 1) <= item) holder += step;
+        const u32 holder = tile_holder(inclusive, item);
         const u32 before = __shfl_sync(CCL_FULL_MASK, inclusive - count, holder);
         const u32 holder_starts = __shfl_sync(CCL_FULL_MASK, starts, holder);
         if (item >= total) continue;
@@ -140,19 +144,11 @@ __device__ __forceinline__ void tile_unions_by_pair(u32* parent, const u32* row_
         back_pairs = t & ~(t << 1);
     }
     const u32 up_count = (u32)__popc(up_pairs), count = up_count + (u32)__popc(back_pairs);
-    u32 inclusive = count;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const u32 other = __shfl_up_sync(CCL_FULL_MASK, inclusive, offset);
-        if (lane >= (u32)offset) inclusive += other;
-    }
+    const u32 inclusive = ccl_warp_inclusive_scan(count);
     const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
     for (u32 base = 0; base < total; base += 32) {
         const u32 item = base + lane;
-        u32 holder = 0;
-#pragma unroll
-        for (u32 step = 16; step >= 1; step >>= 1)
-            if (__shfl_sync(CCL_FULL_MASK, inclusive, holder + step - 1) <= item) holder += step;
+        const u32 holder = tile_holder(inclusive, item);
         u32 j = item - __shfl_sync(CCL_FULL_MASK, inclusive - count, holder);
         const u32 holder_up = __shfl_sync(CCL_FULL_MASK, up_pairs, holder);
         const u32 holder_up_count = __shfl_sync(CCL_FULL_MASK, up_count, holder);

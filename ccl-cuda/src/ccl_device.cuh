@@ -470,26 +470,27 @@ __device__ __forceinline__ void ccl_add_to_component(CclVolumeStatsOut out, u32 
 
 // ------------------------------------------------------------- block scans
 
+// Inclusive prefix sum of `value` over the warp's lanes (every lane calls).
+__device__ __forceinline__ u32 ccl_warp_inclusive_scan(u32 value) {
+    const u32 lane = threadIdx.x & 31u;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const u32 other = __shfl_up_sync(CCL_FULL_MASK, value, offset);
+        if (lane >= (u32)offset) value += other;
+    }
+    return value;
+}
+
 // Inclusive prefix sum of `value` over the block (blockDim.x a multiple of
 // 32, at most 1024, 1-D). `warp_totals` is 32 words of shared memory. Every
 // thread of the block must call it (it holds barriers).
 __device__ __forceinline__ u32 ccl_block_inclusive_scan(u32 value, u32* warp_totals) {
     const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        u32 other = __shfl_up_sync(CCL_FULL_MASK, value, offset);
-        if (lane >= (u32)offset) value += other;
-    }
+    value = ccl_warp_inclusive_scan(value);
     if (lane == 31) warp_totals[warp] = value;
     __syncthreads();
     if (warp == 0) {
-        u32 total = lane < (blockDim.x >> 5) ? warp_totals[lane] : 0;
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            u32 other = __shfl_up_sync(CCL_FULL_MASK, total, offset);
-            if (lane >= (u32)offset) total += other;
-        }
-        warp_totals[lane] = total;
+        warp_totals[lane] = ccl_warp_inclusive_scan(lane < (blockDim.x >> 5) ? warp_totals[lane] : 0);
     }
     __syncthreads();
     u32 result = value + (warp ? warp_totals[warp - 1] : 0);
