@@ -241,8 +241,8 @@ impl DeviceVariant for Auto {
         self.runs.analyze(run, image, forest, features)
     }
 
-    /// `flsl-cd`'s: its features gathered per run and warp; `tiles`' go
-    /// through one more pass over the labels.
+    /// The chosen labeler's: `tiles` gathers its features per tile
+    /// component, `flsl-cd` per run and warp.
     fn analyze_volume(
         &mut self,
         run: &mut Run<'_>,
@@ -252,8 +252,14 @@ impl DeviceVariant for Auto {
         numbering: &mut Features,
         features: &mut VolumeFeatures,
     ) -> Result<()> {
-        self.runs
-            .analyze_volume(run, rows, forest, labels, numbering, features)
+        match self.choose(run, rows)? {
+            Choice::Tiles => self
+                .tiles
+                .analyze_volume(run, rows, forest, labels, numbering, features),
+            Choice::Runs => self
+                .runs
+                .analyze_volume(run, rows, forest, labels, numbering, features),
+        }
     }
 }
 

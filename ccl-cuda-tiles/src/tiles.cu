@@ -57,7 +57,17 @@ struct TileGrid {
     u32 tile_depth;   // slices per tile: TILE_ROWS / tile_height
     u32 depth_shift;  // log2(tile_depth)
     u32 tiles_y;      // tiles along y: ceil(height / tile_height)
+    u32 padding;
+    // n / width and n / height for any 32-bit n as __umul64hi(n, magic),
+    // magic = ceil(2^64 / divisor) (tile_divide; 0 for a divisor of 1).
+    u64 width_magic;
+    u64 height_magic;
 };
+
+// n / divisor by the divisor's magic (TileGrid): the high word of n * magic
+// errs by less than n / 2^64 < 1 / divisor, too little to reach the next
+// integer.
+__device__ __forceinline__ u32 tile_divide(u32 n, u64 magic) { return magic ? (u32)__umul64hi((u64)n, magic) : n; }
 
 // A word with bits s through e set.
 __device__ __forceinline__ u32 bit_span(int s, int e) { return ((2u << e) - 1u) & ~((1u << s) - 1u); }
@@ -401,5 +411,364 @@ extern "C" __global__ void __launch_bounds__(256)
             last_label = tile_label(forest, width, roots, p);
         }
         labels[v] = p ? last_label : 0u;
+    }
+}
+
+// ------------------------------------------------------------- features
+//
+// A volume's features from its tiles, with no label pass. Each tile's runs
+// are keyed (tile_part_key) and gathered in shared memory into a part per
+// key; a component's part that holds its root stores the component's whole
+// record at once, with no atomics (a small component is one part: the
+// record of most components at low densities is this one store), and the
+// others are added to the records after every root's store: put aside in
+// the tile's share of a scratch buffer by tiles_features, then added by
+// tiles_add_parts, a warp's parts of one component together and a block's
+// in a table by rank (the large component of a dense volume has a part in
+// every tile).
+
+// The tile-local index (row of the tile * 32 + column in the word) of
+// voxel `v` (a flat index) of the tile whose first voxel is at (x0, y0,
+// z0), or TILE_NO_KEY where `v` lies outside that tile.
+#define TILE_NO_KEY 0xffffffffu
+__device__ __forceinline__ u32 tile_local_index(TileGrid g, u32 x0, u32 y0, u32 z0, u32 v) {
+    const u32 row = tile_divide(v, g.width_magic), x = v - row * g.width;
+    const u32 z = tile_divide(row, g.height_magic), y = row - z * g.height;
+    if (x - x0 >= 32u || y - y0 >= g.tile_height || z - z0 >= g.tile_depth) return TILE_NO_KEY;
+    return (((z - z0) << g.height_shift) | (y - y0)) * 32u + (x - x0);
+}
+
+// The part of the tile that the run starting at voxel `v` (tile-local index
+// `own`) adds to, keyed by a voxel of the tile: its component's root where
+// that lies in the tile, else its tile component's first voxel (its node:
+// after tiles_roots, a non-node voxel's parent is its node and a node's
+// parent its root). A key is the first voxel, in raster order, of the
+// voxels keyed to it, or of a part of their component before them: its z is
+// their part's least. A component's root keys exactly one part.
+__device__ __forceinline__ u32 tile_part_key(const u32* forest, TileGrid g, u32 x0, u32 y0, u32 z0, u32 v,
+                                             u32 own) {
+    const u32 node = forest[v] - 1;
+    const u32 node_key = tile_local_index(g, x0, y0, z0, node);
+    if (node_key == TILE_NO_KEY) return own;  // v is a node whose root is elsewhere
+    const u32 root_key = tile_local_index(g, x0, y0, z0, forest[node] - 1);
+    return root_key == TILE_NO_KEY ? node_key : root_key;
+}
+
+// The flat index of the voxel at tile-local index `key`.
+__device__ __forceinline__ u32 tile_key_voxel(TileGrid g, u32 x0, u32 y0, u32 z0, u32 key) {
+    const u32 r = key >> 5;
+    const u32 y = y0 + (r & (g.tile_height - 1)), z = z0 + (r >> g.height_shift);
+    return (z * g.height + y) * g.width + x0 + (key & 31u);
+}
+
+// A tile and its keys (after tile_scan_keys): a bit per key voxel in each
+// row of the tile, the keys of the rows before, the keys in all, and the
+// key of each run at its first voxel's tile-local index.
+struct TileKeys {
+    u32 x0, y0, z0;
+    u32* bits;
+    u32* base;
+    u32 total;
+    u16* run_keys;
+};
+
+// The parts of the keys ranked in [window, window + Parts) in shared
+// memory: voxels, box (columns as a mask, local rows and slices) and sums of
+// local coordinates.
+template <u32 Parts>
+struct TilePartTable {
+    u32 area[Parts], x_mask[Parts], y_lo[Parts], y_hi[Parts], z_hi[Parts], sum_x[Parts], sum_y[Parts],
+        sum_z[Parts];
+};
+
+// The tile of this block: its first voxel, its keys flagged and counted.
+// Every thread of the block calls (barriers inside).
+__device__ __forceinline__ TileKeys tile_scan_keys(const u32* forest, TileGrid g, u32 word, u32 row_first,
+                                                    u32* key_bits, u32* key_base, u32* warp_totals,
+                                                    u16* run_keys) {
+    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
+    TileKeys keys;
+    keys.x0 = tx * 32u;
+    keys.y0 = tile_yz % g.tiles_y * g.tile_height;
+    keys.z0 = tile_yz / g.tiles_y * g.tile_depth;
+    keys.bits = key_bits;
+    keys.base = key_base;
+    keys.run_keys = run_keys;
+    const u32 r = threadIdx.x;
+    key_bits[r] = 0;
+    __syncthreads();
+    for (u32 m = word & ~(word << 1); m; m &= m - 1) {
+        const u32 s = (u32)(__ffs(m) - 1);
+        const u32 key = tile_part_key(forest, g, keys.x0, keys.y0, keys.z0, row_first + s, r * 32u + s);
+        run_keys[r * 32u + s] = (u16)key;
+        atomicOr(key_bits + (key >> 5), 1u << (key & 31u));
+    }
+    __syncthreads();
+    const u32 count = (u32)__popc(key_bits[r]);
+    const u32 inclusive = ccl_block_inclusive_scan(count, warp_totals);
+    key_base[r] = inclusive - count;
+    if (r == TILE_ROWS - 1) warp_totals[0] = inclusive;
+    __syncthreads();
+    keys.total = warp_totals[0];
+    __syncthreads();
+    return keys;
+}
+
+// The rank among the tile's keys of `key`.
+__device__ __forceinline__ u32 tile_key_rank(const TileKeys& keys, u32 key) {
+    const u32 row = key >> 5;
+    return keys.base[row] + (u32)__popc(keys.bits[row] & ((1u << (key & 31u)) - 1u));
+}
+
+// The key of rank `rank`: in the last row whose keys before are at most it.
+__device__ __forceinline__ u32 tile_key_of_rank(const TileKeys& keys, u32 rank) {
+    u32 row = 0;
+#pragma unroll
+    for (u32 step = TILE_ROWS / 2; step >= 1; step >>= 1)
+        if (keys.base[row + step] <= rank) row += step;
+    return row * 32u + (u32)__fns(keys.bits[row], 0, (int)(rank - keys.base[row] + 1));
+}
+
+// Gathers this thread's row (`word`, local row r = threadIdx.x) into the
+// parts of the keys ranked in [window, window + Parts): a group of
+// consecutive runs with one key at a time per lane, the lanes of a warp
+// with one key added together (a lane alone, the common case at low
+// densities, adds without the warp's reductions). Every thread of the
+// block calls; the table must be cleared before and a barrier follow.
+template <u32 Parts>
+__device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u32 word, u32 window,
+                                            TilePartTable<Parts>* table) {
+    const u32 r = threadIdx.x, lane = r & 31u, ly = r & (g.tile_height - 1), lz = r >> g.height_shift;
+    const u16* row_keys = keys.run_keys + r * 32u;
+    u32 m = word & ~(word << 1);
+    while (__any_sync(CCL_FULL_MASK, m != 0)) {
+        const u32 key = m ? row_keys[__ffs(m) - 1] : TILE_NO_KEY;
+        u32 area = 0, sum_x = 0, x_mask = 0;
+        while (m && row_keys[__ffs(m) - 1] == key) {
+            const u32 s = (u32)(__ffs(m) - 1), e = (u32)ccl_run_end(word, (int)s), length = e - s + 1;
+            area += length;
+            sum_x += (s + e) * length / 2;
+            x_mask |= bit_span((int)s, (int)e);
+            m &= m - 1;
+        }
+        const u32 part = key == TILE_NO_KEY ? TILE_NO_KEY : tile_key_rank(keys, key) - window;
+        const bool mine = part < Parts;
+        const u32 group = __match_any_sync(CCL_FULL_MASK, mine ? part : TILE_NO_KEY);
+        if (!mine) continue;
+        u32 sum_y = area * ly, sum_z = area * lz, y_lo = ly, y_hi = ly, z_hi = lz;
+        if (group != (1u << lane)) {
+            area = __reduce_add_sync(group, area);
+            sum_x = __reduce_add_sync(group, sum_x);
+            sum_y = __reduce_add_sync(group, sum_y);
+            sum_z = __reduce_add_sync(group, sum_z);
+            x_mask = __reduce_or_sync(group, x_mask);
+            y_lo = __reduce_min_sync(group, ly);
+            y_hi = __reduce_max_sync(group, ly);
+            z_hi = __reduce_max_sync(group, lz);
+            if (lane != (u32)(__ffs(group) - 1)) continue;
+        }
+        atomicAdd(table->area + part, area);
+        atomicAdd(table->sum_x + part, sum_x);
+        atomicAdd(table->sum_y + part, sum_y);
+        atomicAdd(table->sum_z + part, sum_z);
+        atomicOr(table->x_mask + part, x_mask);
+        atomicMin(table->y_lo + part, y_lo);
+        atomicMax(table->y_hi + part, y_hi);
+        atomicMax(table->z_hi + part, z_hi);
+    }
+}
+
+// Empties the table (every thread calls; a barrier must follow).
+template <u32 Parts>
+__device__ __forceinline__ void tile_clear(TilePartTable<Parts>* table) {
+    for (u32 i = threadIdx.x; i < Parts; i += TILE_ROWS) {
+        table->area[i] = table->x_mask[i] = table->y_hi[i] = table->z_hi[i] = 0;
+        table->sum_x[i] = table->sum_y[i] = table->sum_z[i] = 0;
+        table->y_lo[i] = 0xffffffffu;
+    }
+}
+
+// Part `i` of the table, of the key `key`, as a component's record in the
+// volume's coordinates.
+template <u32 Parts>
+__device__ __forceinline__ CclVolumeStats tile_part_record(const TilePartTable<Parts>* table, TileGrid g,
+                                                           const TileKeys& keys, u32 i, u32 key) {
+    CclVolumeStats s;
+    const u32 area = table->area[i], x_mask = table->x_mask[i];
+    s.area = area;
+    s.x_min = keys.x0 + (u32)(__ffs(x_mask) - 1);
+    s.x_max = keys.x0 + 31u - (u32)__clz(x_mask);
+    s.y_min = keys.y0 + table->y_lo[i];
+    s.y_max = keys.y0 + table->y_hi[i];
+    s.z_min = keys.z0 + ((key >> 5) >> g.height_shift);
+    s.z_max = keys.z0 + table->z_hi[i];
+    s.padding = 0;
+    s.sum_x = (u64)table->sum_x[i] + (u64)area * keys.x0;
+    s.sum_y = (u64)table->sum_y[i] + (u64)area * keys.y0;
+    s.sum_z = (u64)table->sum_z[i] + (u64)area * keys.z0;
+    return s;
+}
+
+// The words of a part put aside: its rank, then its record's fields but the
+// padding (sums as two words, low first).
+#define TILE_PENDING_WORDS 14u
+// A tile's count of parts put aside when they did not fit its share of
+// the scratch: tiles_add_parts gathers the tile again.
+#define TILE_OVERFLOW 0xffffffffu
+
+// The root and rank of the part keyed by the voxel `voxel`.
+__device__ __forceinline__ u32 tile_part_rank(const u32* forest, TileGrid g, CclRootIndex roots, u32 voxel,
+                                              u32* root) {
+    *root = forest[voxel] - 1;
+    return ccl_root_rank(roots, *root % g.width, *root / g.width);
+}
+
+// The first pass of a volume's features (a block per tile, a thread per
+// row, after tiles_roots and the ranking): each root's part stored as its
+// component's record (in the records' stats array, not initialised), every
+// other part put aside in the tile's `share` words of `pending` (at least
+// one: a count, then TILE_PENDING_WORDS words per part), or, past them, the
+// tile marked TILE_OVERFLOW.
+extern "C" __global__ void __launch_bounds__(TILE_ROWS)
+    tiles_features(CclBits bits, TileGrid g, const u32* __restrict__ forest, CclRootIndex roots,
+                   CclVolumeStatsOut out, u32* pending, u32 share) {
+    __shared__ u32 key_bits[TILE_ROWS], key_base[TILE_ROWS], warp_totals[32];
+    __shared__ u16 run_keys[TILE_ROWS * 32];
+    __shared__ TilePartTable<TILE_PARTS> table;
+    __shared__ u32 put_aside;
+    const u32 r = threadIdx.x;
+    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
+    const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
+    const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
+    const u32 row = z * g.height + y;
+    const u32 word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
+    const u32 row_first = row * g.width + tx * 32u;
+    if (r == 0) put_aside = 0;
+    const TileKeys keys = tile_scan_keys(forest, g, word, row_first, key_bits, key_base, warp_totals, run_keys);
+    u32* mine = pending + (size_t)blockIdx.x * share;
+    const u32 room = (share - 1) / TILE_PENDING_WORDS;
+    for (u32 window = 0; window < keys.total; window += TILE_PARTS) {
+        tile_clear(&table);
+        __syncthreads();
+        tile_gather(g, keys, word, window, &table);
+        __syncthreads();
+        for (u32 i = r; i < TILE_PARTS && window + i < keys.total; i += TILE_ROWS) {
+            const u32 key = tile_key_of_rank(keys, window + i);
+            const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
+            u32 root;
+            const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
+            if (rank >= out.capacity) continue;
+            const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
+            if (root == voxel) {
+                out.stats[rank] = s;
+                continue;
+            }
+            const u32 slot = atomicAdd(&put_aside, 1u);
+            if (slot >= room) continue;
+            u32* w = mine + 1 + slot * TILE_PENDING_WORDS;
+            w[0] = rank;
+            w[1] = s.area;
+            w[2] = s.x_min;
+            w[3] = s.y_min;
+            w[4] = s.z_min;
+            w[5] = s.x_max;
+            w[6] = s.y_max;
+            w[7] = s.z_max;
+            w[8] = (u32)s.sum_x;
+            w[9] = (u32)(s.sum_x >> 32);
+            w[10] = (u32)s.sum_y;
+            w[11] = (u32)(s.sum_y >> 32);
+            w[12] = (u32)s.sum_z;
+            w[13] = (u32)(s.sum_z >> 32);
+        }
+        __syncthreads();
+    }
+    if (r == 0) mine[0] = put_aside > room ? TILE_OVERFLOW : put_aside;
+}
+
+// Adds a block's part of a component to its record: the box's bounds only
+// where they widen it (read first: the large component's record, which
+// every tile updates, soon holds the volume's box).
+__device__ __forceinline__ void tile_add_record(CclVolumeStats* s, const CclVolumePart& p) {
+    atomicAdd(&s->area, p.area);
+    atomicAdd(&s->sum_x, p.sum_x);
+    atomicAdd(&s->sum_y, p.sum_y);
+    atomicAdd(&s->sum_z, p.sum_z);
+    if (p.x_min < __ldcg(&s->x_min)) atomicMin(&s->x_min, p.x_min);
+    if (p.x_max > __ldcg(&s->x_max)) atomicMax(&s->x_max, p.x_max);
+    if (p.y_min < __ldcg(&s->y_min)) atomicMin(&s->y_min, p.y_min);
+    if (p.y_max > __ldcg(&s->y_max)) atomicMax(&s->y_max, p.y_max);
+    if (p.z_min < __ldcg(&s->z_min)) atomicMin(&s->z_min, p.z_min);
+    if (p.z_max > __ldcg(&s->z_max)) atomicMax(&s->z_max, p.z_max);
+}
+
+// The second pass of a volume's features (a block per tile, after
+// tiles_features): the parts that tile put aside added to their records,
+// those of one rank in a warp together and then in the block's table by
+// rank; a tile that overflowed its share is gathered again, its parts
+// without their root added the same way.
+extern "C" __global__ void __launch_bounds__(TILE_ROWS)
+    tiles_add_parts(CclBits bits, TileGrid g, const u32* __restrict__ forest, CclRootIndex roots,
+                    CclVolumeStatsOut out, const u32* __restrict__ pending, u32 share) {
+    __shared__ CclVolumePart parts[CCL_VOLUME_PARTS];
+    __shared__ u32 key_bits[TILE_ROWS], key_base[TILE_ROWS], warp_totals[32];
+    __shared__ u16 run_keys[TILE_ROWS * 32];
+    __shared__ TilePartTable<TILE_REGATHER_PARTS> table;
+    const u32* mine = pending + (size_t)blockIdx.x * share;
+    const u32 count = mine[0];
+    if (count == 0) return;
+    const u32 r = threadIdx.x;
+    ccl_volume_parts_clear(parts);
+    __syncthreads();
+    if (count != TILE_OVERFLOW) {
+        for (u32 base = 0; base < count; base += TILE_ROWS) {
+            const u32 i = base + r;
+            const bool valid = i < count;
+            const u32* w = mine + 1 + i * TILE_PENDING_WORDS;
+            const u32 rank = valid ? w[0] : TILE_NO_KEY;
+            const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+            if (!valid) continue;
+            const u32 area = __reduce_add_sync(group, w[1]);
+            const u32 x_min = __reduce_min_sync(group, w[2]), y_min = __reduce_min_sync(group, w[3]);
+            const u32 z_min = __reduce_min_sync(group, w[4]), x_max = __reduce_max_sync(group, w[5]);
+            const u32 y_max = __reduce_max_sync(group, w[6]), z_max = __reduce_max_sync(group, w[7]);
+            const u64 sum_x = ccl_reduce_add_u64(group, (u64)w[8] | (u64)w[9] << 32);
+            const u64 sum_y = ccl_reduce_add_u64(group, (u64)w[10] | (u64)w[11] << 32);
+            const u64 sum_z = ccl_reduce_add_u64(group, (u64)w[12] | (u64)w[13] << 32);
+            if ((r & 31u) == (u32)(__ffs(group) - 1))
+                ccl_volume_part_add(parts, out, rank, area, x_min, x_max, y_min, y_max, z_min, z_max, sum_x, sum_y,
+                                    sum_z);
+        }
+    } else {
+        const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
+        const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
+        const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
+        const u32 row = z * g.height + y;
+        const u32 word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
+        const u32 row_first = row * g.width + tx * 32u;
+        const TileKeys keys = tile_scan_keys(forest, g, word, row_first, key_bits, key_base, warp_totals, run_keys);
+        for (u32 window = 0; window < keys.total; window += TILE_REGATHER_PARTS) {
+            tile_clear(&table);
+            __syncthreads();
+            tile_gather(g, keys, word, window, &table);
+            __syncthreads();
+            for (u32 i = r; i < TILE_REGATHER_PARTS && window + i < keys.total; i += TILE_ROWS) {
+                const u32 key = tile_key_of_rank(keys, window + i);
+                const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
+                u32 root;
+                const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
+                if (root == voxel) continue;  // stored by tiles_features
+                const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
+                ccl_volume_part_add(parts, out, rank, s.area, s.x_min, s.x_max, s.y_min, s.y_max, s.z_min, s.z_max,
+                                    s.sum_x, s.sum_y, s.sum_z);
+            }
+            __syncthreads();
+        }
+    }
+    __syncthreads();
+    for (u32 i = r; i < CCL_VOLUME_PARTS; i += TILE_ROWS) {
+        const CclVolumePart part = parts[i];
+        if (part.area == 0 || part.rank >= out.capacity) continue;
+        tile_add_record(out.stats + part.rank, part);
     }
 }

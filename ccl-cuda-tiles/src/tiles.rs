@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result};
 use ccl_cuda::backend::{
-    BitImage, BitImageArgs, DeviceVariant, Features, Numbered, RootLayout, Run, Slices,
+    BitImage, BitImageArgs, DeviceVariant, Features, Numbered, RootIndexArgs, RootLayout,
+    RootTargets, Run, Slices, VolumeFeatures, VolumeStatsOutArgs,
 };
 use ccl_cuda::cudarc::driver::{CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::runtime::{DevPtr, DeviceImage, Gpu, Kernel, KernelSource, linear_grid};
@@ -19,11 +20,24 @@ const TILE_ROWS: u32 = 256;
 const TILE_HEIGHT: usize = 16;
 /// Threads per block of the per-word and per-voxel kernels.
 const BLOCK: u32 = 256;
+/// Parts of components a tile gathers in shared memory at once in the
+/// feature kernel (32 bytes each, beside a 16 KB key per run): a tile of a
+/// random volume has a few hundred keys (tile components, or roots) at
+/// most densities; a tile of more gathers its runs again for each 512.
+const TILE_PARTS: u32 = 512;
+/// The same in the second feature kernel, for a tile gathered again (its
+/// parts without roots did not fit its share of the scratch), beside that
+/// kernel's table by rank.
+const TILE_REGATHER_PARTS: u32 = 256;
 
 const KERNELS: KernelSource = KernelSource {
     name: "tiles",
     source: include_str!("tiles.cu"),
-    constants: &[("TILE_ROWS", TILE_ROWS)],
+    constants: &[
+        ("TILE_ROWS", TILE_ROWS),
+        ("TILE_PARTS", TILE_PARTS),
+        ("TILE_REGATHER_PARTS", TILE_REGATHER_PARTS),
+    ],
 };
 ccl_cuda::inventory::submit! { KERNELS }
 
@@ -40,6 +54,10 @@ struct TileGridArgs {
     tile_depth: u32,
     depth_shift: u32,
     tiles_y: u32,
+    padding: u32,
+    /// `tile_divide`'s magic for the width and for the height.
+    width_magic: u64,
+    height_magic: u64,
 }
 
 // SAFETY: plain old data with C layout, matching TileGrid.
@@ -89,6 +107,9 @@ impl TileGridArgs {
             tile_depth: narrow(tile_depth),
             depth_shift: tile_depth.trailing_zeros(),
             tiles_y: narrow(tiles_y),
+            padding: 0,
+            width_magic: division_magic(narrow(width)),
+            height_magic: division_magic(narrow(height)),
         })
     }
 
@@ -100,6 +121,16 @@ impl TileGridArgs {
 
     fn words_in_all(&self) -> usize {
         self.words as usize * self.height as usize * self.depth as usize
+    }
+}
+
+/// `tile_divide`'s magic for `divisor`: ceil(2^64 / divisor), whose product
+/// with any 32-bit n has n / divisor as its high word; 0 for 1 (and 0).
+fn division_magic(divisor: u32) -> u64 {
+    if divisor <= 1 {
+        0
+    } else {
+        ((1u128 << 64).div_ceil(divisor as u128)) as u64
     }
 }
 
@@ -119,15 +150,23 @@ struct Kernels {
     local: Kernel<(BitImageArgs, TileGridArgs, i32, DevPtr<u32>, DevPtr<u32>)>,
     faces: Kernel<(BitImageArgs, TileGridArgs, i32, DevPtr<u32>)>,
     roots: Kernel<(TileGridArgs, DevPtr<u32>, DevPtr<u32>, u32, DevPtr<u32>)>,
-    number: Kernel<(
-        DevPtr<u32>,
-        u32,
-        ccl_cuda::backend::RootIndexArgs,
-        DevPtr<u32>,
-        u64,
-        i32,
-    )>,
+    number: Kernel<(DevPtr<u32>, u32, RootIndexArgs, DevPtr<u32>, u64, i32)>,
+    features: Kernel<TileFeatureArgs>,
+    add_parts: Kernel<TileFeatureArgs>,
 }
+
+/// The arguments of both feature kernels: the bits, the tiles, the rooted
+/// forest, the root index, the records, and the scratch with each tile's
+/// share of it in words.
+type TileFeatureArgs = (
+    BitImageArgs,
+    TileGridArgs,
+    DevPtr<u32>,
+    RootIndexArgs,
+    VolumeStatsOutArgs,
+    DevPtr<u32>,
+    u32,
+);
 
 /// The device-resident stages of `tiles`: `bits` (the volume's rows
 /// packed), `tiles` (each tile labeled in shared memory), `faces` (the
@@ -148,6 +187,8 @@ impl Tiles {
                 faces: Kernel::load(gpu, &KERNELS, "tiles_faces")?,
                 roots: Kernel::load(gpu, &KERNELS, "tiles_roots")?,
                 number: Kernel::load(gpu, &KERNELS, "tiles_number")?,
+                features: Kernel::load(gpu, &KERNELS, "tiles_features")?,
+                add_parts: Kernel::load(gpu, &KERNELS, "tiles_add_parts")?,
             },
             bits: BitImage::new(gpu)?,
         })
@@ -155,14 +196,15 @@ impl Tiles {
 
     /// The pixel forest of `rows` in `forest`: each tile labeled in shared
     /// memory (with `node_bits`, the first voxel of each tile component
-    /// flagged there), then the faces joined. Returns the tiles' grid.
+    /// flagged there), then the faces joined. Returns the tiles' grid and
+    /// the bit image.
     fn build_forest(
         &mut self,
         run: &mut Run<'_>,
         rows: &DeviceImage<'_>,
         forest: DevPtr<u32>,
         node_bits: DevPtr<u32>,
-    ) -> Result<TileGridArgs> {
+    ) -> Result<(TileGridArgs, BitImageArgs)> {
         let stream = run.stream;
         let steps = step_set(run.connectivity);
         let planar = run.connectivity.dimensions() == 2;
@@ -195,7 +237,38 @@ impl Tiles {
             )
         }?;
         run.clock.mark("faces")?;
-        Ok(grid)
+        Ok((grid, bits))
+    }
+
+    /// The forest of `rows` in `forest` with the roots among the nodes
+    /// flagged in `targets` (which held the node bits) and counted, every
+    /// other node pointed at its root.
+    fn rooted_forest(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        forest: DevPtr<u32>,
+        targets: RootTargets,
+    ) -> Result<(TileGridArgs, BitImageArgs)> {
+        let (grid, bits) = self.build_forest(run, rows, forest, targets.bits)?;
+        let words = grid.words_in_all();
+        // SAFETY: a thread per word of the root bits (the layout's words,
+        // which the tile kernel set to the node bits); the nodes are voxels
+        // of the forest; a count per group of words (reserved by `begin`).
+        unsafe {
+            self.kernels.roots.launch(
+                run.stream,
+                linear_grid(words, BLOCK)?,
+                (
+                    grid,
+                    forest,
+                    targets.bits,
+                    words as u32,
+                    targets.group_count,
+                ),
+            )
+        }?;
+        Ok((grid, bits))
     }
 }
 
@@ -237,24 +310,7 @@ impl DeviceVariant for Tiles {
         let flagging = numbering.begin(&stream, layout)?;
         let targets = flagging.targets();
         let forest_at = DevPtr::of_mut(forest, &stream);
-        let grid = self.build_forest(run, rows, forest_at, targets.bits)?;
-        let words = grid.words_in_all();
-        // SAFETY: a thread per word of the root bits (the layout's words,
-        // which the tile kernel set to the node bits); the nodes are voxels
-        // of the forest; a count per group of words (reserved by `begin`).
-        unsafe {
-            self.kernels.roots.launch(
-                &stream,
-                linear_grid(words, BLOCK)?,
-                (
-                    grid,
-                    forest_at,
-                    targets.bits,
-                    words as u32,
-                    targets.group_count,
-                ),
-            )
-        }?;
+        let (grid, _) = self.rooted_forest(run, rows, forest_at, targets)?;
         let voxels = rows.pixel_count();
         let labels_at = DevPtr::of_mut(labels, &stream);
         // 16-byte loads and stores where both buffers allow them.
@@ -280,6 +336,70 @@ impl DeviceVariant for Tiles {
                 )
             }
         })
+    }
+
+    /// The forest and its roots as [`label`](DeviceVariant::label) makes
+    /// them, ranked (stage `roots`); then the features from the tiles, with
+    /// no label pass (stage `features`): each tile's runs gathered in shared
+    /// memory, a part per tile component (or root); the part that holds a
+    /// component's root stores its record, the others are put aside in
+    /// `labels` (each tile's share) and added after every root's store.
+    fn analyze_volume(
+        &mut self,
+        run: &mut Run<'_>,
+        rows: &DeviceImage<'_>,
+        forest: &mut CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+        features: &mut VolumeFeatures,
+    ) -> Result<()> {
+        let slices = run
+            .slices
+            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))?;
+        let stream = run.stream.clone();
+        let flagging = numbering.begin(&stream, RootLayout::of(rows))?;
+        let targets = flagging.targets();
+        let forest_at = DevPtr::of_mut(forest, &stream);
+        let (grid, bits) = self.rooted_forest(run, rows, forest_at, targets)?;
+        let index = flagging.flagged().rank_only()?.index();
+        run.clock.mark("roots")?;
+        // The stats array is sized by the count, read back (a
+        // synchronisation, as in `flsl`'s analysis). Every record is stored
+        // by its root's part before the other parts are added.
+        let count = numbering.component_count(&stream)?;
+        let output = features.output_for_roots(&stream, slices, count)?;
+        if count > 0 {
+            // Each tile's share of the scratch: at least one word (its
+            // count), as every tile holds a voxel of the volume.
+            let tiles = grid.tiles();
+            let share = u32::try_from((rows.pixel_count() / tiles).min(labels.len() / tiles))
+                .map_err(|_| Error::InvalidDimensions("a tile's share of the scratch".into()))?;
+            let config = LaunchConfig {
+                grid_dim: (tiles as u32, 1, 1),
+                block_dim: (TILE_ROWS, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let args = (
+                bits,
+                grid,
+                forest_at,
+                index,
+                output,
+                DevPtr::of_mut(labels, &stream),
+                share,
+            );
+            // SAFETY: a block per tile as in `build_forest`, reading the
+            // bits and the forest of voxels inside the volume; the root index
+            // covers the rows' layout; ranks are below the count, the
+            // records' capacity; tile t writes words t × share to (t + 1) ×
+            // share of `labels`, which holds a word per voxel (tiles × share
+            // at most).
+            unsafe { self.kernels.features.launch(&stream, config, args) }?;
+            // SAFETY: the same blocks, bits, forest, index and records; tile
+            // t reads the words of `labels` the first pass wrote for it.
+            unsafe { self.kernels.add_parts.launch(&stream, config, args) }?;
+        }
+        run.clock.mark("features")
     }
 }
 
@@ -332,6 +452,40 @@ mod tests {
             assert_eq!(grid.tile_height * grid.tile_depth, TILE_ROWS);
             assert_eq!(1 << grid.height_shift, grid.tile_height);
             assert_eq!(1 << grid.depth_shift, grid.tile_depth);
+        }
+    }
+
+    /// `tile_divide` of `tiles.cu`, on the host.
+    fn tile_divide(n: u32, magic: u64) -> u32 {
+        if magic == 0 {
+            n
+        } else {
+            ((n as u128 * magic as u128) >> 64) as u32
+        }
+    }
+
+    #[test]
+    fn division_magics_divide_every_32_bit_index_exactly() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut divisors: Vec<u32> = vec![1, 2, 3, 5, 7, 33, 100, 511, 512, 513, 1000, 8191];
+        divisors.extend([u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) + 1, 65537]);
+        divisors.extend((0..200).map(|_| (next() as u32).max(1)));
+        divisors.extend((0..200).map(|_| (next() % 5000) as u32 + 1));
+        for d in divisors {
+            let magic = division_magic(d);
+            let mut numerators = vec![0, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1];
+            numerators.extend((1..64u32).map(|k| d.wrapping_mul(k)));
+            numerators.extend((1..64u32).map(|k| d.wrapping_mul(k).wrapping_sub(1)));
+            numerators.extend((0..500).map(|_| next() as u32));
+            for n in numerators {
+                assert_eq!(tile_divide(n, magic), n / d, "{n} / {d}");
+            }
         }
     }
 

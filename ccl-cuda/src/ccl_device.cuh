@@ -17,6 +17,7 @@
 // pixel, 0 for background) are such a forest too.
 
 typedef unsigned char u8;
+typedef unsigned short u16;
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
