@@ -62,12 +62,23 @@ struct Rule {
     /// most 0.0625), where writing and reading a parent per pixel costs it
     /// more than `flsl-cd`'s unions.
     short_image_runs: f64,
+    /// The foreground fraction up to which `tiles` analyzes a coarse volume
+    /// (runs of two voxels or more on the mean) faster than `flsl-cd`, in
+    /// 6-, 18- and 26-connectivity, whichever labels it: its features come
+    /// from the tiles with a store per component, where `flsl-cd` gathers
+    /// them per run. H200 sweep of 512^3 volumes at g = 4 and 16
+    /// (bench/2026-11-26-volume-features): in 6 at g = 4, 31 %, 1.20 against
+    /// 1.37 ms, at 40 % 1.40 against 1.13; in 18 at g = 4, 10 %, 0.95
+    /// against 1.06, at 14 % 1.18 against 1.12; in 26 at g = 4, 5 %, 0.76
+    /// against 0.81, at 10 % 1.06 against 0.98.
+    coarse_features: [f64; 3],
 }
 
 const RULE: Rule = Rule {
     short_runs: 0.07,
     dense: 0.55,
     short_image_runs: 0.15,
+    coarse_features: [0.35, 0.12, 0.07],
 };
 
 /// Which labeler the sample chose.
@@ -78,8 +89,34 @@ enum Choice {
 }
 
 impl Rule {
-    /// The choice for `foreground` voxels and `runs` runs among `voxels`
-    /// sampled ones.
+    /// The choice for `task` (the labeling's where the analysis has no
+    /// rule of its own).
+    fn choose_for(
+        self,
+        task: Task,
+        connectivity: Connectivity,
+        voxels: u64,
+        foreground: u64,
+        runs: u64,
+    ) -> Choice {
+        let coarse_limit = match connectivity {
+            Connectivity::Six => Some(self.coarse_features[0]),
+            Connectivity::Eighteen => Some(self.coarse_features[1]),
+            Connectivity::TwentySix => Some(self.coarse_features[2]),
+            Connectivity::Four | Connectivity::Eight => None,
+        };
+        if let (Task::Analyze, Some(limit)) = (task, coarse_limit)
+            && runs > 0
+            && foreground >= 2 * runs
+            && foreground as f64 <= limit * voxels as f64
+        {
+            return Choice::Tiles;
+        }
+        self.choose(connectivity, voxels, foreground, runs)
+    }
+
+    /// The labeling's choice for `foreground` voxels and `runs` runs among
+    /// `voxels` sampled ones.
     fn choose(self, connectivity: Connectivity, voxels: u64, foreground: u64, runs: u64) -> Choice {
         if voxels == 0 {
             return Choice::Runs;
@@ -103,8 +140,9 @@ impl Rule {
 }
 
 /// The `auto` variant: `tiles` for fine images, batches and volumes,
-/// `flsl-cd` for the rest, chosen per call by a sample of the rows; its
-/// analysis is `flsl-cd`'s.
+/// `flsl-cd` for the rest, chosen per call by a sample of the rows; a
+/// volume's analysis by the same choice (and `tiles` for coarse sparse
+/// volumes), an image's by `flsl-cd`.
 pub struct Auto {
     tiles: Tiles,
     runs: Flsl,
@@ -143,7 +181,7 @@ impl Auto {
     /// sample, the rows' bits are packed (both labelers read them) while
     /// the host waits for it, and handed on in `run.packed`: the device
     /// does not wait for the host's choice.
-    fn choose(&mut self, run: &mut Run<'_>, rows: &DeviceImage<'_>) -> Result<Choice> {
+    fn choose(&mut self, run: &mut Run<'_>, rows: &DeviceImage<'_>, task: Task) -> Result<Choice> {
         if rows.pixel_count() < MIN_SAMPLED_VOXELS
             || self.tiles.check_size(rows.width(), rows.height()).is_err()
         {
@@ -188,7 +226,7 @@ impl Auto {
         copied.synchronize().map_err(cuda_error)?;
         let counts = self.host_counts.as_slice().map_err(cuda_error)?;
         let voxels = (sampled * rows.width()) as u64;
-        Ok(RULE.choose(run.connectivity, voxels, counts[0], counts[1]))
+        Ok(RULE.choose_for(task, run.connectivity, voxels, counts[0], counts[1]))
     }
 }
 
@@ -209,7 +247,7 @@ impl DeviceVariant for Auto {
         rows: &DeviceImage<'_>,
         forest: &mut CudaViewMut<'_, u32>,
     ) -> Result<()> {
-        match self.choose(run, rows)? {
+        match self.choose(run, rows, Task::Label)? {
             Choice::Tiles => self.tiles.forest(run, rows, forest),
             Choice::Runs => self.runs.forest(run, rows, forest),
         }
@@ -223,7 +261,7 @@ impl DeviceVariant for Auto {
         labels: &mut CudaViewMut<'_, u32>,
         numbering: &mut Features,
     ) -> Result<Numbered> {
-        match self.choose(run, rows)? {
+        match self.choose(run, rows, Task::Label)? {
             Choice::Tiles => self.tiles.label(run, rows, forest, labels, numbering),
             Choice::Runs => self.runs.label(run, rows, forest, labels, numbering),
         }
@@ -252,7 +290,7 @@ impl DeviceVariant for Auto {
         numbering: &mut Features,
         features: &mut VolumeFeatures,
     ) -> Result<()> {
-        match self.choose(run, rows)? {
+        match self.choose(run, rows, Task::Analyze)? {
             Choice::Tiles => self
                 .tiles
                 .analyze_volume(run, rows, forest, labels, numbering, features),
@@ -273,16 +311,19 @@ ccl_cuda::register_variant! {
         Connectivity::TwentySix,
     ],
     analyzes: true,
-    summary: "tiles where a sample of rows has short runs (fine images and volumes), else flsl-cd; analysis by flsl-cd",
+    summary: "tiles where a sample of rows has short runs (fine images and volumes, and for features coarse sparse volumes), else flsl-cd",
     priority: 60,
-    // Images' labels stay `flsl-cd`'s by default: the sample's round trip
-    // (0.025 ms on the H200) costs coarse 8192^2 images 7-11 % (g = 4, 16;
-    // smaller images more), for 23 % at g = 1 over 10-90 %
-    // (bench/2026-11-26-image-tiles). Volumes label for long enough.
+    // Images' labels and features stay `flsl-cd`'s by default: the sample's
+    // round trip (0.025 ms on the H200) costs coarse 8192^2 images 7-11 %
+    // (g = 4, 16; smaller images more), for 23 % at g = 1 over 10-90 %
+    // (bench/2026-11-26-image-tiles). Volumes take long enough.
     preferred_for: &[
         (Task::Label, Connectivity::Six),
         (Task::Label, Connectivity::Eighteen),
         (Task::Label, Connectivity::TwentySix),
+        (Task::Analyze, Connectivity::Six),
+        (Task::Analyze, Connectivity::Eighteen),
+        (Task::Analyze, Connectivity::TwentySix),
     ],
     new: |gpu, _| Auto::new(gpu),
 }
@@ -327,6 +368,37 @@ mod tests {
             assert_eq!(RULE.choose(c, 1000, 900, 90), Choice::Runs);
             assert_eq!(RULE.choose(c, 1000, 500, 62), Choice::Runs);
         }
+    }
+
+    #[test]
+    fn coarse_sparse_volumes_are_analyzed_by_tiles() {
+        // g = 4 at 31 %: about 0.053 runs per voxel, labeled by runs and
+        // analyzed by tiles in 6-connectivity; at 10 % by tiles in 18 but
+        // not in 26; at 45 % by runs in all.
+        let (voxels, foreground, runs) = (4096, 1270, 218);
+        let six = |task| RULE.choose_for(task, Connectivity::Six, voxels, foreground, runs);
+        assert_eq!(six(Task::Label), Choice::Runs);
+        assert_eq!(six(Task::Analyze), Choice::Tiles);
+        let tenth = |c| RULE.choose_for(Task::Analyze, c, 4096, 410, 92);
+        assert_eq!(tenth(Connectivity::Eighteen), Choice::Tiles);
+        assert_eq!(tenth(Connectivity::TwentySix), Choice::Runs);
+        for c in Connectivity::VOLUME {
+            assert_eq!(
+                RULE.choose_for(Task::Analyze, c, 4096, 1843, 253),
+                Choice::Runs
+            );
+        }
+        // Fine volumes (runs of one or two voxels) follow the labeling's
+        // rule: g = 1 at 5 % by runs.
+        assert_eq!(
+            RULE.choose_for(Task::Analyze, Connectivity::Six, 4096, 205, 195),
+            Choice::Runs
+        );
+        // Images have no rule of their own.
+        assert_eq!(
+            RULE.choose_for(Task::Analyze, Connectivity::Four, 1000, 300, 20),
+            Choice::Runs
+        );
     }
 
     #[test]

@@ -723,14 +723,8 @@ register!(
         (Task::Label, Connectivity::Four),
         (Task::Label, Connectivity::Eight),
         (Task::Analyze, Connectivity::Four),
-        (Task::Analyze, Connectivity::Eight),
-        // Volumes' labels are `auto`'s (ccl-cuda-auto), which hands coarse
-        // volumes to this variant and fine ones to `tiles`; their features
-        // are this variant's, bench/2026-11-26-h200-volume-bands (512^3, g =
-        // 1 / 4 / 16): 45.8 / 143.1 / 216.1 Gvox/s in 6-connectivity, 38.8
-        // / 135.0 / 195.9 in 18, 38.1 / 139.4 / 201.0 in 26.
-        (Task::Analyze, Connectivity::Six),
-        (Task::Analyze, Connectivity::Eighteen),
-        (Task::Analyze, Connectivity::TwentySix)
+        // Volumes' labels and features are `auto`'s (ccl-cuda-auto), which
+        // hands coarse volumes to this variant and fine ones to `tiles`.
+        (Task::Analyze, Connectivity::Eight)
     ]
 );

@@ -38,10 +38,18 @@
 //! Registered variant: `tiles` (4- and 8-connectivity on images and
 //! batches of them, whose images are slices no step joins; 6-, 18- and
 //! 26-connectivity on volumes; the kernels take a connectivity's backward
-//! rows from a table; labels with its own root flags and last pass,
-//! features through the shared back end of `ccl-cuda`, one pass over the
-//! labels). Timed runs report the stages
-//! `bits`, `tiles`, `faces`, `roots` and `labels`.
+//! rows from a table; labels with its own root flags and last pass; a
+//! volume's (and a batch's) features its own, an image's through the
+//! shared back end of `ccl-cuda`). Timed runs report the stages `bits`,
+//! `tiles`, `faces`, `roots` and `labels`, or `features` in place of
+//! `labels` for a volume's analysis.
+//!
+//! A volume's features need no label pass: each tile's runs are gathered
+//! in shared memory into a part per tile component (or per root), the part
+//! that holds a component's root stores the component's whole record, and
+//! the others are put aside in a scratch buffer and added once every root
+//! has stored its record. A small component (most of them at low
+//! densities) costs one store instead of an atomic update per run.
 //!
 //! Only the voxels of a tile's faces reach global memory's atomics, which
 //! suits the short runs of fine random volumes. Inside a tile, 6-connected

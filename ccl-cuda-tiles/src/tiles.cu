@@ -461,6 +461,49 @@ __device__ __forceinline__ u32 tile_key_voxel(TileGrid g, u32 x0, u32 y0, u32 z0
     return (z * g.height + y) * g.width + x0 + (key & 31u);
 }
 
+// The runs of a warp's 32 rows of a tile (a row per lane, `word` its
+// bits), dealt out a lane each, 32 at a time (tile_dealt_run): the lanes
+// stay busy however the runs fall in the rows. As tile_unions_by_run deals
+// them.
+struct TileRunDeal {
+    u32 starts, count, inclusive, total;
+};
+
+__device__ __forceinline__ TileRunDeal tile_deal_runs(u32 word) {
+    TileRunDeal deal;
+    deal.starts = word & ~(word << 1);
+    deal.count = (u32)__popc(deal.starts);
+    deal.inclusive = ccl_warp_inclusive_scan(deal.count);
+    deal.total = __shfl_sync(CCL_FULL_MASK, deal.inclusive, 31);
+    return deal;
+}
+
+// A lane's run of a deal: its row of the tile, that row's bits and first
+// voxel's flat index, its first and last columns; `valid` false past the
+// warp's runs.
+struct TileRun {
+    bool valid;
+    u32 row, word, row_first, start, end;
+};
+
+// Run `base + lane` of the deal (every lane calls). `row_first` is the flat
+// index of the lane's row's first voxel in the tile.
+__device__ __forceinline__ TileRun tile_dealt_run(const TileRunDeal& deal, u32 word, u32 row_first, u32 base) {
+    const u32 lane = threadIdx.x & 31u;
+    const u32 item = base + lane;
+    const u32 holder = tile_holder(deal.inclusive, item);
+    const u32 before = __shfl_sync(CCL_FULL_MASK, deal.inclusive - deal.count, holder);
+    const u32 holder_starts = __shfl_sync(CCL_FULL_MASK, deal.starts, holder);
+    TileRun run;
+    run.word = __shfl_sync(CCL_FULL_MASK, word, holder);
+    run.row_first = __shfl_sync(CCL_FULL_MASK, row_first, holder);
+    run.row = (threadIdx.x & ~31u) + holder;
+    run.valid = item < deal.total;
+    run.start = run.valid ? (u32)__fns(holder_starts, 0, (int)(item - before + 1)) : 0u;
+    run.end = run.valid ? (u32)ccl_run_end(run.word, (int)run.start) : 0u;
+    return run;
+}
+
 // A tile and its keys (after tile_scan_keys): a bit per key voxel in each
 // row of the tile, the keys of the rows before, the keys in all, and the
 // key of each run at its first voxel's tile-local index.
@@ -497,10 +540,13 @@ __device__ __forceinline__ TileKeys tile_scan_keys(const u32* forest, TileGrid g
     const u32 r = threadIdx.x;
     key_bits[r] = 0;
     __syncthreads();
-    for (u32 m = word & ~(word << 1); m; m &= m - 1) {
-        const u32 s = (u32)(__ffs(m) - 1);
-        const u32 key = tile_part_key(forest, g, keys.x0, keys.y0, keys.z0, row_first + s, r * 32u + s);
-        run_keys[r * 32u + s] = (u16)key;
+    const TileRunDeal deal = tile_deal_runs(word);
+    for (u32 base = 0; base < deal.total; base += 32) {
+        const TileRun run = tile_dealt_run(deal, word, row_first, base);
+        if (!run.valid) continue;
+        const u32 key =
+            tile_part_key(forest, g, keys.x0, keys.y0, keys.z0, run.row_first + run.start, run.row * 32u + run.start);
+        run_keys[run.row * 32u + run.start] = (u16)key;
         atomicOr(key_bits + (key >> 5), 1u << (key & 31u));
     }
     __syncthreads();
@@ -529,32 +575,27 @@ __device__ __forceinline__ u32 tile_key_of_rank(const TileKeys& keys, u32 rank) 
     return row * 32u + (u32)__fns(keys.bits[row], 0, (int)(rank - keys.base[row] + 1));
 }
 
-// Gathers this thread's row (`word`, local row r = threadIdx.x) into the
-// parts of the keys ranked in [window, window + Parts): a group of
-// consecutive runs with one key at a time per lane, the lanes of a warp
-// with one key added together (a lane alone, the common case at low
-// densities, adds without the warp's reductions). Every thread of the
-// block calls; the table must be cleared before and a barrier follow.
+// Gathers the tile's runs (this thread's row's bits in `word`, its first
+// voxel's flat index in `row_first`) into the parts of the keys ranked in
+// [window, window + Parts), a lane per run, the lanes of a warp with one
+// key added together (a lane alone, the common case at low densities, adds
+// without the warp's reductions). Every thread of the block calls; the
+// table must be cleared before and a barrier follow.
 template <u32 Parts>
-__device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u32 word, u32 window,
+__device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u32 word, u32 row_first, u32 window,
                                             TilePartTable<Parts>* table) {
-    const u32 r = threadIdx.x, lane = r & 31u, ly = r & (g.tile_height - 1), lz = r >> g.height_shift;
-    const u16* row_keys = keys.run_keys + r * 32u;
-    u32 m = word & ~(word << 1);
-    while (__any_sync(CCL_FULL_MASK, m != 0)) {
-        const u32 key = m ? row_keys[__ffs(m) - 1] : TILE_NO_KEY;
-        u32 area = 0, sum_x = 0, x_mask = 0;
-        while (m && row_keys[__ffs(m) - 1] == key) {
-            const u32 s = (u32)(__ffs(m) - 1), e = (u32)ccl_run_end(word, (int)s), length = e - s + 1;
-            area += length;
-            sum_x += (s + e) * length / 2;
-            x_mask |= bit_span((int)s, (int)e);
-            m &= m - 1;
-        }
-        const u32 part = key == TILE_NO_KEY ? TILE_NO_KEY : tile_key_rank(keys, key) - window;
+    const u32 lane = threadIdx.x & 31u;
+    const TileRunDeal deal = tile_deal_runs(word);
+    for (u32 base = 0; base < deal.total; base += 32) {
+        const TileRun run = tile_dealt_run(deal, word, row_first, base);
+        const u32 part = run.valid ? tile_key_rank(keys, keys.run_keys[run.row * 32u + run.start]) - window
+                                   : TILE_NO_KEY;
         const bool mine = part < Parts;
         const u32 group = __match_any_sync(CCL_FULL_MASK, mine ? part : TILE_NO_KEY);
         if (!mine) continue;
+        const u32 ly = run.row & (g.tile_height - 1), lz = run.row >> g.height_shift;
+        u32 area = run.end - run.start + 1, sum_x = (run.start + run.end) * area / 2;
+        u32 x_mask = bit_span((int)run.start, (int)run.end);
         u32 sum_y = area * ly, sum_z = area * lz, y_lo = ly, y_hi = ly, z_hi = lz;
         if (group != (1u << lane)) {
             area = __reduce_add_sync(group, area);
@@ -650,7 +691,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
     for (u32 window = 0; window < keys.total; window += TILE_PARTS) {
         tile_clear(&table);
         __syncthreads();
-        tile_gather(g, keys, word, window, &table);
+        tile_gather(g, keys, word, row_first, window, &table);
         __syncthreads();
         for (u32 i = r; i < TILE_PARTS && window + i < keys.total; i += TILE_ROWS) {
             const u32 key = tile_key_of_rank(keys, window + i);
@@ -702,70 +743,77 @@ __device__ __forceinline__ void tile_add_record(CclVolumeStats* s, const CclVolu
     if (p.z_max > __ldcg(&s->z_max)) atomicMax(&s->z_max, p.z_max);
 }
 
-// The second pass of a volume's features (a block per tile, after
-// tiles_features): the parts that tile put aside added to their records,
-// those of one rank in a warp together and then in the block's table by
-// rank; a tile that overflowed its share is gathered again, its parts
-// without their root added the same way.
+// The second pass of a volume's features (after tiles_features; a warp per
+// tile, TILE_ROWS / 32 tiles per block): the parts each tile put aside
+// added to their records, those of one rank among a warp's 32 together. A
+// tile that overflowed its share is left to tiles_regather_parts.
 extern "C" __global__ void __launch_bounds__(TILE_ROWS)
-    tiles_add_parts(CclBits bits, TileGrid g, const u32* __restrict__ forest, CclRootIndex roots,
-                    CclVolumeStatsOut out, const u32* __restrict__ pending, u32 share) {
+    tiles_add_parts(u32 tiles, CclVolumeStatsOut out, const u32* __restrict__ pending, u32 share) {
+    const u32 tile = blockIdx.x * (TILE_ROWS / 32u) + (threadIdx.x >> 5);
+    if (tile >= tiles) return;
+    const u32* mine = pending + (size_t)tile * share;
+    const u32 count = mine[0];
+    if (count == TILE_OVERFLOW) return;
+    for (u32 base = 0; base < count; base += 32) {
+        const u32 i = base + (threadIdx.x & 31u);
+        const bool valid = i < count;
+        const u32* w = mine + 1 + i * TILE_PENDING_WORDS;
+        const u32 rank = valid ? w[0] : TILE_NO_KEY;
+        const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+        if (!valid || rank >= out.capacity) continue;
+        CclVolumePart part;
+        part.area = __reduce_add_sync(group, w[1]);
+        part.x_min = __reduce_min_sync(group, w[2]);
+        part.y_min = __reduce_min_sync(group, w[3]);
+        part.z_min = __reduce_min_sync(group, w[4]);
+        part.x_max = __reduce_max_sync(group, w[5]);
+        part.y_max = __reduce_max_sync(group, w[6]);
+        part.z_max = __reduce_max_sync(group, w[7]);
+        part.sum_x = ccl_reduce_add_u64(group, (u64)w[8] | (u64)w[9] << 32);
+        part.sum_y = ccl_reduce_add_u64(group, (u64)w[10] | (u64)w[11] << 32);
+        part.sum_z = ccl_reduce_add_u64(group, (u64)w[12] | (u64)w[13] << 32);
+        if ((threadIdx.x & 31u) == (u32)(__ffs(group) - 1)) tile_add_record(out.stats + rank, part);
+    }
+}
+
+// The second pass for the tiles that overflowed their share (a block per
+// tile; the others return at once): the tile gathered again, its parts
+// without their root (whose records tiles_features stored) added to their
+// records through the block's table by rank.
+extern "C" __global__ void __launch_bounds__(TILE_ROWS)
+    tiles_regather_parts(CclBits bits, TileGrid g, const u32* __restrict__ forest, CclRootIndex roots,
+                         CclVolumeStatsOut out, const u32* __restrict__ pending, u32 share) {
     __shared__ CclVolumePart parts[CCL_VOLUME_PARTS];
     __shared__ u32 key_bits[TILE_ROWS], key_base[TILE_ROWS], warp_totals[32];
     __shared__ u16 run_keys[TILE_ROWS * 32];
     __shared__ TilePartTable<TILE_REGATHER_PARTS> table;
-    const u32* mine = pending + (size_t)blockIdx.x * share;
-    const u32 count = mine[0];
-    if (count == 0) return;
+    if (pending[(size_t)blockIdx.x * share] != TILE_OVERFLOW) return;
     const u32 r = threadIdx.x;
     ccl_volume_parts_clear(parts);
-    __syncthreads();
-    if (count != TILE_OVERFLOW) {
-        for (u32 base = 0; base < count; base += TILE_ROWS) {
-            const u32 i = base + r;
-            const bool valid = i < count;
-            const u32* w = mine + 1 + i * TILE_PENDING_WORDS;
-            const u32 rank = valid ? w[0] : TILE_NO_KEY;
-            const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
-            if (!valid) continue;
-            const u32 area = __reduce_add_sync(group, w[1]);
-            const u32 x_min = __reduce_min_sync(group, w[2]), y_min = __reduce_min_sync(group, w[3]);
-            const u32 z_min = __reduce_min_sync(group, w[4]), x_max = __reduce_max_sync(group, w[5]);
-            const u32 y_max = __reduce_max_sync(group, w[6]), z_max = __reduce_max_sync(group, w[7]);
-            const u64 sum_x = ccl_reduce_add_u64(group, (u64)w[8] | (u64)w[9] << 32);
-            const u64 sum_y = ccl_reduce_add_u64(group, (u64)w[10] | (u64)w[11] << 32);
-            const u64 sum_z = ccl_reduce_add_u64(group, (u64)w[12] | (u64)w[13] << 32);
-            if ((r & 31u) == (u32)(__ffs(group) - 1))
-                ccl_volume_part_add(parts, out, rank, area, x_min, x_max, y_min, y_max, z_min, z_max, sum_x, sum_y,
-                                    sum_z);
+    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
+    const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
+    const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
+    const u32 row = z * g.height + y;
+    const u32 word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
+    const u32 row_first = row * g.width + tx * 32u;
+    const TileKeys keys = tile_scan_keys(forest, g, word, row_first, key_bits, key_base, warp_totals, run_keys);
+    for (u32 window = 0; window < keys.total; window += TILE_REGATHER_PARTS) {
+        tile_clear(&table);
+        __syncthreads();
+        tile_gather(g, keys, word, row_first, window, &table);
+        __syncthreads();
+        for (u32 i = r; i < TILE_REGATHER_PARTS && window + i < keys.total; i += TILE_ROWS) {
+            const u32 key = tile_key_of_rank(keys, window + i);
+            const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
+            u32 root;
+            const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
+            if (root == voxel) continue;  // stored by tiles_features
+            const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
+            ccl_volume_part_add(parts, out, rank, s.area, s.x_min, s.x_max, s.y_min, s.y_max, s.z_min, s.z_max,
+                                s.sum_x, s.sum_y, s.sum_z);
         }
-    } else {
-        const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
-        const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
-        const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
-        const u32 row = z * g.height + y;
-        const u32 word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
-        const u32 row_first = row * g.width + tx * 32u;
-        const TileKeys keys = tile_scan_keys(forest, g, word, row_first, key_bits, key_base, warp_totals, run_keys);
-        for (u32 window = 0; window < keys.total; window += TILE_REGATHER_PARTS) {
-            tile_clear(&table);
-            __syncthreads();
-            tile_gather(g, keys, word, window, &table);
-            __syncthreads();
-            for (u32 i = r; i < TILE_REGATHER_PARTS && window + i < keys.total; i += TILE_ROWS) {
-                const u32 key = tile_key_of_rank(keys, window + i);
-                const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
-                u32 root;
-                const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
-                if (root == voxel) continue;  // stored by tiles_features
-                const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
-                ccl_volume_part_add(parts, out, rank, s.area, s.x_min, s.x_max, s.y_min, s.y_max, s.z_min, s.z_max,
-                                    s.sum_x, s.sum_y, s.sum_z);
-            }
-            __syncthreads();
-        }
+        __syncthreads();
     }
-    __syncthreads();
     for (u32 i = r; i < CCL_VOLUME_PARTS; i += TILE_ROWS) {
         const CclVolumePart part = parts[i];
         if (part.area == 0 || part.rank >= out.capacity) continue;

@@ -152,12 +152,13 @@ struct Kernels {
     roots: Kernel<(TileGridArgs, DevPtr<u32>, DevPtr<u32>, u32, DevPtr<u32>)>,
     number: Kernel<(DevPtr<u32>, u32, RootIndexArgs, DevPtr<u32>, u64, i32)>,
     features: Kernel<TileFeatureArgs>,
-    add_parts: Kernel<TileFeatureArgs>,
+    add_parts: Kernel<(u32, VolumeStatsOutArgs, DevPtr<u32>, u32)>,
+    regather_parts: Kernel<TileFeatureArgs>,
 }
 
-/// The arguments of both feature kernels: the bits, the tiles, the rooted
-/// forest, the root index, the records, and the scratch with each tile's
-/// share of it in words.
+/// The arguments of the feature kernels that gather a tile: the bits, the
+/// tiles, the rooted forest, the root index, the records, and the scratch
+/// with each tile's share of it in words.
 type TileFeatureArgs = (
     BitImageArgs,
     TileGridArgs,
@@ -189,6 +190,7 @@ impl Tiles {
                 number: Kernel::load(gpu, &KERNELS, "tiles_number")?,
                 features: Kernel::load(gpu, &KERNELS, "tiles_features")?,
                 add_parts: Kernel::load(gpu, &KERNELS, "tiles_add_parts")?,
+                regather_parts: Kernel::load(gpu, &KERNELS, "tiles_regather_parts")?,
             },
             bits: BitImage::new(gpu)?,
         })
@@ -343,7 +345,8 @@ impl DeviceVariant for Tiles {
     /// no label pass (stage `features`): each tile's runs gathered in shared
     /// memory, a part per tile component (or root); the part that holds a
     /// component's root stores its record, the others are put aside in
-    /// `labels` (each tile's share) and added after every root's store.
+    /// `labels` (each tile's share) and added after every root's store (a
+    /// tile whose parts overflow its share is gathered again for them).
     fn analyze_volume(
         &mut self,
         run: &mut Run<'_>,
@@ -395,9 +398,24 @@ impl DeviceVariant for Tiles {
             // share of `labels`, which holds a word per voxel (tiles × share
             // at most).
             unsafe { self.kernels.features.launch(&stream, config, args) }?;
-            // SAFETY: the same blocks, bits, forest, index and records; tile
-            // t reads the words of `labels` the first pass wrote for it.
-            unsafe { self.kernels.add_parts.launch(&stream, config, args) }?;
+            let warps_per_block = (TILE_ROWS / 32) as usize;
+            // SAFETY: a warp per tile reads the words of `labels` the first
+            // pass wrote for it (tiles × share at most); ranks at or past
+            // the capacity are not stored.
+            unsafe {
+                self.kernels.add_parts.launch(
+                    &stream,
+                    LaunchConfig {
+                        grid_dim: (tiles.div_ceil(warps_per_block) as u32, 1, 1),
+                        block_dim: (TILE_ROWS, 1, 1),
+                        shared_mem_bytes: 0,
+                    },
+                    (tiles as u32, output, args.5, share),
+                )
+            }?;
+            // SAFETY: the blocks, bits, forest, index and records of the
+            // first pass; tile t reads word t × share of `labels`.
+            unsafe { self.kernels.regather_parts.launch(&stream, config, args) }?;
         }
         run.clock.mark("features")
     }
