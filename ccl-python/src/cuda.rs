@@ -13,8 +13,6 @@ use ccl_cuda::interop::{ArrayLabeler, DeviceArray, Element};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::host_array::HostArray;
-use crate::volume::feature_columns;
 use crate::{connectivity, pick, to_python, volume_connectivity};
 
 /// The CUDA variant a device array runs with: the one named, or the
@@ -227,12 +225,14 @@ fn label_volume_device(
     })
 }
 
-/// The features of every component of a device volume (given as its rows,
-/// as [`label_volume_device`]): `(bounds, sums, centroids)` on the host, the
-/// columns of `analyze_volume_host` (one record per component: Python
-/// moves them to the array's device).
+/// Analyzes a device volume (given as its rows, as [`label_volume_device`])
+/// with the variant's own analysis: once the count N is known,
+/// `allocate(N)` returns the addresses of `N × 7` uint32 (area, x_min,
+/// y_min, z_min, x_max, y_max, z_max), `N × 3` uint64 (sum_x, sum_y,
+/// sum_z) and `N × 3` float64 (centroids) on the device, which are filled
+/// there: the features never cross to the host.
 #[pyfunction]
-#[pyo3(signature = (device, stream, rows, depth, height, connectivity_value, algorithm=None))]
+#[pyo3(signature = (device, stream, rows, depth, height, connectivity_value, allocate, algorithm=None))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn analyze_volume_device(
     py: Python<'_>,
@@ -242,18 +242,25 @@ fn analyze_volume_device(
     depth: usize,
     height: usize,
     connectivity_value: u32,
+    allocate: Py<PyAny>,
     algorithm: Option<&str>,
-) -> PyResult<(HostArray, HostArray, HostArray)> {
+) -> PyResult<usize> {
     let connectivity = volume_connectivity(connectivity_value)?;
     let variant = cuda_variant(algorithm, Task::Analyze, connectivity)?;
     let rows = device_array(rows)?;
     let slices = slices(&rows, depth, height)?;
     py.detach(|| {
-        let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
+        let work = |labeler: &mut ArrayLabeler, caller: &CudaStream| {
             // SAFETY: the Python caller's contract above.
-            let components = unsafe { labeler.analyze_volume(&rows, slices, connectivity) }
+            let count = unsafe { labeler.analyze_volume(&rows, slices, connectivity) }
                 .map_err(to_python)?;
-            Ok(feature_columns(&components))
+            let (bounds, sums, centroids): (u64, u64, u64) =
+                Python::attach(|py| allocate.call1(py, (count,))?.extract(py))?;
+            // The results were allocated on the caller's stream.
+            labeler.after(caller).map_err(to_python)?;
+            // SAFETY: `allocate` returned arrays of the documented sizes.
+            unsafe { labeler.write_volume_features(bounds, sums, centroids) }.map_err(to_python)?;
+            Ok(count)
         };
         // SAFETY: the Python caller passes its framework's current stream.
         unsafe { on_stream(variant, device, stream, work) }

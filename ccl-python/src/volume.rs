@@ -119,7 +119,7 @@ fn analyze_volume_host(
 }
 
 /// The features as numpy columns: bounds, sums and centroids.
-pub(crate) fn feature_columns(components: &[VolumeStats]) -> (HostArray, HostArray, HostArray) {
+fn feature_columns(components: &[VolumeStats]) -> (HostArray, HostArray, HostArray) {
     let count = components.len();
     let bounds = components
         .iter()

@@ -589,13 +589,19 @@ def test_cuda_algorithm_labels_cupy_volumes_as_scipy(algorithm, connectivity):
             assert isinstance(labels, cp.ndarray) and labels.dtype == cp.uint32, context
             assert count == n, f"{context} {layout}: {count} components, scipy {n}"
             np.testing.assert_array_equal(cp.asnumpy(labels), expected, err_msg=f"{context} {layout}")
-        features = ccl.analyze(cp.asarray(volume), connectivity, algorithm=algorithm)
-        host = ccl.analyze(volume, connectivity, algorithm="cpu-uf")
-        for field in ("area", "x_min", "y_min", "z_min", "x_max", "y_max", "z_max",
-                      "sum_x", "sum_y", "sum_z"):
-            np.testing.assert_array_equal(
-                cp.asnumpy(getattr(features, field)), getattr(host, field), err_msg=f"{context} {field}"
-            )
+        # The features are written on the device, and a clean-up keeps their rows there.
+        for options in ({}, {"min_size": 3}, {"largest": 5}):
+            features = ccl.analyze(cp.asarray(volume), connectivity, algorithm=algorithm, **options)
+            host = ccl.analyze(volume, connectivity, algorithm="cpu-uf", **options)
+            assert isinstance(features.area, cp.ndarray), f"{context} {options}"
+            for field in ("area", "x_min", "y_min", "z_min", "x_max", "y_max", "z_max",
+                          "sum_x", "sum_y", "sum_z"):
+                np.testing.assert_array_equal(
+                    cp.asnumpy(getattr(features, field)), getattr(host, field),
+                    err_msg=f"{context} {options} {field}",
+                )
+            np.testing.assert_allclose(cp.asnumpy(features.centroids), host.centroids,
+                                       err_msg=f"{context} {options} centroids")
 
 
 @needs_torch
@@ -607,6 +613,10 @@ def test_cuda_algorithm_labels_torch_volumes_as_scipy(algorithm, connectivity):
             labels, count = ccl.label(x, connectivity, algorithm=algorithm)
             assert labels.is_cuda and count == n
             np.testing.assert_array_equal(labels.cpu().numpy().astype(np.int64), expected)
+            features = ccl.analyze(x, connectivity, algorithm=algorithm)
+            assert features.area.is_cuda
+            areas = np.bincount(expected.ravel(), minlength=n + 1)[1:]
+            np.testing.assert_array_equal(features.area.cpu().numpy().astype(np.int64), areas)
 
 
 @needs_cupy

@@ -10,7 +10,7 @@ Calls (each timed from just before the call to after its component count
 is on the host and the device is idle; one warm-up, then --reps runs):
 
   ccl-label      ccl.label(cupy_volume, connectivity=c)         labels + count
-  ccl-stats      ccl.statistics(cupy_volume, connectivity=c)    cc3d's statistics
+  ccl-analyze    ccl.analyze(cupy_volume, connectivity=c)       the features, no labels (task analyze)
   cupyx-label    cupyx.scipy.ndimage.label(v, structure(c))     labels + count
   cvcuda-label   cvcuda.label(DHW tensor, CONNECTIVITY_6_3D / 26_3D, bg_label=0, FAST, count=True)
   cc3d-label     cc3d.connected_components(host volume, connectivity=c)  (host, one thread)
@@ -36,7 +36,7 @@ import numpy as np
 
 HEADER = ("variant,backend,connectivity,task,width,height,depth,granularity,density,reps,"
           "median_ms,min_ms,gvox_per_s,transfer_ms,stages")
-CALLS = ["ccl-label", "ccl-stats", "cupyx-label", "cvcuda-label", "cc3d-label", "ccl-host"]
+CALLS = ["ccl-label", "ccl-analyze", "cupyx-label", "cvcuda-label", "cc3d-label", "ccl-host"]
 
 
 def random_volume(w, h, d, density, g, seed):
@@ -81,8 +81,9 @@ def parse_args(argv):
 
 
 class Call:
-    def __init__(self, name, connectivities, make, backend="cuda"):
+    def __init__(self, name, connectivities, make, backend="cuda", task="label"):
         self.name, self.connectivities, self.make, self.backend = name, connectivities, make, backend
+        self.task = task
 
 
 def make_calls(args, cupy):
@@ -97,20 +98,20 @@ def make_calls(args, cupy):
             return lambda: ccl.label(volume, connectivity=c, algorithm=args.host_algorithm, out=out)[1]
 
         calls.append(Call("ccl-host", (6, 18, 26), host, backend="cpu"))
-    if "ccl-label" in args.calls or "ccl-stats" in args.calls:
+    if "ccl-label" in args.calls or "ccl-analyze" in args.calls:
         try:
             import ccl
 
             def label(v, c):
                 return lambda: ccl.label(v, connectivity=c)[1]
 
-            def stats(v, c):
-                return lambda: len(ccl.statistics(v, connectivity=c)["voxel_counts"]) - 1
+            def analyze(v, c):
+                return lambda: len(ccl.analyze(v, connectivity=c).area)
 
             if "ccl-label" in args.calls:
                 calls.append(Call("ccl-label", (6, 18, 26), label))
-            if "ccl-stats" in args.calls:
-                calls.append(Call("ccl-stats", (6, 18, 26), stats))
+            if "ccl-analyze" in args.calls:
+                calls.append(Call("ccl-analyze", (6, 18, 26), analyze, task="analyze"))
         except ImportError as e:
             problems.append(f"ccl: {e}")
     if "cupyx-label" in args.calls:
@@ -232,7 +233,7 @@ def main(argv):
                         counts[call.name] = count
                         median = statistics.median(times)
                         gvox = w * h * d / (median / 1e3) / 1e9
-                        csv.write(f"{call.name},{call.backend},{c},label,{w},{h},{d},{g},{density},"
+                        csv.write(f"{call.name},{call.backend},{c},{call.task},{w},{h},{d},{g},{density},"
                                   f"{len(times)},{median:.6f},{min(times):.6f},{gvox:.6f},0.000000,"
                                   f"total={median:.6f}\n")
                         rows.append((call.name, c, g, density, median))

@@ -18,7 +18,7 @@ use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 use super::bits::BitImageArgs;
 use super::features::{Analyzed, Features, Numbered};
 use super::stats::DeviceStats;
-use super::volume::{Slices, VolumeFeatures, with_rows};
+use super::volume::{DeviceVolumeStats, Slices, VolumeFeatures, with_rows};
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, StageClock, cuda_error, upload_image,
 };
@@ -437,6 +437,13 @@ impl<V: DeviceVariant> CudaVariant<V> {
     /// components' first voxels.
     pub fn read_volume_stats(&self) -> Result<Vec<VolumeStats>> {
         self.volume_features.read(&self.stream)
+    }
+
+    /// The features of the last volume analysis where they lie on the
+    /// device, in raster order of the components' first voxels; `None` when
+    /// it found no component.
+    pub fn device_volume_stats(&self) -> Result<Option<CudaView<'_, DeviceVolumeStats>>> {
+        self.volume_features.device()
     }
 
     /// The number of components of the last labeling or analysis (a
@@ -1096,6 +1103,9 @@ pub trait DynVariant: Send {
     /// [`CudaVariant::read_volume_stats`].
     fn read_volume_stats(&self) -> Result<Vec<VolumeStats>>;
 
+    /// [`CudaVariant::device_volume_stats`].
+    fn device_volume_stats(&self) -> Result<Option<CudaView<'_, DeviceVolumeStats>>>;
+
     /// [`CudaVariant::component_count`].
     fn component_count(&self) -> Result<usize>;
 
@@ -1190,6 +1200,10 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
 
     fn read_volume_stats(&self) -> Result<Vec<VolumeStats>> {
         CudaVariant::read_volume_stats(self)
+    }
+
+    fn device_volume_stats(&self) -> Result<Option<CudaView<'_, DeviceVolumeStats>>> {
+        CudaVariant::device_volume_stats(self)
     }
 
     fn component_count(&self) -> Result<usize> {

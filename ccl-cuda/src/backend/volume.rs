@@ -221,6 +221,17 @@ impl VolumeFeatures {
         clock.mark("features")
     }
 
+    /// The features of the last accumulation where they lie on the device,
+    /// in raster order of the components' first voxels; `None` when it found
+    /// no component.
+    pub fn device(&self) -> Result<Option<CudaView<'_, DeviceVolumeStats>>> {
+        let count = self.count.ok_or_else(ccl_core::not_run)?;
+        if count == 0 {
+            return Ok(None);
+        }
+        Ok(Some(self.stats.get()?.slice(..count)))
+    }
+
     /// The features of the last accumulation, in raster order of the
     /// components' first voxels.
     pub fn read(&self, stream: &Arc<CudaStream>) -> Result<Vec<VolumeStats>> {

@@ -88,3 +88,28 @@ extern "C" __global__ void __launch_bounds__(256)
     centroids[(size_t)c * 2] = ccl_centroid(s.sum_x, s.area);
     centroids[(size_t)c * 2 + 1] = ccl_centroid(s.sum_y, s.area);
 }
+
+// A volume's ten features as columns: `bounds` count x 7 uint32 (area,
+// x_min, y_min, z_min, x_max, y_max, z_max), `sums` count x 3 uint64 (sum_x,
+// sum_y, sum_z), `centroids` count x 3 float64 (x, y, z).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_volume_feature_columns(const CclVolumeStats* components, u32 count, u32* bounds, u64* sums,
+                               double* centroids) {
+    const u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= count) return;
+    const CclVolumeStats s = components[c];
+    u32* b = bounds + (size_t)c * 7;
+    b[0] = s.area;
+    b[1] = s.x_min;
+    b[2] = s.y_min;
+    b[3] = s.z_min;
+    b[4] = s.x_max;
+    b[5] = s.y_max;
+    b[6] = s.z_max;
+    sums[(size_t)c * 3] = s.sum_x;
+    sums[(size_t)c * 3 + 1] = s.sum_y;
+    sums[(size_t)c * 3 + 2] = s.sum_z;
+    centroids[(size_t)c * 3] = ccl_centroid(s.sum_x, s.area);
+    centroids[(size_t)c * 3 + 1] = ccl_centroid(s.sum_y, s.area);
+    centroids[(size_t)c * 3 + 2] = ccl_centroid(s.sum_z, s.area);
+}

@@ -10,12 +10,12 @@
 //! with [`ArrayLabeler::after`] and [`ArrayLabeler::before`].
 
 use ccl_core::opencv::NO_BACKGROUND_STATS;
-use ccl_core::{ComponentStats, Connectivity, Error, Filter, Result, VolumeStats};
+use ccl_core::{ComponentStats, Connectivity, Error, Filter, Result};
 use cudarc::driver::CudaStream;
 
 use crate::backend::{
-    ClassLabeler, ClassShape, DeviceFilter, DeviceStats, DynVariant, FilterOutput, LabelShape,
-    Slices,
+    ClassLabeler, ClassShape, DeviceFilter, DeviceStats, DeviceVolumeStats, DynVariant,
+    FilterOutput, LabelShape, Slices,
 };
 use crate::runtime::{
     Borrowed, DevPtr, DeviceBuffer, DeviceImage, Kernel, KernelSource, StageClock, cuda_error,
@@ -112,6 +112,13 @@ struct Kernels {
         DevPtr<u64>,
         DevPtr<f64>,
     )>,
+    volume_feature_columns: Kernel<(
+        DevPtr<DeviceVolumeStats>,
+        u32,
+        DevPtr<u32>,
+        DevPtr<u64>,
+        DevPtr<f64>,
+    )>,
 }
 
 /// What the last call left for the stats writers.
@@ -123,6 +130,8 @@ enum Last {
     LabeledWithStats,
     /// The variant's own analysis: for [`ArrayLabeler::write_features`].
     Analyzed,
+    /// A volume's analysis: for [`ArrayLabeler::write_volume_features`].
+    AnalyzedVolume,
 }
 
 /// Labels and analyzes caller-owned device arrays with one CUDA variant.
@@ -167,6 +176,7 @@ impl ArrayLabeler {
                 binarize: Kernel::load(&gpu, &KERNELS, "ccl_binarize")?,
                 opencv_stats: Kernel::load(&gpu, &KERNELS, "ccl_opencv_stats")?,
                 feature_columns: Kernel::load(&gpu, &KERNELS, "ccl_feature_columns")?,
+                volume_feature_columns: Kernel::load(&gpu, &KERNELS, "ccl_volume_feature_columns")?,
             },
             variant,
             packed: DeviceBuffer::new(),
@@ -504,10 +514,11 @@ impl ArrayLabeler {
             .analyze_device_batch(&image, slices, connectivity, &mut StageClock::disabled())
     }
 
-    /// The features of every component of a volume given as `rows` (as
-    /// [`label_volume`](Self::label_volume)), in raster order of the
-    /// components' first voxels, copied to the host (small: one record per
-    /// component). Waits for the stream.
+    /// Analyzes a volume given as `rows` (as
+    /// [`label_volume`](Self::label_volume)): its features stay on the
+    /// device, one per component in raster order of the components' first
+    /// voxels, for [`write_volume_features`](Self::write_volume_features).
+    /// Returns the number of components (a read-back of the count).
     ///
     /// # Safety
     /// As [`analyze`](Self::analyze).
@@ -516,7 +527,7 @@ impl ArrayLabeler {
         rows: &DeviceArray,
         slices: Slices,
         connectivity: Connectivity,
-    ) -> Result<Vec<VolumeStats>> {
+    ) -> Result<usize> {
         self.last = Last::None;
         // SAFETY: the caller's contract.
         let source = unsafe { self.source(rows)? };
@@ -527,7 +538,50 @@ impl ArrayLabeler {
             connectivity,
             &mut StageClock::disabled(),
         )?;
-        self.variant.read_volume_stats()
+        self.last = Last::AnalyzedVolume;
+        Ok(self.variant.device_volume_stats()?.map_or(0, |s| s.len()))
+    }
+
+    /// After [`analyze_volume`](Self::analyze_volume) that found N
+    /// components: its features into `bounds` (`N × 7` `u32`: area, x_min,
+    /// y_min, z_min, x_max, y_max, z_max), `sums` (`N × 3` `u64`: sum_x,
+    /// sum_y, sum_z) and `centroids` (`N × 3` `f64`), on the device.
+    ///
+    /// # Safety
+    /// The addresses must be device memory of the variant's GPU of the
+    /// sizes above, ready in the stream's order.
+    pub unsafe fn write_volume_features(
+        &mut self,
+        bounds: u64,
+        sums: u64,
+        centroids: u64,
+    ) -> Result<()> {
+        if self.last != Last::AnalyzedVolume {
+            return Err(Error::Unavailable(
+                "write_volume_features follows an analyze_volume call".into(),
+            ));
+        }
+        let stream = self.variant.stream().clone();
+        let Some(components) = self.variant.device_volume_stats()? else {
+            return Ok(());
+        };
+        let count = components.len();
+        let count_u32 = u32::try_from(count).map_err(|_| too_large())?;
+        // SAFETY: the caller's contract for the outputs; `components` holds
+        // `count` entries.
+        unsafe {
+            self.kernels.volume_feature_columns.launch(
+                &stream,
+                linear_grid(count, 256)?,
+                (
+                    DevPtr::of(&components, &stream),
+                    count_u32,
+                    DevPtr::from_address(bounds),
+                    DevPtr::from_address(sums),
+                    DevPtr::from_address(centroids),
+                ),
+            )
+        }
     }
 
     /// After [`label`](Self::label) with stats that found N components:
@@ -641,7 +695,7 @@ impl ArrayLabeler {
                 let components = stream.clone_dtoh(&components).map_err(cuda_error)?;
                 Ok(components.into_iter().map(ComponentStats::from).collect())
             }
-            Last::None => Err(Error::Unavailable(
+            Last::None | Last::AnalyzedVolume => Err(Error::Unavailable(
                 "read_features follows a label call with stats or an analyze call".into(),
             )),
         }

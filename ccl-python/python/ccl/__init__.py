@@ -1213,17 +1213,23 @@ def _analyze_device_volume(
     cleanup: Optional["_Cleanup"],
 ) -> VolumeFeatures:
     """:func:`analyze` of a volume in GPU memory: the variant's analysis there, its records
-    (one per component; with ``cleanup``, those it keeps) brought to the volume's device."""
-    results = (
-        [np.zeros((0, 7), np.uint32), np.zeros((0, 3), np.uint64), np.zeros((0, 3))]
-        if device.empty_input
-        else _ccl.analyze_volume_device(
+    (one per component) written as columns on the volume's device, where ``cleanup`` keeps
+    its rows."""
+    columns = [((7,), "uint32"), ((3,), "uint64"), ((3,), "float64")]
+    if device.empty_input:
+        outputs = [device.empty((0,) + shape, dtype) for shape, dtype in columns]
+    else:
+        outputs = []
+
+        def allocate(components: int) -> Tuple[int, int, int]:
+            outputs.extend(device.empty((components,) + shape, dtype) for shape, dtype in columns)
+            return tuple(device.address_of(a) for a in outputs)
+
+        _ccl.analyze_volume_device(
             device.ordinal, device.stream, device.args, device.depth, device.height,
-            connectivity, algorithm,
-        )
-    )  # fmt: skip
-    rows = _kept_rows(cleanup, *(np.asarray(a) for a in results))
-    return _features_of(*(device.from_host(a) for a in rows))
+            connectivity, allocate, algorithm,
+        )  # fmt: skip
+    return _features_of(*_kept_rows(cleanup, *outputs))
 
 
 def _analyze_volume(
