@@ -643,9 +643,7 @@ impl DeviceVariant for Flsl {
         numbering: &mut Features,
         features: &mut VolumeFeatures,
     ) -> Result<()> {
-        let slices = run
-            .slices
-            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))?;
+        let slices = run.volume_slices()?;
         let geometry = Geometry::of(rows.width(), rows.height())?;
         let stream = run.stream;
         let (table, _) = self.build_forest(run, rows, geometry, None)?;

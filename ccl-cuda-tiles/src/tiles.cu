@@ -650,6 +650,41 @@ __device__ __forceinline__ CclVolumeStats tile_part_record(const TilePartTable<P
     return s;
 }
 
+// This thread's row of the block's tile (tile-local row threadIdx.x): its
+// bits (0 past the volume's edge) and its first voxel's flat index.
+struct TileRow {
+    u32 word, first;
+};
+
+__device__ __forceinline__ TileRow tile_row(CclBits bits, TileGrid g) {
+    const u32 r = threadIdx.x;
+    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
+    const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
+    const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
+    const u32 row = z * g.height + y;
+    TileRow here;
+    here.word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
+    here.first = row * g.width + tx * 32u;
+    return here;
+}
+
+// Gathers the tile's parts Parts at a time (the keys ranked in each window)
+// and calls visit(i, key) for part i of the table, of key `key`, a thread
+// per part. Every thread of the block calls (barriers inside).
+template <u32 Parts, typename Visit>
+__device__ __forceinline__ void tile_for_each_part(TileGrid g, const TileKeys& keys, TileRow here,
+                                                   TilePartTable<Parts>* table, Visit visit) {
+    for (u32 window = 0; window < keys.total; window += Parts) {
+        tile_clear(table);
+        __syncthreads();
+        tile_gather(g, keys, here.word, here.first, window, table);
+        __syncthreads();
+        for (u32 i = threadIdx.x; i < Parts && window + i < keys.total; i += TILE_ROWS)
+            visit(i, tile_key_of_rank(keys, window + i));
+        __syncthreads();
+    }
+}
+
 // The words of a part put aside: its rank, then its record's fields but the
 // padding (sums as two words, low first).
 #define TILE_PENDING_WORDS 14u
@@ -678,52 +713,39 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
     __shared__ TilePartTable<TILE_PARTS> table;
     __shared__ u32 put_aside;
     const u32 r = threadIdx.x;
-    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
-    const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
-    const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
-    const u32 row = z * g.height + y;
-    const u32 word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
-    const u32 row_first = row * g.width + tx * 32u;
+    const TileRow here = tile_row(bits, g);
     if (r == 0) put_aside = 0;
-    const TileKeys keys = tile_scan_keys(forest, g, word, row_first, key_bits, key_base, warp_totals, run_keys);
+    const TileKeys keys = tile_scan_keys(forest, g, here.word, here.first, key_bits, key_base, warp_totals, run_keys);
     u32* mine = pending + (size_t)blockIdx.x * share;
     const u32 room = (share - 1) / TILE_PENDING_WORDS;
-    for (u32 window = 0; window < keys.total; window += TILE_PARTS) {
-        tile_clear(&table);
-        __syncthreads();
-        tile_gather(g, keys, word, row_first, window, &table);
-        __syncthreads();
-        for (u32 i = r; i < TILE_PARTS && window + i < keys.total; i += TILE_ROWS) {
-            const u32 key = tile_key_of_rank(keys, window + i);
-            const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
-            u32 root;
-            const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
-            if (rank >= out.capacity) continue;
-            const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
-            if (root == voxel) {
-                out.stats[rank] = s;
-                continue;
-            }
-            const u32 slot = atomicAdd(&put_aside, 1u);
-            if (slot >= room) continue;
-            u32* w = mine + 1 + slot * TILE_PENDING_WORDS;
-            w[0] = rank;
-            w[1] = s.area;
-            w[2] = s.x_min;
-            w[3] = s.y_min;
-            w[4] = s.z_min;
-            w[5] = s.x_max;
-            w[6] = s.y_max;
-            w[7] = s.z_max;
-            w[8] = (u32)s.sum_x;
-            w[9] = (u32)(s.sum_x >> 32);
-            w[10] = (u32)s.sum_y;
-            w[11] = (u32)(s.sum_y >> 32);
-            w[12] = (u32)s.sum_z;
-            w[13] = (u32)(s.sum_z >> 32);
+    tile_for_each_part(g, keys, here, &table, [&](u32 i, u32 key) {
+        const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
+        u32 root;
+        const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
+        if (rank >= out.capacity) return;
+        const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
+        if (root == voxel) {
+            out.stats[rank] = s;
+            return;
         }
-        __syncthreads();
-    }
+        const u32 slot = atomicAdd(&put_aside, 1u);
+        if (slot >= room) return;
+        u32* w = mine + 1 + slot * TILE_PENDING_WORDS;
+        w[0] = rank;
+        w[1] = s.area;
+        w[2] = s.x_min;
+        w[3] = s.y_min;
+        w[4] = s.z_min;
+        w[5] = s.x_max;
+        w[6] = s.y_max;
+        w[7] = s.z_max;
+        w[8] = (u32)s.sum_x;
+        w[9] = (u32)(s.sum_x >> 32);
+        w[10] = (u32)s.sum_y;
+        w[11] = (u32)(s.sum_y >> 32);
+        w[12] = (u32)s.sum_z;
+        w[13] = (u32)(s.sum_z >> 32);
+    });
     if (r == 0) mine[0] = put_aside > room ? TILE_OVERFLOW : put_aside;
 }
 
@@ -790,30 +812,17 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
     if (pending[(size_t)blockIdx.x * share] != TILE_OVERFLOW) return;
     const u32 r = threadIdx.x;
     ccl_volume_parts_clear(parts);
-    const u32 tx = blockIdx.x % g.words, tile_yz = blockIdx.x / g.words;
-    const u32 y = tile_yz % g.tiles_y * g.tile_height + (r & (g.tile_height - 1));
-    const u32 z = tile_yz / g.tiles_y * g.tile_depth + (r >> g.height_shift);
-    const u32 row = z * g.height + y;
-    const u32 word = y < g.height && z < g.depth ? ccl_bits_row(bits, row)[tx] : 0u;
-    const u32 row_first = row * g.width + tx * 32u;
-    const TileKeys keys = tile_scan_keys(forest, g, word, row_first, key_bits, key_base, warp_totals, run_keys);
-    for (u32 window = 0; window < keys.total; window += TILE_REGATHER_PARTS) {
-        tile_clear(&table);
-        __syncthreads();
-        tile_gather(g, keys, word, row_first, window, &table);
-        __syncthreads();
-        for (u32 i = r; i < TILE_REGATHER_PARTS && window + i < keys.total; i += TILE_ROWS) {
-            const u32 key = tile_key_of_rank(keys, window + i);
-            const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
-            u32 root;
-            const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
-            if (root == voxel) continue;  // stored by tiles_features
-            const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
-            ccl_volume_part_add(parts, out, rank, s.area, s.x_min, s.x_max, s.y_min, s.y_max, s.z_min, s.z_max,
-                                s.sum_x, s.sum_y, s.sum_z);
-        }
-        __syncthreads();
-    }
+    const TileRow here = tile_row(bits, g);
+    const TileKeys keys = tile_scan_keys(forest, g, here.word, here.first, key_bits, key_base, warp_totals, run_keys);
+    tile_for_each_part(g, keys, here, &table, [&](u32 i, u32 key) {
+        const u32 voxel = tile_key_voxel(g, keys.x0, keys.y0, keys.z0, key);
+        u32 root;
+        const u32 rank = tile_part_rank(forest, g, roots, voxel, &root);
+        if (root == voxel) return;  // stored by tiles_features
+        const CclVolumeStats s = tile_part_record(&table, g, keys, i, key);
+        ccl_volume_part_add(parts, out, rank, s.area, s.x_min, s.x_max, s.y_min, s.y_max, s.z_min, s.z_max, s.sum_x,
+                            s.sum_y, s.sum_z);
+    });
     for (u32 i = r; i < CCL_VOLUME_PARTS; i += TILE_ROWS) {
         const CclVolumePart part = parts[i];
         if (part.area == 0 || part.rank >= out.capacity) continue;

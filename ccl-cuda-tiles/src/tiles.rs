@@ -356,9 +356,7 @@ impl DeviceVariant for Tiles {
         numbering: &mut Features,
         features: &mut VolumeFeatures,
     ) -> Result<()> {
-        let slices = run
-            .slices
-            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))?;
+        let slices = run.volume_slices()?;
         let stream = run.stream.clone();
         let flagging = numbering.begin(&stream, RootLayout::of(rows))?;
         let targets = flagging.targets();

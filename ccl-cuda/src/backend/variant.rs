@@ -44,6 +44,15 @@ pub struct Run<'a> {
     pub packed: Option<BitImageArgs>,
 }
 
+impl Run<'_> {
+    /// The slices of a volume's (or a batch's) rows; an error where the
+    /// call is an image's, which has none.
+    pub fn volume_slices(&self) -> Result<Slices> {
+        self.slices
+            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))
+    }
+}
+
 /// The device-resident work of a CUDA variant. Images given to it have at
 /// least one pixel and a size [`check_size`](Self::check_size) accepted;
 /// every launch goes on `run.stream`.
@@ -132,9 +141,7 @@ pub trait DeviceVariant {
         numbering: &mut Features,
         features: &mut VolumeFeatures,
     ) -> Result<()> {
-        let slices = run
-            .slices
-            .ok_or_else(|| Error::InvalidArgument("a volume's analysis needs its slices".into()))?;
+        let slices = run.volume_slices()?;
         self.label(run, rows, forest, labels, numbering)?;
         let count = numbering.component_count(run.stream)?;
         features.accumulate(

@@ -9,9 +9,11 @@
 //! conversions; a caller orders it after and before its own stream's work
 //! with [`ArrayLabeler::after`] and [`ArrayLabeler::before`].
 
+use std::sync::Arc;
+
 use ccl_core::opencv::NO_BACKGROUND_STATS;
 use ccl_core::{ComponentStats, Connectivity, Error, Filter, Result};
-use cudarc::driver::CudaStream;
+use cudarc::driver::{CudaStream, CudaView, DeviceRepr};
 
 use crate::backend::{
     ClassLabeler, ClassShape, DeviceFilter, DeviceStats, DeviceVolumeStats, DynVariant,
@@ -105,20 +107,8 @@ struct Kernels {
         DevPtr<i32>,
         DevPtr<f64>,
     )>,
-    feature_columns: Kernel<(
-        DevPtr<DeviceStats>,
-        u32,
-        DevPtr<u32>,
-        DevPtr<u64>,
-        DevPtr<f64>,
-    )>,
-    volume_feature_columns: Kernel<(
-        DevPtr<DeviceVolumeStats>,
-        u32,
-        DevPtr<u32>,
-        DevPtr<u64>,
-        DevPtr<f64>,
-    )>,
+    feature_columns: Kernel<ColumnArgs<DeviceStats>>,
+    volume_feature_columns: Kernel<ColumnArgs<DeviceVolumeStats>>,
 }
 
 /// What the last call left for the stats writers.
@@ -562,24 +552,13 @@ impl ArrayLabeler {
             ));
         }
         let stream = self.variant.stream().clone();
-        let Some(components) = self.variant.device_volume_stats()? else {
-            return Ok(());
-        };
-        let count = components.len();
-        let count_u32 = u32::try_from(count).map_err(|_| too_large())?;
-        // SAFETY: the caller's contract for the outputs; `components` holds
-        // `count` entries.
+        // SAFETY: the caller's contract for the outputs.
         unsafe {
-            self.kernels.volume_feature_columns.launch(
+            write_columns(
                 &stream,
-                linear_grid(count, 256)?,
-                (
-                    DevPtr::of(&components, &stream),
-                    count_u32,
-                    DevPtr::from_address(bounds),
-                    DevPtr::from_address(sums),
-                    DevPtr::from_address(centroids),
-                ),
+                &self.kernels.volume_feature_columns,
+                self.variant.device_volume_stats()?,
+                (bounds, sums, centroids),
             )
         }
     }
@@ -657,24 +636,13 @@ impl ArrayLabeler {
             ));
         }
         let stream = self.variant.stream().clone();
-        let Some(components) = self.variant.device_stats()? else {
-            return Ok(());
-        };
-        let count = components.len();
-        let count_u32 = u32::try_from(count).map_err(|_| too_large())?;
-        // SAFETY: the caller's contract for the outputs; `components` holds
-        // `count` entries.
+        // SAFETY: the caller's contract for the outputs.
         unsafe {
-            self.kernels.feature_columns.launch(
+            write_columns(
                 &stream,
-                linear_grid(count, 256)?,
-                (
-                    DevPtr::of(&components, &stream),
-                    count_u32,
-                    DevPtr::from_address(bounds),
-                    DevPtr::from_address(sums),
-                    DevPtr::from_address(centroids),
-                ),
+                &self.kernels.feature_columns,
+                self.variant.device_stats()?,
+                (bounds, sums, centroids),
             )
         }
     }
@@ -785,6 +753,44 @@ impl Source {
                 DeviceImage::new(packed.get()?.as_view(), *width, *height, *width)
             }
         }
+    }
+}
+
+/// The arguments of a kernel that lays out records as the columns of
+/// `analyze`: the records and their count, then the addresses of the bounds,
+/// the sums and the centroids.
+type ColumnArgs<T> = (DevPtr<T>, u32, DevPtr<u32>, DevPtr<u64>, DevPtr<f64>);
+
+/// Lays out `records` (none where no component was found) with `kernel`
+/// into the columns at `(bounds, sums, centroids)`, a thread per record.
+///
+/// # Safety
+/// The addresses must be device memory of the stream's GPU as large as the
+/// kernel writes for the records, ready in the stream's order.
+unsafe fn write_columns<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    kernel: &Kernel<ColumnArgs<T>>,
+    records: Option<CudaView<'_, T>>,
+    (bounds, sums, centroids): (u64, u64, u64),
+) -> Result<()> {
+    let Some(records) = records else {
+        return Ok(());
+    };
+    let count = u32::try_from(records.len()).map_err(|_| too_large())?;
+    // SAFETY: the caller's contract for the outputs; `records` holds
+    // `count` entries.
+    unsafe {
+        kernel.launch(
+            stream,
+            linear_grid(records.len(), 256)?,
+            (
+                DevPtr::of(&records, stream),
+                count,
+                DevPtr::from_address(bounds),
+                DevPtr::from_address(sums),
+                DevPtr::from_address(centroids),
+            ),
+        )
     }
 }
 
