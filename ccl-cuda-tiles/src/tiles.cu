@@ -423,9 +423,9 @@ extern "C" __global__ void __launch_bounds__(256)
 // record of most components at low densities is this one store), and the
 // others are added to the records after every root's store: put aside in
 // the tile's share of a scratch buffer by tiles_features, then added by
-// tiles_add_parts, a warp's parts of one component together and a block's
-// in a table by rank (the large component of a dense volume has a part in
-// every tile).
+// tiles_add_parts, a warp per tile, its parts of one component together
+// (the large component of a dense volume has parts in every tile); a tile
+// whose parts overflow its share is gathered again by tiles_regather_parts.
 
 // The tile-local index (row of the tile * 32 + column in the word) of
 // voxel `v` (a flat index) of the tile whose first voxel is at (x0, y0,
