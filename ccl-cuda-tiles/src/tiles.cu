@@ -504,9 +504,18 @@ __device__ __forceinline__ TileRun tile_dealt_run(const TileRunDeal& deal, u32 w
     return run;
 }
 
+// The most runs of a warp's 32 rows of a tile (16 a word): a run's key is
+// kept at its slot of the warp's deal (tile_run_slot), 8 KB a tile.
+#define TILE_RUNS_PER_WARP 512u
+
+// Where the key of run `base + lane` of a warp's deal is kept.
+__device__ __forceinline__ u32 tile_run_slot(u32 base) {
+    return (threadIdx.x >> 5) * TILE_RUNS_PER_WARP + base + (threadIdx.x & 31u);
+}
+
 // A tile and its keys (after tile_scan_keys): a bit per key voxel in each
 // row of the tile, the keys of the rows before, the keys in all, and the
-// key of each run at its first voxel's tile-local index.
+// key of each run at its slot of the deal.
 struct TileKeys {
     u32 x0, y0, z0;
     u32* bits;
@@ -546,7 +555,7 @@ __device__ __forceinline__ TileKeys tile_scan_keys(const u32* forest, TileGrid g
         if (!run.valid) continue;
         const u32 key =
             tile_part_key(forest, g, keys.x0, keys.y0, keys.z0, run.row_first + run.start, run.row * 32u + run.start);
-        run_keys[run.row * 32u + run.start] = (u16)key;
+        run_keys[tile_run_slot(base)] = (u16)key;
         atomicOr(key_bits + (key >> 5), 1u << (key & 31u));
     }
     __syncthreads();
@@ -588,8 +597,7 @@ __device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u3
     const TileRunDeal deal = tile_deal_runs(word);
     for (u32 base = 0; base < deal.total; base += 32) {
         const TileRun run = tile_dealt_run(deal, word, row_first, base);
-        const u32 part = run.valid ? tile_key_rank(keys, keys.run_keys[run.row * 32u + run.start]) - window
-                                   : TILE_NO_KEY;
+        const u32 part = run.valid ? tile_key_rank(keys, keys.run_keys[tile_run_slot(base)]) - window : TILE_NO_KEY;
         const bool mine = part < Parts;
         const u32 group = __match_any_sync(CCL_FULL_MASK, mine ? part : TILE_NO_KEY);
         if (!mine) continue;
@@ -709,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
     tiles_features(CclBits bits, TileGrid g, const u32* __restrict__ forest, CclRootIndex roots,
                    CclVolumeStatsOut out, u32* pending, u32 share) {
     __shared__ u32 key_bits[TILE_ROWS], key_base[TILE_ROWS], warp_totals[32];
-    __shared__ u16 run_keys[TILE_ROWS * 32];
+    __shared__ u16 run_keys[TILE_ROWS / 32 * TILE_RUNS_PER_WARP];
     __shared__ TilePartTable<TILE_PARTS> table;
     __shared__ u32 put_aside;
     const u32 r = threadIdx.x;
@@ -807,7 +815,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
                          CclVolumeStatsOut out, const u32* __restrict__ pending, u32 share) {
     __shared__ CclVolumePart parts[CCL_VOLUME_PARTS];
     __shared__ u32 key_bits[TILE_ROWS], key_base[TILE_ROWS], warp_totals[32];
-    __shared__ u16 run_keys[TILE_ROWS * 32];
+    __shared__ u16 run_keys[TILE_ROWS / 32 * TILE_RUNS_PER_WARP];
     __shared__ TilePartTable<TILE_REGATHER_PARTS> table;
     if (pending[(size_t)blockIdx.x * share] != TILE_OVERFLOW) return;
     const u32 r = threadIdx.x;

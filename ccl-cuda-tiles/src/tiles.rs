@@ -21,7 +21,7 @@ const TILE_HEIGHT: usize = 16;
 /// Threads per block of the per-word and per-voxel kernels.
 const BLOCK: u32 = 256;
 /// Parts of components a tile gathers in shared memory at once in the
-/// feature kernel (32 bytes each, beside a 16 KB key per run): a tile of a
+/// feature kernel (32 bytes each, beside an 8 KB key per run): a tile of a
 /// random volume has a few hundred keys (tile components, or roots) at
 /// most densities; a tile of more gathers its runs again for each 512.
 const TILE_PARTS: u32 = 512;
