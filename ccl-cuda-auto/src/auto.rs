@@ -67,10 +67,10 @@ struct Rule {
     /// 6-, 18- and 26-connectivity, whichever labels it: its features come
     /// from the tiles with a store per component, where `flsl-cd` gathers
     /// them per run. H200 sweep of 512^3 volumes at g = 4 and 16
-    /// (bench/2026-11-26-volume-features): in 6 at g = 4, 31 %, 1.20 against
-    /// 1.37 ms, at 40 % 1.40 against 1.13; in 18 at g = 4, 10 %, 0.95
-    /// against 1.06, at 14 % 1.18 against 1.12; in 26 at g = 4, 5 %, 0.76
-    /// against 0.81, at 10 % 1.06 against 0.98.
+    /// (bench/2026-11-26-volume-features/h200): in 6 at g = 4, 31 %, 1.21
+    /// against 1.38 ms, at 40 % 1.40 against 1.12; in 18 at g = 4, 10 %,
+    /// 0.95 against 1.06, at 14 % 1.18 against 1.12; in 26 at g = 4, 5 %,
+    /// 0.78 against 0.82, at 10 % 1.06 against 0.98.
     coarse_features: [f64; 3],
 }
 
