@@ -51,9 +51,11 @@ struct Rule {
     /// leads.
     short_runs: f64,
     /// The foreground fraction above which `flsl-cd` leads again in 18- and
-    /// 26-connectivity (in 26 at g = 1, 60 %: 4.62 against 5.23 ms; 80 %:
-    /// 2.81 against 5.04), where `tiles`' face merges grow with the
-    /// density. In 6-connectivity `tiles` leads up to 80 %.
+    /// 26-connectivity, where `tiles`' face merges grow with the density.
+    /// H200 sweep at g = 1 (bench/2026-11-27-tiles-reconverged): in 18 at
+    /// 60 %, `tiles` 3.95 against 4.20 ms, at 70 % 3.90 against 3.44; in
+    /// 26 at 60 %, 4.16 against 4.24, at 70 % 4.06 against 3.46. In
+    /// 6-connectivity `tiles` leads up to 80 %.
     dense: f64,
     /// Runs per pixel from which `tiles` labels an image (or a batch of
     /// them) faster: random images at g = 1 from 30 % (0.21) to 75 %
@@ -76,7 +78,7 @@ struct Rule {
 
 const RULE: Rule = Rule {
     short_runs: 0.07,
-    dense: 0.55,
+    dense: 0.65,
     short_image_runs: 0.15,
     coarse_features: [0.35, 0.12, 0.07],
 };
@@ -413,8 +415,13 @@ mod tests {
             Choice::Runs
         );
         assert_eq!(
-            RULE.choose(Connectivity::TwentySix, 1000, 600, 240),
+            RULE.choose(Connectivity::TwentySix, 1000, 700, 210),
             Choice::Runs
+        );
+        // At 60 % `tiles` still leads in 18 and 26.
+        assert_eq!(
+            RULE.choose(Connectivity::TwentySix, 1000, 600, 240),
+            Choice::Tiles
         );
     }
 }
