@@ -52,7 +52,7 @@ struct Rule {
     short_runs: f64,
     /// The foreground fraction above which `flsl-cd` leads again in 18- and
     /// 26-connectivity, where `tiles`' face merges grow with the density.
-    /// H200 sweep at g = 1 (bench/2026-11-27-tiles-reconverged): in 18 at
+    /// H200 sweep at g = 1 (bench/2026-11-26-tiles-reconverged): in 18 at
     /// 60 %, `tiles` 3.95 against 4.20 ms, at 70 % 3.90 against 3.44; in
     /// 26 at 60 %, 4.16 against 4.24, at 70 % 4.06 against 3.46. In
     /// 6-connectivity `tiles` leads up to 80 %.
