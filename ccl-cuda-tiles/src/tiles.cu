@@ -130,6 +130,8 @@ __device__ __forceinline__ void tile_unions_by_run(u32* parent, const u32* row_b
             const int s = (int)__fns(holder_starts, 0, (int)(item - before + 1));
             const u32 run = bit_span(s, ccl_run_end(here, s));
             const int hy = (int)(rr & (g.tile_height - 1)), hz = (int)(rr >> g.height_shift);
+            // The run's class, found again from the root of the last merge.
+            u32 node = rr * 32 + (u32)s;
             for (int k = 0; k < steps; ++k) {
                 const TileStep step = TILE_STEPS[connectivity][k];
                 const int ny = hy + step.dy, nz = hz + step.dz;
@@ -141,7 +143,7 @@ __device__ __forceinline__ void tile_unions_by_run(u32* parent, const u32* row_b
                 u32 touch = widen(run, step.reach) & other;
                 while (touch) {
                     const int b = __ffs(touch) - 1;
-                    ccl_tile_merge<true>(parent, rr * 32 + (u32)s, n * 32 + (u32)ccl_run_start(other, b));
+                    node = ccl_tile_merge<true>(parent, node, n * 32 + (u32)ccl_run_start(other, b));
                     touch &= ~((2u << ccl_run_end(other, b)) - 1u);
                 }
             }

@@ -197,20 +197,23 @@ __device__ __forceinline__ u32 ccl_tile_find_halving(volatile u32* parent, u32 i
 }
 
 // ccl_merge in a shared-memory forest; `Halving` finds with
-// ccl_tile_find_halving.
+// ccl_tile_find_halving. Returns the root that the two classes shared or
+// that the other was linked under: a node of the merged class one step or
+// so from its root, where a caller merging one node with several others
+// starts its next find.
 template <bool Halving>
-__device__ __forceinline__ void ccl_tile_merge(u32* parent, u32 a, u32 b) {
+__device__ __forceinline__ u32 ccl_tile_merge(u32* parent, u32 a, u32 b) {
     while (true) {
         a = Halving ? ccl_tile_find_halving(parent, a) : ccl_tile_find(parent, a);
         b = Halving ? ccl_tile_find_halving(parent, b) : ccl_tile_find(parent, b);
-        if (a == b) return;
+        if (a == b) return a;
         if (a > b) {
             const u32 t = a;
             a = b;
             b = t;
         }
         const u32 old = atomicMin(parent + b, a);
-        if (old == b) return;
+        if (old == b) return a;
         b = old;
     }
 }
