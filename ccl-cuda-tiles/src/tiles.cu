@@ -793,13 +793,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
         if (slot >= room) return;
         u32* w = mine + 1 + slot * TILE_PENDING_WORDS;
         w[0] = rank;
-        w[1] = s.area;
-        w[2] = s.x_min;
-        w[3] = s.y_min;
-        w[4] = s.z_min;
-        w[5] = s.x_max;
-        w[6] = s.y_max;
-        w[7] = s.z_max;
+        ccl_store_volume_box(w + 1, s);
         w[8] = (u32)s.sum_x;
         w[9] = (u32)(s.sum_x >> 32);
         w[10] = (u32)s.sum_y;

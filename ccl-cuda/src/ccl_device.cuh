@@ -374,6 +374,19 @@ struct CclVolumeStats {
     u64 sum_z;
 };
 
+// The area and box of `s` as seven words in the record's order (area, the
+// minima x, y, z, the maxima x, y, z): Python's bounds columns and the
+// parts `tiles` puts aside.
+__device__ __forceinline__ void ccl_store_volume_box(u32* w, const CclVolumeStats& s) {
+    w[0] = s.area;
+    w[1] = s.x_min;
+    w[2] = s.y_min;
+    w[3] = s.z_min;
+    w[4] = s.x_max;
+    w[5] = s.y_max;
+    w[6] = s.z_max;
+}
+
 // A volume's stats array. The volume is given to kernels as an image of
 // its rows, slice after slice: row r of that image is row r % height of
 // slice r / height.

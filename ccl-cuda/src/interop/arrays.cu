@@ -98,14 +98,7 @@ extern "C" __global__ void __launch_bounds__(256)
     const u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= count) return;
     const CclVolumeStats s = components[c];
-    u32* b = bounds + (size_t)c * 7;
-    b[0] = s.area;
-    b[1] = s.x_min;
-    b[2] = s.y_min;
-    b[3] = s.z_min;
-    b[4] = s.x_max;
-    b[5] = s.y_max;
-    b[6] = s.z_max;
+    ccl_store_volume_box(bounds + (size_t)c * 7, s);
     sums[(size_t)c * 3] = s.sum_x;
     sums[(size_t)c * 3 + 1] = s.sum_y;
     sums[(size_t)c * 3 + 2] = s.sum_z;
