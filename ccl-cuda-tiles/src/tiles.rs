@@ -21,14 +21,18 @@ const TILE_HEIGHT: usize = 16;
 /// Threads per block of the per-word and per-voxel kernels.
 const BLOCK: u32 = 256;
 /// Parts of components a tile gathers in shared memory at once in the
-/// feature kernel (32 bytes each, beside an 8 KB key per run): a tile of a
+/// feature kernel (24 bytes each, beside 8 KB of keys of runs): a tile of a
 /// random volume has a few hundred keys (tile components, or roots) at
-/// most densities; a tile of more gathers its runs again for each 512.
+/// most densities; a tile of more gathers its runs again for each 512 (a
+/// window of 1024 was slower at every density of an H200 A/B run, 5-60 %).
 const TILE_PARTS: u32 = 512;
 /// The same in the second feature kernel, for a tile gathered again (its
 /// parts without roots did not fit its share of the scratch), beside that
 /// kernel's table by rank.
 const TILE_REGATHER_PARTS: u32 = 256;
+/// Tiles whose parts put aside a warp of the second feature kernel adds,
+/// one after the other, into its block's table by rank.
+const TILE_ADD_TILES_PER_WARP: u32 = 4;
 
 const KERNELS: KernelSource = KernelSource {
     name: "tiles",
@@ -37,6 +41,7 @@ const KERNELS: KernelSource = KernelSource {
         ("TILE_ROWS", TILE_ROWS),
         ("TILE_PARTS", TILE_PARTS),
         ("TILE_REGATHER_PARTS", TILE_REGATHER_PARTS),
+        ("TILE_ADD_TILES_PER_WARP", TILE_ADD_TILES_PER_WARP),
     ],
 };
 ccl_cuda::inventory::submit! { KERNELS }
@@ -404,7 +409,12 @@ impl DeviceVariant for Tiles {
                 self.kernels.add_parts.launch(
                     &stream,
                     LaunchConfig {
-                        grid_dim: (tiles.div_ceil(warps_per_block) as u32, 1, 1),
+                        grid_dim: (
+                            tiles.div_ceil(warps_per_block * TILE_ADD_TILES_PER_WARP as usize)
+                                as u32,
+                            1,
+                            1,
+                        ),
                         block_dim: (TILE_ROWS, 1, 1),
                         shared_mem_bytes: 0,
                     },
