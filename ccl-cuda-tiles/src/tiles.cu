@@ -575,12 +575,12 @@ struct TileKeys {
 // The parts of the keys ranked in [window, window + Parts) in shared
 // memory, 24 bytes each, packed so that a run adds to its part with six
 // atomics: its voxels and the sum of their local columns in one word
-// (TILE_AREA_SHIFT), its columns and local rows as masks (a volume's tile
-// is at most 16 rows of a slice deep), its last local slice (the first is
-// its key's), and the sums of its local rows and slices.
+// (TILE_AREA_SHIFT), its columns as a mask, its local rows (tile_rows_add),
+// its last local slice (the first is its key's), and the sums of its local
+// rows and slices.
 template <u32 Parts>
 struct TilePartTable {
-    u32 area_sum_x[Parts], x_mask[Parts], y_mask[Parts], z_hi[Parts], sum_y[Parts], sum_z[Parts];
+    u32 area_sum_x[Parts], x_mask[Parts], y_rows[Parts], z_hi[Parts], sum_y[Parts], sum_z[Parts];
 };
 
 // A part's area (at most 8192 = 2^13, a tile's voxels) lies above this bit
@@ -596,6 +596,26 @@ struct TilePartTable {
 #define TILE_CROWDED 4
 
 __device__ __forceinline__ bool tile_crowded(u32 group) { return __popc(group) > TILE_CROWDED; }
+
+// A part's local rows in one word: a mask of them where a tile is at most
+// 32 rows of a slice deep (a volume's, and images of up to 32 rows several
+// to a tile), else their last (an image's tile of 64 to 256 rows: the
+// first is its key's, as an image's part lies in one slice, like its
+// component). A run's word for its local row `ly`:
+__device__ __forceinline__ u32 tile_rows_of(TileGrid g, u32 ly) { return g.tile_height <= 32u ? 1u << ly : ly; }
+
+// The word of tile_rows_of of the lanes of `group` (every lane of it calls).
+__device__ __forceinline__ u32 tile_rows_join(TileGrid g, u32 group, u32 rows) {
+    return g.tile_height <= 32u ? __reduce_or_sync(group, rows) : __reduce_max_sync(group, rows);
+}
+
+// Adds a run's (or a group's) word of tile_rows_of to its part's.
+__device__ __forceinline__ void tile_rows_add(TileGrid g, u32* rows, u32 more) {
+    if (g.tile_height <= 32u)
+        atomicOr(rows, more);
+    else
+        atomicMax(rows, more);
+}
 
 // The tile of this block: its first voxel, its keys flagged and counted.
 // Every thread of the block calls (barriers inside).
@@ -670,13 +690,13 @@ __device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u3
             const u32 ly = run.row & (g.tile_height - 1), lz = run.row >> g.height_shift;
             const u32 area = run.end - run.start + 1;
             u32 area_sum_x = area << TILE_AREA_SHIFT | (run.start + run.end) * area / 2;
-            u32 x_mask = bit_span((int)run.start, (int)run.end), y_mask = 1u << ly, z_hi = lz;
+            u32 x_mask = bit_span((int)run.start, (int)run.end), y_rows = tile_rows_of(g, ly), z_hi = lz;
             u32 sum_y = area * ly, sum_z = area * lz;
             const bool crowded = tile_crowded(group);
             if (crowded) {
                 area_sum_x = __reduce_add_sync(group, area_sum_x);
                 x_mask = __reduce_or_sync(group, x_mask);
-                y_mask = __reduce_or_sync(group, y_mask);
+                y_rows = tile_rows_join(g, group, y_rows);
                 z_hi = __reduce_max_sync(group, z_hi);
                 sum_y = __reduce_add_sync(group, sum_y);
                 sum_z = __reduce_add_sync(group, sum_z);
@@ -684,7 +704,7 @@ __device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u3
             if (!crowded || lane == (u32)(__ffs(group) - 1)) {
                 atomicAdd(table->area_sum_x + part, area_sum_x);
                 atomicOr(table->x_mask + part, x_mask);
-                atomicOr(table->y_mask + part, y_mask);
+                tile_rows_add(g, table->y_rows + part, y_rows);
                 atomicMax(table->z_hi + part, z_hi);
                 atomicAdd(table->sum_y + part, sum_y);
                 atomicAdd(table->sum_z + part, sum_z);
@@ -698,7 +718,7 @@ __device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u3
 template <u32 Parts>
 __device__ __forceinline__ void tile_clear(TilePartTable<Parts>* table) {
     for (u32 i = threadIdx.x; i < Parts; i += TILE_ROWS) {
-        table->area_sum_x[i] = table->x_mask[i] = table->y_mask[i] = table->z_hi[i] = 0;
+        table->area_sum_x[i] = table->x_mask[i] = table->y_rows[i] = table->z_hi[i] = 0;
         table->sum_y[i] = table->sum_z[i] = 0;
     }
 }
@@ -709,13 +729,14 @@ template <u32 Parts>
 __device__ __forceinline__ CclVolumeStats tile_part_record(const TilePartTable<Parts>* table, TileGrid g,
                                                            const TileKeys& keys, u32 i, u32 key) {
     CclVolumeStats s;
-    const u32 area_sum_x = table->area_sum_x[i], x_mask = table->x_mask[i], y_mask = table->y_mask[i];
+    const u32 area_sum_x = table->area_sum_x[i], x_mask = table->x_mask[i], y_rows = table->y_rows[i];
     const u32 area = area_sum_x >> TILE_AREA_SHIFT;
     s.area = area;
     s.x_min = keys.x0 + (u32)(__ffs(x_mask) - 1);
     s.x_max = keys.x0 + 31u - (u32)__clz(x_mask);
-    s.y_min = keys.y0 + (u32)(__ffs(y_mask) - 1);
-    s.y_max = keys.y0 + 31u - (u32)__clz(y_mask);
+    const bool row_mask = g.tile_height <= 32u;
+    s.y_min = keys.y0 + (row_mask ? (u32)(__ffs(y_rows) - 1) : (key >> 5) & (g.tile_height - 1));
+    s.y_max = keys.y0 + (row_mask ? 31u - (u32)__clz(y_rows) : y_rows);
     s.z_min = keys.z0 + ((key >> 5) >> g.height_shift);
     s.z_max = keys.z0 + table->z_hi[i];
     s.padding = 0;
