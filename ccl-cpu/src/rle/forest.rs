@@ -112,6 +112,19 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
         }
     }
 
+    /// Joins `label` (a root, or [`NO_LABEL`]) with the class of `member`
+    /// (any label of it); returns the root of the joined class.
+    #[inline(always)]
+    pub(super) fn join_class(&mut self, label: u32, member: u32) -> u32 {
+        let root = self.find(member);
+        if label == NO_LABEL {
+            root
+        } else {
+            // `find` halves paths below roots only: `label` is still a root.
+            self.union(label, root)
+        }
+    }
+
     /// The label of `run` at `at`, whose joined class has root `label`:
     /// a new class where that is [`NO_LABEL`]; with `MEASURE`, the run's
     /// features added to its class.
@@ -134,7 +147,7 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
 
     /// The root of `label`'s class, halving the path on the way.
     #[inline(always)]
-    fn find(&mut self, mut label: u32) -> u32 {
+    pub(super) fn find(&mut self, mut label: u32) -> u32 {
         loop {
             let parent = self.parent[label as usize];
             if parent == label {

@@ -133,41 +133,102 @@ mod tests {
         for (i, &(width, height, depth)) in shapes.iter().enumerate() {
             for density in [10, 30, 55, 80] {
                 let buf = volume(width, height, depth, density, 7 + i as u32 * 31 + density);
-                let volume = buf.view();
-                for connectivity in Connectivity::VOLUME {
-                    let expected = UnionFind.label_volume(&volume, connectivity).unwrap();
-                    let stats = UnionFind.analyze_volume(&volume, connectivity).unwrap();
-                    for count in 1..=depth {
-                        let slices = even_bands(depth, count);
-                        for parallel in [false, true] {
-                            let mut scratch = Vec::new();
-                            // A dirty buffer: every voxel must be written.
-                            let mut labels = vec![u32::MAX; volume.voxel_count()];
-                            let n = label_in_slabs::<false>(
-                                &volume,
-                                connectivity,
-                                &slices,
-                                parallel,
-                                &mut scratch,
-                                &mut join_buffers,
-                                &mut labels,
-                            );
-                            let context = format!(
-                                "{width}x{height}x{depth}, d = {density}, {connectivity}, {count} slabs"
-                            );
-                            assert_eq!(labels, expected.labels(), "{context}");
-                            assert_eq!(n, expected.component_count(), "{context}");
-                            let measured = analyze_in_slabs(
-                                &volume,
-                                connectivity,
-                                &slices,
-                                parallel,
-                                &mut scratch,
-                                &mut join_buffers,
-                            );
-                            assert_eq!(measured, stats, "{context}");
-                        }
-                    }
+                let context = format!("{width}x{height}x{depth}, d = {density}");
+                assert_every_cut_gives_the_reference(&buf.view(), &mut join_buffers, &context);
+            }
+        }
+    }
+
+    /// Rows whose runs are all of one class ([`super::super::slab`]'s
+    /// shortcut): a run must still join such a row's class where it differs
+    /// from its own (here only through the diagonal corners of 26-
+    /// connectivity), and a row of runs of several classes must not be
+    /// taken for one class.
+    #[test]
+    fn rows_of_one_class_join_as_their_runs() {
+        let mut join_buffers = JoinBuffers::default();
+        // Slice 0: rows 0 and 2 are one run each, two classes; slice 1:
+        // a run of row 1 meets both at the corners of its ends only.
+        let corners = BinaryVolumeBuf::from_fn(10, 3, 2, |x, y, z| match (y, z) {
+            (0, 0) => x < 4,
+            (2, 0) => x >= 6,
+            (1, 1) => (4..6).contains(&x),
+            _ => false,
+        })
+        .unwrap();
+        let counts: Vec<usize> = Connectivity::VOLUME
+            .iter()
+            .map(|&c| {
+                UnionFind
+                    .label_volume(&corners.view(), c)
+                    .unwrap()
+                    .component_count()
+            })
+            .collect();
+        assert_eq!(counts, [3, 3, 1], "6, 18, 26");
+        assert_every_cut_gives_the_reference(&corners.view(), &mut join_buffers, "corners");
+        // Slice 0: one row of two runs, two classes; slice 1: a run under
+        // the second only.
+        let two_classes = BinaryVolumeBuf::from_fn(6, 1, 2, |x, _, z| match z {
+            0 => !(2..4).contains(&x),
+            _ => x == 5,
+        })
+        .unwrap();
+        assert_every_cut_gives_the_reference(&two_classes.view(), &mut join_buffers, "two classes");
+        // Dense volumes, where most rows are one class, in cells of several
+        // sides, so that runs are long and short.
+        for (i, granularity) in [1, 2, 3].into_iter().enumerate() {
+            for density in [60, 75, 88, 96] {
+                let seed = 11 + i as u32 * 7 + density;
+                let cells = volume(70 / granularity + 1, 9, 12 / granularity + 1, density, seed);
+                let buf = BinaryVolumeBuf::from_fn(70, 9 * granularity, 12, |x, y, z| {
+                    cells.get(x / granularity, y / granularity, z / granularity)
+                })
+                .unwrap();
+                let context = format!("dense, g = {granularity}, d = {density}");
+                assert_every_cut_gives_the_reference(&buf.view(), &mut join_buffers, &context);
+            }
+        }
+    }
+
+    /// `volume` labeled and analyzed in every connectivity, in slabs of
+    /// every count, on the pool and not: the reference's answers.
+    fn assert_every_cut_gives_the_reference(
+        volume: &BinaryVolume<'_>,
+        join_buffers: &mut JoinBuffers,
+        context: &str,
+    ) {
+        let depth = volume.depth();
+        for connectivity in Connectivity::VOLUME {
+            let expected = UnionFind.label_volume(volume, connectivity).unwrap();
+            let stats = UnionFind.analyze_volume(volume, connectivity).unwrap();
+            for count in 1..=depth {
+                let slices = even_bands(depth, count);
+                for parallel in [false, true] {
+                    let mut scratch = Vec::new();
+                    // A dirty buffer: every voxel must be written.
+                    let mut labels = vec![u32::MAX; volume.voxel_count()];
+                    let n = label_in_slabs::<false>(
+                        volume,
+                        connectivity,
+                        &slices,
+                        parallel,
+                        &mut scratch,
+                        join_buffers,
+                        &mut labels,
+                    );
+                    let context = format!("{context}, {connectivity}, {count} slabs");
+                    assert_eq!(labels, expected.labels(), "{context}");
+                    assert_eq!(n, expected.component_count(), "{context}");
+                    let measured = analyze_in_slabs(
+                        volume,
+                        connectivity,
+                        &slices,
+                        parallel,
+                        &mut scratch,
+                        join_buffers,
+                    );
+                    assert_eq!(measured, stats, "{context}");
                 }
             }
         }
