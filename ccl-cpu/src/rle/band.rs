@@ -2,16 +2,19 @@
 //! joined with the runs of the row above that they touch, through a
 //! union-find forest of provisional labels; with analysis, the features of
 //! each class are kept at its root, run by run (Light Speed Labeling's
-//! per-run features: area, Σx in closed form, Σy, bounding box).
+//! per-run features: area, Σx in closed form, Σy, bounding box). Where the
+//! runs of the row above are all one class, as nearly every row's are in a
+//! dense image, a run that touches any of them joins that class with one
+//! find (see [`IndexedRow::join`]), as a volume's runs do.
 
 use std::ops::Range;
 
 use ccl_core::{BinaryImage, ComponentStats, Connectivity};
 
 use super::bits::row_to_bits;
-use super::forest::Forest;
+use super::forest::{Forest, IndexedRow, NO_LABEL};
 use super::merge::{BandForest, Border};
-use super::runs::{Run, RunIndex, extract_runs, reach};
+use super::runs::{Run, extract_runs, reach};
 
 /// A band's result, and the buffers that the next image labeled by the
 /// same labeler reuses (so that a labeler kept between calls allocates
@@ -37,13 +40,11 @@ pub(super) struct Band {
     pub first_row: Vec<Run>,
     /// The runs of the band's last row, to join with the band below.
     pub last_row: Vec<Run>,
-    /// Scratch: the runs of the row above and of this row.
-    above: Vec<Run>,
-    current: Vec<Run>,
+    /// Scratch: the row above and this row.
+    above: IndexedRow,
+    current: IndexedRow,
     /// Scratch: a row's bit mask.
     words: Vec<u64>,
-    /// Scratch: where the runs of the row above start and end.
-    index: RunIndex,
 }
 
 impl Band {
@@ -136,26 +137,32 @@ impl Band {
         self.run_labels.clear();
         self.row_starts.clear();
         self.row_starts.push(0);
-        self.above.clear();
+        // The band's first row is joined with a row of no runs.
+        self.above.runs.clear();
+        self.above.one_class = NO_LABEL;
         self.words.fill(0);
-        self.index.build(&self.words);
+        self.above.index.build(&self.words);
         for y in rows.clone() {
             row_to_bits(image.row(y), &mut self.words);
-            self.current.clear();
-            extract_runs(&self.words, width, &mut self.current);
-            forest.connect_row(&self.above, &self.index, &mut self.current, reach, y as u32);
-            self.index.build(&self.words);
+            let row = &mut self.current;
+            row.runs.clear();
+            extract_runs(&self.words, width, &mut row.runs);
+            for run in row.runs.iter_mut() {
+                let label = self.above.join(&mut forest, NO_LABEL, run, reach);
+                run.label = forest.label_run(run, label, y as u32);
+            }
+            row.index.build(&self.words);
+            row.find_one_label();
             if !MEASURE {
-                self.run_labels
-                    .extend(self.current.iter().map(|run| run.label));
+                self.run_labels.extend(row.runs.iter().map(|run| run.label));
                 self.row_starts.push(self.run_labels.len());
             }
             if y == rows.start {
-                self.first_row.clone_from(&self.current);
+                self.first_row.clone_from(&row.runs);
             }
             std::mem::swap(&mut self.above, &mut self.current);
         }
-        self.last_row.clone_from(&self.above);
+        self.last_row.clone_from(&self.above.runs);
         forest.flatten();
         self.rows = rows;
         self.parent = forest.parent;

@@ -480,46 +480,115 @@ mod tests {
             for density in [10, 45, 60, 90] {
                 let image =
                     BinaryImageBuf::from_fn(width, height, |_, _| next() % 100 < density).unwrap();
-                let view = image.view();
-                for connectivity in Connectivity::PLANE {
-                    let expected = UnionFind.label(&view, connectivity).unwrap();
-                    let expected_stats = UnionFind.analyze(&view, connectivity).unwrap();
-                    for count in 1..=height {
-                        let bands = even_bands(height, count);
-                        for parallel in [false, true] {
-                            let mut scratch = Vec::new();
-                            let context = format!(
-                                "{width}x{height} d={density} {connectivity} {count} bands"
-                            );
-                            // Into a zeroed buffer (background skipped) and
-                            // into a dirty one (every label written).
-                            for zeroed in [true, false] {
-                                let (labels, count) = labels_via(
-                                    zeroed,
-                                    &view,
-                                    connectivity,
-                                    &bands,
-                                    parallel,
-                                    &mut scratch,
-                                    &mut join_buffers,
-                                );
-                                assert_eq!(labels, expected.labels(), "{context} {zeroed}");
-                                assert_eq!(count, expected.component_count(), "{context} {zeroed}");
-                            }
-                            assert_eq!(
-                                analyze_in_bands(
-                                    &view,
-                                    connectivity,
-                                    &bands,
-                                    parallel,
-                                    &mut scratch,
-                                    &mut join_buffers,
-                                ),
-                                expected_stats,
-                                "{context}"
-                            );
-                        }
+                let context = format!("{width}x{height} d={density}");
+                assert_every_cut_gives_the_reference(&image.view(), &mut join_buffers, &context);
+            }
+        }
+    }
+
+    /// Rows whose runs are all of one class ([`IndexedRow::join`]'s
+    /// shortcut): a run must still join such a row's class where it touches
+    /// the row only at a corner (8-connectivity), and not where it does not
+    /// touch it (4-connectivity); a row of runs of several classes must not
+    /// be taken for one class.
+    ///
+    /// [`IndexedRow::join`]: forest::IndexedRow::join
+    #[test]
+    fn rows_of_one_class_join_as_their_runs() {
+        let mut join_buffers = JoinBuffers::default();
+        // Row 0 is one run; row 1's run meets it at a corner only, and row
+        // 2's second run meets row 1's at a corner only; row 2's first run
+        // is under row 0's, two rows apart.
+        let corners = BinaryImageBuf::from_fn(10, 3, |x, y| match y {
+            0 => x < 4,
+            1 => (4..6).contains(&x),
+            _ => x < 3 || (6..8).contains(&x),
+        })
+        .unwrap();
+        let counts: Vec<usize> = Connectivity::PLANE
+            .iter()
+            .map(|&c| {
+                UnionFind
+                    .label(&corners.view(), c)
+                    .unwrap()
+                    .component_count()
+            })
+            .collect();
+        assert_eq!(counts, [4, 2], "4, 8");
+        assert_every_cut_gives_the_reference(&corners.view(), &mut join_buffers, "corners");
+        // Row 0: two runs, two classes; row 1: a run under the second only.
+        let two_classes = BinaryImageBuf::from_fn(6, 2, |x, y| match y {
+            0 => !(2..4).contains(&x),
+            _ => x == 5,
+        })
+        .unwrap();
+        assert_every_cut_gives_the_reference(&two_classes.view(), &mut join_buffers, "two classes");
+        // Dense images, where most rows are one class, in cells of several
+        // sides, so that runs are long and short.
+        let mut state = 0x0bad_cafe_u32;
+        for granularity in [1, 2, 3] {
+            for density in [60, 75, 88, 96] {
+                let cells = BinaryImageBuf::from_fn(130 / granularity + 1, 40, |_, _| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state % 100 < density
+                })
+                .unwrap();
+                let image = BinaryImageBuf::from_fn(130, 40, |x, y| {
+                    cells.get(x / granularity, y / granularity)
+                })
+                .unwrap();
+                let context = format!("dense, g = {granularity}, d = {density}");
+                assert_every_cut_gives_the_reference(&image.view(), &mut join_buffers, &context);
+            }
+        }
+    }
+
+    /// `image` labeled and analyzed in both connectivities, in bands of
+    /// every height from one row up (every border case of the merge), on
+    /// the pool and not: the reference's answers.
+    fn assert_every_cut_gives_the_reference(
+        image: &BinaryImage<'_>,
+        join_buffers: &mut JoinBuffers,
+        context: &str,
+    ) {
+        let height = image.height();
+        for connectivity in Connectivity::PLANE {
+            let expected = UnionFind.label(image, connectivity).unwrap();
+            let expected_stats = UnionFind.analyze(image, connectivity).unwrap();
+            for count in 1..=height {
+                let bands = even_bands(height, count);
+                for parallel in [false, true] {
+                    let mut scratch = Vec::new();
+                    let context = format!("{context} {connectivity} {count} bands");
+                    // Into a zeroed buffer (background skipped) and into a
+                    // dirty one (every label written).
+                    for zeroed in [true, false] {
+                        let (labels, count) = labels_via(
+                            zeroed,
+                            image,
+                            connectivity,
+                            &bands,
+                            parallel,
+                            &mut scratch,
+                            join_buffers,
+                        );
+                        assert_eq!(labels, expected.labels(), "{context} {zeroed}");
+                        assert_eq!(count, expected.component_count(), "{context} {zeroed}");
                     }
+                    assert_eq!(
+                        analyze_in_bands(
+                            image,
+                            connectivity,
+                            &bands,
+                            parallel,
+                            &mut scratch,
+                            join_buffers,
+                        ),
+                        expected_stats,
+                        "{context}"
+                    );
                 }
             }
         }

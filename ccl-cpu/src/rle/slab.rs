@@ -8,9 +8,9 @@ use std::ops::Range;
 use ccl_core::{BinaryVolume, Connectivity, VolumeStats};
 
 use super::bits::row_to_bits;
-use super::forest::{Forest, NO_LABEL, RunFeatures};
+use super::forest::{Forest, IndexedRow, NO_LABEL};
 use super::merge::{BandForest, Border};
-use super::runs::{Run, RunIndex, extract_runs};
+use super::runs::{Run, extract_runs};
 
 /// Which rows before a run's row it may touch, and how many columns apart.
 #[derive(Clone, Copy, Debug)]
@@ -51,78 +51,6 @@ impl Neighbours {
         let above = edge.filter(|_| y > 0).map(|reach| (y - 1, reach));
         let below = edge.filter(|_| y + 1 < height).map(|reach| (y + 1, reach));
         above.into_iter().chain([(y, self.face_reach)]).chain(below)
-    }
-}
-
-/// The runs of one row, where they start and end as masks, and, where
-/// every run of the row is known to be in one class, a label of it.
-struct IndexedRow {
-    runs: Vec<Run>,
-    index: RunIndex,
-    /// A label whose class holds every run of the row (its root when it
-    /// was found), or [`NO_LABEL`] where that is not known (or the row has
-    /// no runs). Classes only ever merge, so it stays true once set; the
-    /// label may stop being a root, which costs a `find`, never a wrong
-    /// answer.
-    one_class: u32,
-}
-
-impl Default for IndexedRow {
-    fn default() -> Self {
-        Self {
-            runs: Vec::new(),
-            index: RunIndex::default(),
-            one_class: NO_LABEL,
-        }
-    }
-}
-
-impl IndexedRow {
-    /// Joins `label` (a root, or [`NO_LABEL`]) with the classes of the runs
-    /// of this row that `run` touches within `reach` columns; returns the
-    /// root of the joined class ([`NO_LABEL`] when both are empty).
-    ///
-    /// Where the whole row is one class, every run of the row that `run`
-    /// touches is of that class, so joining them all is joining that class
-    /// once, if `run` touches any: none of the row's runs need be looked
-    /// at. Where `label` is that class's label already (a root equal to
-    /// [`IndexedRow::one_class`] is that class: as nearly every run's is in
-    /// a dense volume, where one class spans it), nothing is joined whether
-    /// `run` touches the row or not, so not even the row's index is read.
-    #[inline(always)]
-    fn join<const MEASURE: bool, F: RunFeatures>(
-        &self,
-        forest: &mut Forest<MEASURE, F>,
-        label: u32,
-        run: &Run,
-        reach: u32,
-    ) -> u32 {
-        if self.one_class == NO_LABEL {
-            let touching = self.index.touching(run.start, run.end, reach);
-            return forest.join(label, &self.runs[touching]);
-        }
-        if self.one_class == label || self.index.touching(run.start, run.end, reach).is_empty() {
-            return label;
-        }
-        forest.join_class(label, self.one_class)
-    }
-
-    /// Sets [`Self::one_class`] from the classes of the row's runs: their
-    /// root where all have the same one.
-    fn find_one_class<const MEASURE: bool, F: RunFeatures>(
-        &mut self,
-        forest: &mut Forest<MEASURE, F>,
-    ) {
-        let Some((first, rest)) = self.runs.split_first() else {
-            self.one_class = NO_LABEL;
-            return;
-        };
-        let root = forest.find(first.label);
-        // Runs labeled alike are one class without a `find`.
-        let one_class = rest
-            .iter()
-            .all(|run| run.label == first.label || forest.find(run.label) == root);
-        self.one_class = if one_class { root } else { NO_LABEL };
     }
 }
 
