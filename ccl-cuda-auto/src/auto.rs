@@ -51,11 +51,12 @@ struct Rule {
     /// leads.
     short_runs: f64,
     /// The foreground fraction above which `flsl-cd` leads again in 18- and
-    /// 26-connectivity, where `tiles`' face merges grow with the density.
-    /// H200 sweep at g = 1 (bench/2026-11-26-tiles-reconverged): in 18 at
-    /// 60 %, `tiles` 3.95 against 4.20 ms, at 70 % 3.90 against 3.44; in
-    /// 26 at 60 %, 4.16 against 4.24, at 70 % 4.06 against 3.46. In
-    /// 6-connectivity `tiles` leads up to 80 %.
+    /// 26-connectivity: its runs grow long there, where `tiles` still
+    /// merges every face. H200 sweep at g = 1, with `tiles`' unions a lane
+    /// per pair (bench/2026-11-26-tiles-pairs): in 18 at 80 %, `tiles` 2.30
+    /// against 2.53 ms, at 90 % 1.87 against 1.68; in 26 at 80 %, 2.40
+    /// against 2.53, at 90 % 1.90 against 1.68. In 6-connectivity `tiles`
+    /// leads up to 80 %.
     dense: f64,
     /// Runs per pixel from which `tiles` labels an image (or a batch of
     /// them) faster: random images at g = 1 from 30 % (0.21) to 75 %
@@ -78,7 +79,7 @@ struct Rule {
 
 const RULE: Rule = Rule {
     short_runs: 0.07,
-    dense: 0.65,
+    dense: 0.85,
     short_image_runs: 0.15,
     coarse_features: [0.35, 0.12, 0.07],
 };
@@ -404,24 +405,19 @@ mod tests {
     }
 
     #[test]
-    fn dense_fine_volumes_go_to_tiles_in_six_only() {
-        // g = 1 at 80 %: 0.16 runs per voxel.
+    fn the_densest_fine_volumes_go_to_runs_except_in_six() {
+        // g = 1 at 80 %: 0.16 runs per voxel; at 90 %, 0.09.
+        for c in Connectivity::VOLUME {
+            assert_eq!(RULE.choose(c, 1000, 800, 160), Choice::Tiles);
+        }
+        assert_eq!(RULE.choose(Connectivity::Six, 1000, 900, 90), Choice::Tiles);
         assert_eq!(
-            RULE.choose(Connectivity::Six, 1000, 800, 160),
-            Choice::Tiles
-        );
-        assert_eq!(
-            RULE.choose(Connectivity::Eighteen, 1000, 800, 160),
+            RULE.choose(Connectivity::Eighteen, 1000, 900, 90),
             Choice::Runs
         );
         assert_eq!(
-            RULE.choose(Connectivity::TwentySix, 1000, 700, 210),
+            RULE.choose(Connectivity::TwentySix, 1000, 900, 90),
             Choice::Runs
-        );
-        // At 60 % `tiles` still leads in 18 and 26.
-        assert_eq!(
-            RULE.choose(Connectivity::TwentySix, 1000, 600, 240),
-            Choice::Tiles
         );
     }
 }

@@ -39,8 +39,8 @@
 //! waits for the copy (stage `choose` of a timed run, before the chosen
 //! variant's own stages). Many runs per voxel (≥ 0.07: fine random volumes
 //! from 10 %) pick `tiles`, whose unions stay in shared memory, except above
-//! 65 % foreground in 18 and 26, where its face merges cost more than
-//! `flsl-cd`'s unions; an image needs ≥ 0.15 runs per pixel (random images
+//! 85 % foreground in 18 and 26, where `flsl-cd`'s runs grow long and its
+//! unions few; an image needs ≥ 0.15 runs per pixel (random images
 //! at g = 1 from about 20 % to 80 %). The rest (coarse images and volumes,
 //! segmentations whose runs are long, small inputs) go to `flsl-cd`. The
 //! choice changes speed, never the labels: both give the canonical labels.

@@ -50,7 +50,8 @@ fn fine_volumes_are_labeled_by_tiles_and_coarse_ones_by_runs() {
         (45, 1, Connectivity::Eighteen, "tiles"),
         (20, 1, Connectivity::TwentySix, "tiles"),
         (75, 1, Connectivity::Six, "tiles"),
-        (75, 1, Connectivity::TwentySix, "runs"),
+        (75, 1, Connectivity::TwentySix, "tiles"),
+        (92, 1, Connectivity::TwentySix, "runs"),
         (50, 4, Connectivity::Six, "runs"),
         (3, 1, Connectivity::Eighteen, "runs"),
     ];

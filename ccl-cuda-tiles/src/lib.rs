@@ -52,12 +52,14 @@
 //! densities) costs one store instead of an atomic update per run.
 //!
 //! Only the voxels of a tile's faces reach global memory's atomics, which
-//! suits the short runs of fine random volumes. Inside a tile, 6-connected
-//! unions take a lane per touching pair of runs, 18- and 26-connected ones a
-//! lane per run, and every run's node is pointed at its root before the
-//! voxels' parents are written. On the H100 (512^3, g = 1,
+//! suits the short runs of fine random volumes. Inside a tile, unions take
+//! a lane per touching pair of runs (pairs that other pairs imply left out,
+//! from the bits alone), and every run's node is pointed at its root before
+//! the voxels' parents are written. On the H100 (512^3, g = 1,
 //! bench/2026-11-26-h100-tiles-flatten) it labels a 50 % volume in 2.32 ms
-//! in 6-connectivity (`flsl-cd` 5.77) and 4.96 in 26 (5.91). Where runs are
+//! in 6-connectivity (`flsl-cd` 5.77); on the H200, with pairs in 18 and
+//! 26 too (bench/2026-11-26-tiles-pairs), a 31 % volume in 2.24 ms in 18
+//! (`flsl-cd` 6.16). Where runs are
 //! long (coarse volumes, dense ones in 18 and 26), writing and reading a
 //! parent per voxel and the face merges cost it more than `flsl-cd`'s
 //! runs: the `auto` variant (`ccl-cuda-auto`) chooses between the two per

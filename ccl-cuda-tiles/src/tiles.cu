@@ -41,10 +41,12 @@ __constant__ TileStep TILE_STEPS[5][TILE_MAX_STEPS] = {
     {{-1, 0, 1}},                                           // 8
 };
 __constant__ int TILE_STEP_COUNT[5] = {2, 4, 4, 1, 1};
-// The connectivity indices whose backward rows touch only in the same
-// columns: their unions take a lane per touching pair.
+// The connectivity indices (TILE_STEPS' rows).
 #define TILE_SIX 0
+#define TILE_EIGHTEEN 1
+#define TILE_TWENTY_SIX 2
 #define TILE_FOUR 3
+#define TILE_EIGHT 4
 
 // How the rows of the bit image are cut into tiles (tiles.rs TileGridArgs).
 struct TileGrid {
@@ -105,110 +107,125 @@ __device__ __forceinline__ u32 tile_fill_down(u32 seeds, u32 runs) {
     return filled;
 }
 
-// The unions of a tile's runs with their backward rows inside the tile
-// (all rows at once: ccl_tile_merge halves the paths that grow across
-// rows), a lane per run: a warp takes the runs of its 32 rows 32 at a time
-// (a lane per row would leave most lanes idle, its row's runs and their
-// merges many or few). Run j of the warp's runs is in the first row whose
-// inclusive count exceeds j (a binary search over the lanes' counts), at
-// that row's (j - runs before)-th start. For 18- and 26-connectivity, whose
-// four backward rows each touch a run through a column more on either side.
-__device__ __forceinline__ void tile_unions_by_run(u32* parent, const u32* row_bits, TileGrid g, int connectivity,
-                                                   u32 starts) {
-    const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const u32 count = (u32)__popc(starts);
-    const u32 inclusive = ccl_warp_inclusive_scan(count);
-    const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
-    const int steps = TILE_STEP_COUNT[connectivity];
-    for (u32 base = 0; base < total; base += 32) {
-        const u32 item = base + lane;
-        const u32 holder = tile_holder(inclusive, item);
-        const u32 before = __shfl_sync(CCL_FULL_MASK, inclusive - count, holder);
-        const u32 holder_starts = __shfl_sync(CCL_FULL_MASK, starts, holder);
-        if (item < total) {
-            const u32 rr = warp * 32 + holder, here = row_bits[rr];
-            const int s = (int)__fns(holder_starts, 0, (int)(item - before + 1));
-            const u32 run = bit_span(s, ccl_run_end(here, s));
-            const int hy = (int)(rr & (g.tile_height - 1)), hz = (int)(rr >> g.height_shift);
-            // The run's class, found again from the root of the last merge.
-            u32 node = rr * 32 + (u32)s;
-            for (int k = 0; k < steps; ++k) {
-                const TileStep step = TILE_STEPS[connectivity][k];
-                const int ny = hy + step.dy, nz = hz + step.dz;
-                // Rows outside the tile are the faces kernel's; rows of the
-                // tile past the volume's edge hold no bits.
-                if (ny < 0 || nz < 0 || ny >= (int)g.tile_height) continue;
-                const u32 n = (u32)nz * g.tile_height + (u32)ny;
-                const u32 other = row_bits[n];
-                u32 touch = widen(run, step.reach) & other;
-                while (touch) {
-                    const int b = __ffs(touch) - 1;
-                    node = ccl_tile_merge<true>(parent, node, n * 32 + (u32)ccl_run_start(other, b));
-                    touch &= ~((2u << ccl_run_end(other, b)) - 1u);
-                }
-            }
-        }
-        // The merges diverge: the lanes meet again before the next round's
-        // shuffles, which otherwise ran a few lanes at a time through the
-        // compiler's divergent path (ncu, 6-connectivity at 60 %: 21 % fewer
-        // instructions in tiles_local with this, 1.30 -> 1.01 ms).
-        __syncwarp();
+// The pairs of runs that this row's runs (`word`, the tile's row r) make
+// with the backward row of `step` inside the tile, one bit a pair, keyed by
+// a column of this row or the next (tile_unions decodes them): where the
+// two runs share columns, the first shared one; with `reach` 1, where they
+// only touch diagonally, this run's first column (the other run ends the
+// column before) or the column after this run's last (the other run starts
+// there). Two pairs never share a key: a shared column is foreground in
+// both rows, the first diagonal key in this row alone, the second in the
+// other alone.
+//
+// Pairs that other unions imply are left out, from the bits alone:
+// - a pair with the row up or down of the slice before (18 and 26): a voxel
+//   whose column is foreground in its own slice's row up or down or in its
+//   row of the slice before joins every voxel of that row it touches
+//   through that voxel, by pairs with the same-slice and slice-before rows
+//   that are never left out, all inside the tile since the diagonal row is;
+// - in 6-connectivity, a pair with the slice before where a shared column
+//   is the corner of a full square with the row up and the row up of the
+//   slice before: the voxel there joins the pair's two runs through the row
+//   up, its own pair with the slice before, and the slice before's pair
+//   with its row up. Up pairs are all merged, and a pair of the row up with
+//   the slice before is merged or implied the same way (in the tile's first
+//   row of a slice, merged), so the pair is left out (on the H200 the tile
+//   stage at 60 % went from 1.01 to 0.91 ms).
+// A shared run of columns is left out when one of its columns is implied
+// (tile_fill_down finds the key below it), a diagonal pair when this row's
+// voxel of it is.
+template <int C>
+__device__ __forceinline__ u32 tile_step_pairs(const u32* row_bits, TileGrid g, u32 r, u32 word, TileStep step) {
+    const int ly = (int)(r & (g.tile_height - 1)), lz = (int)(r >> g.height_shift);
+    const int ny = ly + step.dy, nz = lz + step.dz;
+    // Rows outside the tile are the faces kernel's; rows of the tile past
+    // the volume's edge hold no bits.
+    if (ny < 0 || nz < 0 || ny >= (int)g.tile_height) return 0;
+    const u32 other = row_bits[(u32)nz * g.tile_height + (u32)ny];
+    const u32 shared = word & other;
+    u32 implied = 0;
+    if (step.dy && step.dz)
+        implied = row_bits[(u32)lz * g.tile_height + (u32)ny] | row_bits[(u32)nz * g.tile_height + (u32)ly];
+    else if (C == TILE_SIX && step.dz && ly > 0)
+        implied = row_bits[r - 1] & row_bits[r - 1 - g.tile_height];
+    u32 keys = shared & ~(shared << 1) & ~tile_fill_down(shared & implied, shared);
+    if (C != TILE_SIX && C != TILE_FOUR && step.reach) {
+        const u32 starts = word & ~(word << 1), ends = word & ~(word >> 1);
+        const u32 other_starts = other & ~(other << 1), other_ends = other & ~(other >> 1);
+        keys |= starts & (other_ends << 1) & ~implied;
+        keys |= (ends & (other_starts >> 1) & ~implied) << 1;
     }
+    return keys;
 }
 
-// The unions of 6- and 4-connectivity, a lane per touching pair: the
-// backward rows (y - 1, and z - 1 with `slices`) touch a run only in the
-// same columns, so each run
-// of `word & other` is one pair of runs to merge, and a warp's pairs are
-// dealt out 32 at a time as tile_unions_by_run deals out runs. One merge per
-// lane keeps the lanes together; a lane per run merged one to four times
-// (on the H100, 6-connectivity at g = 1: 1.22 against 1.77 ms per 512^3
-// at 50 %, both with tile_flatten).
-__device__ __forceinline__ void tile_unions_by_pair(u32* parent, const u32* row_bits, TileGrid g, u32 word,
-                                                    bool slices) {
-    const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const u32 r = threadIdx.x, ly = r & (g.tile_height - 1), lz = r >> g.height_shift;
-    // The first column of each pair with the row up (y - 1) and the row of
-    // the slice before (z - 1), inside the tile.
-    u32 up_pairs = 0, back_pairs = 0;
-    if (ly > 0) {
-        const u32 t = word & row_bits[r - 1];
-        up_pairs = t & ~(t << 1);
+// The unions of a tile's runs with their backward rows inside the tile
+// (all rows at once: ccl_tile_merge halves the paths that grow across
+// rows), a lane per pair of runs to merge (tile_step_pairs): a warp deals
+// its 32 rows' pairs out 32 at a time, pair j to the first row whose
+// inclusive count exceeds j (a binary search over the lanes' counts). One
+// merge per lane keeps the lanes together where a lane per run merged one
+// to a dozen times: on the H100, 6-connectivity at g = 1, 1.22 against
+// 1.77 ms per 512^3 at 50 %, both with tile_flatten; on the H200, 18- and
+// 26-connectivity at g = 1, 31-70 %, 0.67-0.71 of the time a lane per run
+// took (18 at 50 %: 2.45 against 3.68 ms).
+template <int C>
+__device__ __forceinline__ void tile_unions(u32* parent, const u32* row_bits, TileGrid g, u32 word) {
+    // TILE_STEP_COUNT[C], and whether the steps reach a column aside.
+    constexpr int steps = C == TILE_SIX ? 2 : C == TILE_FOUR || C == TILE_EIGHT ? 1 : 4;
+    constexpr bool reaching = C != TILE_SIX && C != TILE_FOUR;
+    const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, r = threadIdx.x;
+    // Each step's row as an offset from this one's, held in registers: a
+    // load from TILE_STEPS by the pair's step took the tile stage 2 %
+    // longer in 6-connectivity and 6 % in 18 (H200, g = 1, 50 %).
+    u32 pairs[steps], count = 0;
+    int offsets[steps];
+#pragma unroll
+    for (int k = 0; k < steps; ++k) {
+        const TileStep step = TILE_STEPS[C][k];
+        pairs[k] = tile_step_pairs<C>(row_bits, g, r, word, step);
+        count += (u32)__popc(pairs[k]);
+        offsets[k] = step.dz * (int)g.tile_height + step.dy;
     }
-    if (slices && lz > 0) {
-        const u32 back = row_bits[r - g.tile_height];
-        const u32 t = word & back;
-        back_pairs = t & ~(t << 1);
-        // A pair with the slice before is implied where a column of it is
-        // the corner of a full square with the row up and the row up of the
-        // slice before: the voxel there joins the pair's two runs through
-        // the row up, its own pair with the slice before, and the slice
-        // before's pair with its row up. Up pairs are all merged, and a
-        // pair of the row up with the slice before is merged or implied the
-        // same way (in the tile's first row of a slice, merged), so the
-        // pair is left out (with tile_for_each_bit, the tile stage at 60 %
-        // went from 1.01 to 0.91 ms on the H200).
-        if (ly > 0) back_pairs &= ~tile_fill_down(t & row_bits[r - 1] & row_bits[r - 1 - g.tile_height], t);
-    }
-    const u32 up_count = (u32)__popc(up_pairs), count = up_count + (u32)__popc(back_pairs);
     const u32 inclusive = ccl_warp_inclusive_scan(count);
     const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
     for (u32 base = 0; base < total; base += 32) {
         const u32 item = base + lane;
         const u32 holder = tile_holder(inclusive, item);
         u32 j = item - __shfl_sync(CCL_FULL_MASK, inclusive - count, holder);
-        const u32 holder_up = __shfl_sync(CCL_FULL_MASK, up_pairs, holder);
-        const u32 holder_up_count = __shfl_sync(CCL_FULL_MASK, up_count, holder);
-        const u32 holder_back = __shfl_sync(CCL_FULL_MASK, back_pairs, holder);
+        u32 holder_pairs[steps];
+#pragma unroll
+        for (int k = 0; k < steps; ++k) holder_pairs[k] = __shfl_sync(CCL_FULL_MASK, pairs[k], holder);
         if (item < total) {
-            const bool up = j < holder_up_count;
-            if (!up) j -= holder_up_count;
-            const u32 rr = warp * 32 + holder, n = up ? rr - 1 : rr - g.tile_height;
-            const int b = (int)__fns(up ? holder_up : holder_back, 0, (int)(j + 1));
-            ccl_tile_merge<true>(parent, rr * 32 + (u32)ccl_run_start(row_bits[rr], b),
-                                 n * 32 + (u32)ccl_run_start(row_bits[n], b));
+            // The pair's step: the first whose pairs, counted on from the
+            // steps before, exceed j.
+            u32 mask = holder_pairs[0];
+            int offset = offsets[0];
+            bool found = j < (u32)__popc(mask);
+#pragma unroll
+            for (int k = 1; k < steps; ++k) {
+                if (!found) {
+                    j -= (u32)__popc(mask);
+                    mask = holder_pairs[k];
+                    offset = offsets[k];
+                    found = j < (u32)__popc(mask);
+                }
+            }
+            const u32 rr = warp * 32 + holder, n = rr + (u32)offset;
+            const int key = (int)__fns(mask, 0, (int)(j + 1));
+            const u32 here = row_bits[rr], other = row_bits[n];
+            // tile_step_pairs' keys: a column of both rows, of this row
+            // alone (the other's run ends before it), or of the other alone
+            // (this run ends before it); without reach, always of both.
+            const int x = !reaching || ccl_bit(here, key) ? key : key - 1;
+            const int nx = !reaching || ccl_bit(other, key) ? key : key - 1;
+            ccl_tile_merge<true>(parent, rr * 32 + (u32)ccl_run_start(here, x),
+                                 n * 32 + (u32)ccl_run_start(other, nx));
         }
-        __syncwarp();  // as in tile_unions_by_run
+        // The merges diverge: the lanes meet again before the next round's
+        // shuffles, which otherwise ran a few lanes at a time through the
+        // compiler's divergent path (ncu, 6-connectivity at 60 %: 21 % fewer
+        // instructions in tiles_local with this, 1.30 -> 1.01 ms).
+        __syncwarp();
     }
 }
 
@@ -264,10 +281,13 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
     row_first[r] = inside ? row * g.width + tx * 32u : TILE_OUTSIDE;
     tile_for_each_bit(starts, [&](u32 bit) { parent[r * 32 + bit] = r * 32 + bit; });
     __syncthreads();
-    if (connectivity == TILE_SIX || connectivity == TILE_FOUR)
-        tile_unions_by_pair(parent, row_bits, g, word, connectivity == TILE_SIX);
-    else
-        tile_unions_by_run(parent, row_bits, g, connectivity, starts);
+    switch (connectivity) {
+        case TILE_SIX: tile_unions<TILE_SIX>(parent, row_bits, g, word); break;
+        case TILE_EIGHTEEN: tile_unions<TILE_EIGHTEEN>(parent, row_bits, g, word); break;
+        case TILE_TWENTY_SIX: tile_unions<TILE_TWENTY_SIX>(parent, row_bits, g, word); break;
+        case TILE_FOUR: tile_unions<TILE_FOUR>(parent, row_bits, g, word); break;
+        default: tile_unions<TILE_EIGHT>(parent, row_bits, g, word); break;
+    }
     __syncthreads();
     tile_flatten(parent, r, starts);
     __syncthreads();
@@ -511,8 +531,8 @@ __device__ __forceinline__ u32 tile_key_voxel(TileGrid g, u32 x0, u32 y0, u32 z0
 
 // The runs of a warp's 32 rows of a tile (a row per lane, `word` its
 // bits), dealt out a lane each, 32 at a time (tile_dealt_run): the lanes
-// stay busy however the runs fall in the rows. As tile_unions_by_run deals
-// them.
+// stay busy however the runs fall in the rows. As tile_unions deals
+// pairs.
 struct TileRunDeal {
     u32 starts, count, inclusive, total;
 };
@@ -642,7 +662,7 @@ __device__ __forceinline__ TileKeys tile_scan_keys(const u32* forest, TileGrid g
             run_keys[tile_run_slot(base)] = (u16)key;
             atomicOr(key_bits + (key >> 5), 1u << (key & 31u));
         }
-        __syncwarp();  // as in tile_unions_by_run
+        __syncwarp();  // as in tile_unions
     }
     __syncthreads();
     const u32 count = (u32)__popc(key_bits[r]);
@@ -710,7 +730,7 @@ __device__ __forceinline__ void tile_gather(TileGrid g, const TileKeys& keys, u3
                 atomicAdd(table->sum_z + part, sum_z);
             }
         }
-        __syncwarp();  // as in tile_unions_by_run
+        __syncwarp();  // as in tile_unions
     }
 }
 
@@ -907,7 +927,7 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
                     ccl_volume_part_add(parts, out, rank, area, x_min, x_max, y_min, y_max, z_min, z_max, sum_x,
                                         sum_y, sum_z);
             }
-            __syncwarp();  // as in tile_unions_by_run
+            __syncwarp();  // as in tile_unions
         }
     }
     __syncthreads();
