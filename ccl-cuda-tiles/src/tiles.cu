@@ -863,22 +863,6 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS, 8)
     if (r == 0) mine[0] = put_aside > room ? TILE_OVERFLOW : put_aside;
 }
 
-// Adds a block's part of a component to its record: the box's bounds only
-// where they widen it (read first: the large component's record, which
-// every tile updates, soon holds the volume's box).
-__device__ __forceinline__ void tile_add_record(CclVolumeStats* s, const CclVolumePart& p) {
-    atomicAdd(&s->area, p.area);
-    atomicAdd(&s->sum_x, p.sum_x);
-    atomicAdd(&s->sum_y, p.sum_y);
-    atomicAdd(&s->sum_z, p.sum_z);
-    if (p.x_min < __ldcg(&s->x_min)) atomicMin(&s->x_min, p.x_min);
-    if (p.x_max > __ldcg(&s->x_max)) atomicMax(&s->x_max, p.x_max);
-    if (p.y_min < __ldcg(&s->y_min)) atomicMin(&s->y_min, p.y_min);
-    if (p.y_max > __ldcg(&s->y_max)) atomicMax(&s->y_max, p.y_max);
-    if (p.z_min < __ldcg(&s->z_min)) atomicMin(&s->z_min, p.z_min);
-    if (p.z_max > __ldcg(&s->z_max)) atomicMax(&s->z_max, p.z_max);
-}
-
 // The second pass of a volume's features (after tiles_features; a warp per
 // TILE_ADD_TILES_PER_WARP tiles, one after the other): the parts each tile
 // put aside added to their records through the block's table by rank
@@ -946,7 +930,6 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
     __shared__ u16 run_keys[TILE_ROWS / 32 * TILE_RUNS_PER_WARP];
     __shared__ TilePartTable<TILE_REGATHER_PARTS> table;
     if (pending[(size_t)blockIdx.x * share] != TILE_OVERFLOW) return;
-    const u32 r = threadIdx.x;
     ccl_volume_parts_clear(parts);
     const TileRow here = tile_row(bits, g);
     const TileKeys keys = tile_scan_keys(forest, g, here.word, here.first, key_bits, key_base, warp_totals, run_keys);
@@ -959,9 +942,5 @@ extern "C" __global__ void __launch_bounds__(TILE_ROWS)
         ccl_volume_part_add(parts, out, rank, s.area, s.x_min, s.x_max, s.y_min, s.y_max, s.z_min, s.z_max, s.sum_x,
                             s.sum_y, s.sum_z);
     });
-    for (u32 i = r; i < CCL_VOLUME_PARTS; i += TILE_ROWS) {
-        const CclVolumePart part = parts[i];
-        if (part.area == 0 || part.rank >= out.capacity) continue;
-        tile_add_record(out.stats + part.rank, part);
-    }
+    ccl_volume_parts_flush(parts, out);  // tile_for_each_part ends at a barrier
 }
