@@ -248,8 +248,9 @@ pub(crate) fn parse<T: FromStr>(column: &str, text: &str) -> Result<T, String> {
         .map_err(|_| format!("{column}: cannot read `{text}`"))
 }
 
-/// A time in ms: finite and not negative, as every plot and summary assumes.
-fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
+/// A time in ms: finite and not negative, as every plot and summary assumes
+/// (the volume sweep's CSV reads its times by this rule too).
+pub(crate) fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
     let ms: f64 = parse(column, text)?;
     if ms.is_finite() && ms >= 0.0 {
         Ok(ms)
@@ -259,8 +260,8 @@ fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
 }
 
 /// `stage=ms` pairs separated by `;` (`stage (N rounds)=ms` for a stage
-/// that iterates), or nothing.
-fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
+/// that iterates), or nothing: the `stages` column of both sweeps' CSVs.
+pub(crate) fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
     if text.is_empty() {
         return Ok(Vec::new());
     }

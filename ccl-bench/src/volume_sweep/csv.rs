@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use ccl_core::Connectivity;
 
 use super::VolumeMeasurement;
-use crate::sweep::StageMedian;
 use crate::sweep::SweepError;
-use crate::sweep::csv::{CsvError, fields, parse, parse_lines, read_file};
+use crate::sweep::csv::{CsvError, fields, parse, parse_lines, parse_ms, parse_stages, read_file};
 
 /// The CSV header.
 pub const HEADER: &str = "variant,backend,connectivity,task,width,height,depth,granularity,density,reps,median_ms,min_ms,gvox_per_s,transfer_ms,stages";
@@ -173,52 +172,10 @@ fn parse_row(row: &str) -> Result<VolumeMeasurement, String> {
     })
 }
 
-/// A time in ms: finite and not negative, as the summary assumes (the
-/// image sweep's CSV reads its times by the same rule).
-fn parse_ms(column: &str, text: &str) -> Result<f64, String> {
-    let ms: f64 = parse(column, text)?;
-    if ms.is_finite() && ms >= 0.0 {
-        Ok(ms)
-    } else {
-        Err(format!("{column}: `{text}` is not a time in ms"))
-    }
-}
-
-/// `stage=ms` pairs separated by `;` (`stage (N rounds)=ms` for a stage
-/// that iterates), or nothing: the image sweep's `stages` column.
-fn parse_stages(text: &str) -> Result<Vec<StageMedian>, String> {
-    if text.is_empty() {
-        return Ok(Vec::new());
-    }
-    text.split(';')
-        .map(|pair| {
-            let (stage, ms) = pair
-                .split_once('=')
-                .ok_or_else(|| format!("stages: expected stage=ms, not `{pair}`"))?;
-            let (name, rounds) = match stage
-                .strip_suffix(" rounds)")
-                .and_then(|rest| rest.rsplit_once(" ("))
-            {
-                Some((name, count)) => {
-                    let rounds = count
-                        .parse()
-                        .map_err(|_| format!("stages: `{stage}` has no whole round count"))?;
-                    (name, Some(rounds))
-                }
-                None => (stage, None),
-            };
-            Ok(StageMedian {
-                stage: name.to_string(),
-                ms: parse_ms(stage, ms)?,
-                rounds,
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sweep::StageMedian;
     use ccl_core::{Backend, Task};
 
     fn measurement(variant: &str, stages: &[(&str, f64)]) -> VolumeMeasurement {
