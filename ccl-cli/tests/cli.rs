@@ -3,71 +3,15 @@
 //! and short runs of `list`, `label`, `verify`, `sweep`, `plot` and
 //! `updates`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use common::*;
 
 use ccl_core::{Connectivity, Labeler};
 use ccl_cpu::UnionFind;
-
-/// A fresh, empty folder for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The `ccl` binary. Under a nextest archive (the GPU machine) it is not
-/// where cargo built it: nextest says where.
-fn ccl_binary() -> std::ffi::OsString {
-    std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into())
-}
-
-/// Runs `ccl` with `args` in `dir`.
-fn ccl(dir: &Path, args: &[&str]) -> Output {
-    Command::new(ccl_binary())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-/// Asserts success and returns stdout.
-fn succeeds(dir: &Path, args: &[&str]) -> String {
-    let output = ccl(dir, args);
-    assert!(
-        output.status.success(),
-        "ccl {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout(&output)
-}
-
-/// Asserts a non-zero exit status and a single `error:` line on stderr that
-/// contains `needle`, without a panic.
-fn fails_with(dir: &Path, args: &[&str], needle: &str) {
-    let output = ccl(dir, args);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "ccl {args:?} succeeded");
-    assert!(
-        !stderr.contains("panicked"),
-        "ccl {args:?} panicked: {stderr}"
-    );
-    assert_eq!(
-        stderr.lines().count(),
-        1,
-        "ccl {args:?}: not one line: {stderr}"
-    );
-    assert!(stderr.starts_with("error: "), "ccl {args:?}: {stderr}");
-    assert!(
-        stderr.contains(needle),
-        "ccl {args:?}: no `{needle}` in: {stderr}"
-    );
-}
 
 #[test]
 fn missing_file() {
@@ -583,22 +527,6 @@ fn plot_refuses_what_is_not_a_sweep() {
     fails_with(&dir, &["plot", "missing.csv"], "missing.csv");
 }
 
-/// Runs `ccl` with `args` in `dir`, `input` on its standard input.
-fn ccl_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(ccl_binary())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
 #[test]
 fn large_images_round_trip() {
     // Over the image decoder's default 512 MiB limit, far under the labels'.
@@ -838,14 +766,14 @@ fn standard_input_is_read_and_endless_files_are_refused() {
     );
     let expected = succeeds(&dir, &["label", "a.png", "-a", "cpu-uf"]);
     let png = std::fs::read(dir.join("a.png")).unwrap();
-    let output = ccl_with_stdin(&dir, &["label", "-", "-a", "cpu-uf"], &png);
+    let output = ccl_with(&dir, &["label", "-", "-a", "cpu-uf"], Some(&png));
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(stdout(&output), expected);
-    let output = ccl_with_stdin(&dir, &["label", "-"], b"not an image");
+    let output = ccl_with(&dir, &["label", "-"], Some(b"not an image"));
     assert!(!output.status.success());
     // /dev/zero never ends: it is refused from its first bytes.
     if Path::new("/dev/zero").exists() {
@@ -1274,7 +1202,7 @@ fn images_past_the_pixel_limit_are_refused_from_the_header() {
         fails_with(&dir, &["label", "bomb.png"], needle);
     }
     // Standard input too, before it is read to its end.
-    let output = ccl_with_stdin(&dir, &["analyze", "-"], &png_bomb(60_000, 60_000));
+    let output = ccl_with(&dir, &["analyze", "-"], Some(&png_bomb(60_000, 60_000)));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !output.status.success() && stderr.contains("--max-pixels"),

@@ -2,66 +2,17 @@
 //! a short volume sweep, the default size of `--quick`, and one-line
 //! errors for the connectivities and sizes it refuses.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::*;
 
 use ccl_bench::volume_sweep::csv::{FILE_NAME, HEADER, read};
 use ccl_core::{Connectivity, Task};
 
-/// A fresh, empty folder for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-volume-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `ccl` with `args` in `dir`. Under a nextest archive (the GPU
-/// machine) the binary is not where cargo built it: nextest says where.
-fn ccl(dir: &Path, args: &[&str]) -> Output {
-    let binary =
-        std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into());
-    Command::new(binary)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-/// Asserts success; returns stdout and stderr.
-fn succeeds(dir: &Path, args: &[&str]) -> (String, String) {
-    let output = ccl(dir, args);
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "ccl {args:?} failed: {stderr}");
-    (String::from_utf8(output.stdout).unwrap(), stderr)
-}
-
-/// Asserts a non-zero exit status and a single `error:` line on stderr that
-/// contains `needle`, without a panic.
-fn fails_with(dir: &Path, args: &[&str], needle: &str) {
-    let output = ccl(dir, args);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "ccl {args:?} succeeded");
-    assert!(
-        !stderr.contains("panicked"),
-        "ccl {args:?} panicked: {stderr}"
-    );
-    assert_eq!(
-        stderr.lines().count(),
-        1,
-        "ccl {args:?}: not one line: {stderr}"
-    );
-    assert!(stderr.starts_with("error: "), "ccl {args:?}: {stderr}");
-    assert!(
-        stderr.contains(needle),
-        "ccl {args:?}: no `{needle}` in: {stderr}"
-    );
-}
-
 #[test]
 fn a_volume_sweep_writes_its_rows_and_summary() {
     let dir = scratch("sweep");
-    let (out, err) = succeeds(
+    let (out, err) = succeeds_with(
         &dir,
         &[
             "sweep",
@@ -79,6 +30,7 @@ fn a_volume_sweep_writes_its_rows_and_summary() {
             "--out",
             "results",
         ],
+        None,
     );
     assert!(
         err.starts_with("volume sweep: 24x20x16, densities 10,31, g 1, 3 reps"),
@@ -138,7 +90,7 @@ fn a_volume_sweep_writes_its_rows_and_summary() {
 #[test]
 fn quick_volumes_are_96_cubed_unless_told() {
     let dir = scratch("quick");
-    let (out, err) = succeeds(
+    let (out, err) = succeeds_with(
         &dir,
         &[
             "sweep",
@@ -157,6 +109,7 @@ fn quick_volumes_are_96_cubed_unless_told() {
             "--out",
             "results",
         ],
+        None,
     );
     assert!(err.starts_with("volume sweep: 96x96x96,"), "{err}");
     assert!(out.contains("(1 rows)"), "{out}");

@@ -5,86 +5,13 @@
 //! kit, and the inputs and arguments a volume cannot take are one-line
 //! errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::Path;
+
+use common::*;
 
 use ccl_core::{BinaryVolumeBuf, Connectivity};
-
-/// A fresh, empty folder for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-volumes-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The `ccl` binary. Under a nextest archive (the GPU machine) it is not
-/// where cargo built it: nextest says where.
-fn ccl_binary() -> std::ffi::OsString {
-    std::env::var_os("NEXTEST_BIN_EXE_ccl").unwrap_or_else(|| env!("CARGO_BIN_EXE_ccl").into())
-}
-
-/// Runs `ccl` with `args` in `dir`, `input` (if any) on its standard input.
-fn ccl_with(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(ccl_binary())
-        .args(args)
-        .current_dir(dir)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = input {
-        child.stdin.take().unwrap().write_all(input).unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-/// Asserts success and returns stdout.
-fn succeeds(dir: &Path, args: &[&str]) -> String {
-    succeeds_with(dir, args, None).0
-}
-
-/// Asserts success; returns stdout and stderr.
-fn succeeds_with(dir: &Path, args: &[&str], input: Option<&[u8]>) -> (String, String) {
-    let output = ccl_with(dir, args, input);
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "ccl {args:?} failed: {stderr}");
-    (String::from_utf8(output.stdout).unwrap(), stderr)
-}
-
-/// Asserts a non-zero exit status and a single `error:` line on stderr that
-/// contains `needle`, without a panic.
-fn fails_with(dir: &Path, args: &[&str], needle: &str) {
-    fails_with_input(dir, args, None, needle);
-}
-
-/// [`fails_with`], `input` on standard input.
-fn fails_with_input(dir: &Path, args: &[&str], input: Option<&[u8]>, needle: &str) {
-    let output = ccl_with(dir, args, input);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "ccl {args:?} succeeded");
-    assert!(
-        !stderr.contains("panicked"),
-        "ccl {args:?} panicked: {stderr}"
-    );
-    assert_eq!(
-        stderr.lines().count(),
-        1,
-        "ccl {args:?}: not one line: {stderr}"
-    );
-    assert!(stderr.starts_with("error: "), "ccl {args:?}: {stderr}");
-    assert!(
-        stderr.contains(needle),
-        "ccl {args:?}: no `{needle}` in: {stderr}"
-    );
-}
 
 /// A `.npy` array's header dictionary and data, read as numpy reads the
 /// files `ccl` writes (format 1.0).
