@@ -28,18 +28,24 @@ pub fn to_csv(measurements: &[Measurement]) -> String {
     out
 }
 
+/// The `stages` column of both sweeps' CSVs: `stage=ms` pairs separated by
+/// `;`, `stage (N rounds)=ms` for a stage that iterates ([`parse_stages`]
+/// reads it back).
+pub(crate) fn format_stages(stages: &[StageMedian]) -> String {
+    stages
+        .iter()
+        .map(|s| match s.rounds {
+            Some(rounds) => format!("{} ({rounds} rounds)={:.6}", s.stage, s.ms),
+            None => format!("{}={:.6}", s.stage, s.ms),
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// One measurement's line of [`to_csv`], its newline included.
 fn row(m: &Measurement) -> String {
     {
-        let stages = m
-            .stages
-            .iter()
-            .map(|s| match s.rounds {
-                Some(rounds) => format!("{} ({rounds} rounds)={:.6}", s.stage, s.ms),
-                None => format!("{}={:.6}", s.stage, s.ms),
-            })
-            .collect::<Vec<_>>()
-            .join(";");
+        let stages = format_stages(&m.stages);
         format!(
             "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{},{}\n",
             m.variant,

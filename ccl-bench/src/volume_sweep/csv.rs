@@ -10,7 +10,9 @@ use ccl_core::Connectivity;
 
 use super::VolumeMeasurement;
 use crate::sweep::SweepError;
-use crate::sweep::csv::{CsvError, fields, parse, parse_lines, parse_ms, parse_stages, read_file};
+use crate::sweep::csv::{
+    CsvError, fields, format_stages, parse, parse_lines, parse_ms, parse_stages, read_file,
+};
 
 /// The CSV header.
 pub const HEADER: &str = "variant,backend,connectivity,task,width,height,depth,granularity,density,reps,median_ms,min_ms,gvox_per_s,transfer_ms,stages";
@@ -32,15 +34,7 @@ pub fn to_csv(measurements: &[VolumeMeasurement]) -> String {
 
 /// One measurement's line of [`to_csv`], its newline included.
 fn row(m: &VolumeMeasurement) -> String {
-    let stages = m
-        .stages
-        .iter()
-        .map(|s| match s.rounds {
-            Some(rounds) => format!("{} ({rounds} rounds)={:.6}", s.stage, s.ms),
-            None => format!("{}={:.6}", s.stage, s.ms),
-        })
-        .collect::<Vec<_>>()
-        .join(";");
+    let stages = format_stages(&m.stages);
     format!(
         "{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{}\n",
         m.variant,
