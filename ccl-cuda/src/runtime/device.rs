@@ -144,12 +144,38 @@ impl Gpu {
         if let Some(loaded) = modules.get(module.name) {
             return Ok(loaded.clone());
         }
-        let cubin = compile_cubin(module, self.arch)?;
+        let cubin = cubin_for(module, self.arch)?;
         let loaded = self
             .context
-            .load_module(Ptx::from_binary(cubin))
+            .load_module(Ptx::from_binary(cubin.as_ref().clone()))
             .map_err(cuda_error)?;
         modules.insert(module.name, loaded.clone());
         Ok(loaded)
     }
+}
+
+/// `module` compiled for `arch`, once per process: the GPUs of a
+/// multi-GPU run share an architecture, and each loads the cubin the first
+/// one compiled instead of running NVRTC again. Compiling one module does
+/// not hold up another's.
+fn cubin_for(module: &KernelSource, arch: (u32, u32)) -> Result<Arc<Vec<u8>>> {
+    type Slot = Arc<Mutex<Option<Arc<Vec<u8>>>>>;
+    static CUBINS: OnceLock<Mutex<HashMap<(&'static str, (u32, u32)), Slot>>> = OnceLock::new();
+    fn poisoned<T>(_: std::sync::PoisonError<T>) -> Error {
+        Error::Cuda("the cubin cache was poisoned by a panic".into())
+    }
+    let slot = CUBINS
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(poisoned)?
+        .entry((module.name, arch))
+        .or_default()
+        .clone();
+    let mut slot = slot.lock().map_err(poisoned)?;
+    if let Some(cubin) = slot.as_ref() {
+        return Ok(cubin.clone());
+    }
+    let cubin = Arc::new(compile_cubin(module, arch)?);
+    *slot = Some(cubin.clone());
+    Ok(cubin)
 }
