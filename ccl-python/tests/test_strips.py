@@ -179,6 +179,32 @@ def test_two_workers_on_each_of_two_devices_that_are_one_gpu():
     np.testing.assert_array_equal(labels, expected)
 
 
+def _gpu_count() -> int:
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # noqa: BLE001 (no CuPy, no driver: no GPU to count)
+        return 0
+
+
+@pytest.mark.skipif(not cuda_algorithms_available() or _gpu_count() < 2,
+                    reason="needs two GPUs")
+def test_strips_dealt_to_two_gpus_equal_one_gpu():
+    for array, connectivity in ((random_image((700, 301), 60, 1, 6), 4),
+                                (_volume((40, 33, 29), 0.31, 6), 26)):
+        one, n = ccl.label(array, connectivity, max_gpu_memory="300KB", devices=[0])
+        two, m = ccl.label(array, connectivity, max_gpu_memory="300KB", devices=[0, 1])
+        assert m == n
+        np.testing.assert_array_equal(two, one)
+        expected, _ = ccl.label(array, connectivity, algorithm="cpu-uf")
+        np.testing.assert_array_equal(one, expected)
+        split = ccl.analyze(array, connectivity, max_gpu_memory="300KB", devices=[1, 0])
+        whole = ccl.analyze(array, connectivity, algorithm="cpu-uf")
+        for got, want in zip(split, whole):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
 @pytest.mark.skipif(
     os.environ.get("CCL_HUGE_TESTS") != "1" or not cuda_algorithms_available(),
     reason="needs CCL_HUGE_TESTS=1, a GPU and about 45 GB of host memory",

@@ -237,8 +237,9 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
     }
 }
 
-/// Several workers, and on a GPU two "devices" that are the same GPU: the
-/// multi-GPU path, each device's workers on streams of their own.
+/// Several workers, and on a GPU two devices: GPUs 0 and 1 where the host
+/// has two, else GPU 0 named twice (the same multi-GPU path, each device's
+/// workers on streams of their own).
 #[test]
 fn several_workers_and_devices_label_exactly() {
     for backend in testable_backends(ccl_cuda::runtime::probe()) {
@@ -246,6 +247,7 @@ fn several_workers_and_devices_label_exactly() {
         let (_, pixels) = image_pixels(&image);
         let expected = whole_image(&image.view(), Connectivity::Eight);
         let devices = match backend {
+            Backend::Cuda if ccl_cuda::runtime::gpu(1).is_ok() => vec![0, 1],
             Backend::Cuda => vec![0, 0],
             Backend::Cpu => Vec::new(),
         };
