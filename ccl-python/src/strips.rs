@@ -105,9 +105,11 @@ fn label_strips_host(
 }
 
 /// The features of every component of the packed bytes at `address` (of
-/// `shape`), merged across strips: `(areas, mins, maxs, sums)`, `N`
-/// uint64, `N × 3` uint32 (x, y, z), `N × 3` uint32 and `N × 3` uint64, row
-/// `i` canonical label `i + 1` (z 0 of an image).
+/// `shape`), merged across strips: `(areas, mins, maxs, sums, centroids)`,
+/// `N` areas (uint32 where the array has at most 2^32 − 2 pixels, else
+/// uint64), `N × 3` uint32 (x, y, z), `N × 3` uint32, `N × 3` uint64 and
+/// `N × axes` float64 (x, y[, z]), row `i` canonical label `i + 1` (z 0 of
+/// an image).
 ///
 /// The bytes must stay alive and unchanged during the call.
 #[pyfunction]
@@ -120,8 +122,9 @@ fn analyze_strips_host(
     algorithm: Option<&str>,
     max_memory: Option<u64>,
     devices: Option<Vec<usize>>,
-) -> PyResult<(HostArray, HostArray, HostArray, HostArray)> {
+) -> PyResult<(HostArray, HostArray, HostArray, HostArray, HostArray)> {
     let connectivity = any_connectivity(connectivity_value)?;
+    let axes = shape.len();
     let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
         // SAFETY: the Python caller's contract: the array's bytes.
@@ -129,14 +132,78 @@ fn analyze_strips_host(
         let strips = (algorithm, max_memory, devices);
         let components = analyze_strips(bytes, shape, connectivity, strips)?;
         let n = components.len();
+        let columns = Columns::of(&components, axes);
+        let areas = if shape.pixels() <= ccl::MAX_PIXELS {
+            // Every area is below the pixels, so narrowing loses nothing.
+            HostArray::u32(columns.areas.iter().map(|&a| a as u32).collect(), vec![n])
+        } else {
+            HostArray::u64(columns.areas, vec![n])
+        };
         Ok((
-            HostArray::u64(components.iter().map(|s| s.area).collect(), vec![n]),
-            HostArray::u32(components.iter().flat_map(|s| s.min).collect(), vec![n, 3]),
-            HostArray::u32(components.iter().flat_map(|s| s.max).collect(), vec![n, 3]),
-            HostArray::u64(components.iter().flat_map(|s| s.sum).collect(), vec![n, 3]),
+            areas,
+            HostArray::u32(columns.mins, vec![n, 3]),
+            HostArray::u32(columns.maxs, vec![n, 3]),
+            HostArray::u64(columns.sums, vec![n, 3]),
+            HostArray::f64(columns.centroids, vec![n, axes]),
         ))
     })
     .map_err(to_python)
+}
+
+/// Merged features as the columns Python takes: each component's area,
+/// x, y, z minima, maxima and coordinate sums, and its centroid over the
+/// first `axes` axes.
+struct Columns {
+    areas: Vec<u64>,
+    mins: Vec<u32>,
+    maxs: Vec<u32>,
+    sums: Vec<u64>,
+    centroids: Vec<f64>,
+}
+
+impl Columns {
+    /// The columns of `components`, filled on all host threads: tens of
+    /// millions of components are gigabytes, whose pages are first touched
+    /// here (zeroed allocations are mapped, not written, until then).
+    fn of(components: &[ccl_scale::LargeStats], axes: usize) -> Self {
+        let n = components.len();
+        let mut columns = Self {
+            areas: vec![0; n],
+            mins: vec![0; 3 * n],
+            maxs: vec![0; 3 * n],
+            sums: vec![0; 3 * n],
+            centroids: vec![0.0; axes * n],
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let per = n.div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let parts = components
+                .chunks(per)
+                .zip(columns.areas.chunks_mut(per))
+                .zip(columns.mins.chunks_mut(3 * per))
+                .zip(columns.maxs.chunks_mut(3 * per))
+                .zip(columns.sums.chunks_mut(3 * per))
+                .zip(columns.centroids.chunks_mut(axes * per));
+            for (((((part, areas), mins), maxs), sums), centroids) in parts {
+                scope.spawn(move || {
+                    for (i, stats) in part.iter().enumerate() {
+                        areas[i] = stats.area;
+                        mins[3 * i..3 * i + 3].copy_from_slice(&stats.min);
+                        maxs[3 * i..3 * i + 3].copy_from_slice(&stats.max);
+                        sums[3 * i..3 * i + 3].copy_from_slice(&stats.sum);
+                        // As numpy divides: the exact integer sum, made a
+                        // float once, over the area.
+                        for (axis, centroid) in
+                            centroids[axes * i..axes * (i + 1)].iter_mut().enumerate()
+                        {
+                            *centroid = stats.sum[axis] as f64 / stats.area as f64;
+                        }
+                    }
+                });
+            }
+        });
+        columns
+    }
 }
 
 /// cc3d's `statistics` of the packed bytes at `address` (of `shape`), the

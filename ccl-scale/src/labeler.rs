@@ -371,7 +371,11 @@ impl FirstPass<'_> {
 /// worker, so that one worker's transfers overlap another's, within
 /// 2^24..=2^26 pixels. Strips of 2^26 pixels keep the link busy (65536²
 /// under an 8 GiB cap, bench/2026-11-25-h200-scale-2); two strips of 2^29
-/// took 327 ms at 32768² where sixteen of 2^26 took 194.
+/// took 327 ms at 32768² where sixteen of 2^26 took 194. Four strips a
+/// worker were slower on two GPUs (eight workers) for volumes, whose
+/// borders cost host work each: 1024³ at d = 31 % took 437 ms in
+/// 6-connectivity (259 ms in strips of 2^26) and 422 in 26 (240),
+/// bench/2026-11-27-h200x2-two-gpus.
 fn preferred_gpu_strip_pixels(shape: Shape, workers: usize) -> u64 {
     const SMALLEST: u64 = 1 << 24;
     const LARGEST: u64 = 1 << 26;

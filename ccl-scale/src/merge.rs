@@ -481,7 +481,11 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
         for (label, node) in nodes.of_strip(s) {
             let root = forest.find(node) as usize;
             if numbers[root] == UNNUMBERED {
-                numbers[root] = renumbering.number(label);
+                // The strip's labels come ascending, so the continued ones
+                // listed so far are exactly those below `label`: its
+                // number without a search.
+                numbers[root] = renumbering.first_new + u64::from(label - 1)
+                    - renumbering.continued.len() as u64;
             } else {
                 renumbering.continued.push(label);
                 renumbering.numbers.push(numbers[root]);
@@ -498,11 +502,60 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
 
 /// The features of every component of the whole image, index `n − 1` for
 /// number `n`, from each strip's features and renumbering.
+///
+/// A strip's new components take the consecutive numbers from its
+/// `first_new`, so the strips' shares of the result are disjoint: each is
+/// copied on its own thread, which also spreads the first touch of the
+/// result's pages over the host's cores (tens of millions of components
+/// are gigabytes). The labels that continue a component numbered before
+/// are then merged into it, one strip after the other.
 pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Vec<LargeStats> {
-    let mut merged = vec![LargeStats::default(); numbering.count as usize];
+    let count = numbering.count as usize;
+    let mut merged: Vec<LargeStats> = Vec::with_capacity(count);
+    let mut rest = &mut merged.spare_capacity_mut()[..count];
+    let mut shares = Vec::with_capacity(scans.len());
     for (renumbering, scan) in numbering.strips.iter().zip(scans) {
-        for (number, stats) in renumbering.table(scan.count).into_iter().zip(&scan.stats) {
-            merged[number as usize - 1].merge(stats);
+        let new = scan.count as usize - renumbering.continued.len();
+        let (share, tail) = std::mem::take(&mut rest).split_at_mut(new);
+        shares.push((share, renumbering, scan));
+        rest = tail;
+    }
+    assert!(rest.is_empty(), "the strips' new components are the count");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut groups: Vec<Vec<_>> = (0..threads.min(shares.len())).map(|_| Vec::new()).collect();
+    for (i, share) in shares.into_iter().enumerate() {
+        groups[i % threads].push(share);
+    }
+    std::thread::scope(|scope| {
+        for group in groups {
+            scope.spawn(move || {
+                for (share, renumbering, scan) in group {
+                    let mut continued = renumbering.continued.iter().peekable();
+                    let new_labels = (1..=scan.count).filter(|label| {
+                        let is_continued = continued.peek() == Some(&label);
+                        if is_continued {
+                            continued.next();
+                        }
+                        !is_continued
+                    });
+                    let slots = share.len();
+                    let written = share
+                        .iter_mut()
+                        .zip(new_labels)
+                        .map(|(slot, label)| slot.write(scan.stats[label as usize - 1]))
+                        .count();
+                    assert_eq!(written, slots, "a strip's new labels fill its share");
+                }
+            });
+        }
+    });
+    // SAFETY: the shares partition `0..count` (asserted above), and every
+    // slot of each share was written (asserted in its thread: a failed
+    // assertion ends the scope with a panic before this line).
+    unsafe { merged.set_len(count) };
+    for (renumbering, scan) in numbering.strips.iter().zip(scans) {
+        for (&label, &number) in renumbering.continued.iter().zip(&renumbering.numbers) {
+            merged[number as usize - 1].merge(&scan.stats[label as usize - 1]);
         }
     }
     merged

@@ -872,28 +872,29 @@ def _analyze_strips(
     host, data, connectivity, algorithm, max_memory, devices = _strip_input(
         image, connectivity, algorithm, max_gpu_memory, devices
     )
+    axes = data.ndim
     if data.size == 0:
-        areas = np.zeros(0, np.uint64)
+        areas = np.zeros(0, np.uint32)
         mins = maxs = np.zeros((0, 3), np.uint32)
         sums = np.zeros((0, 3), np.uint64)
+        centroids = np.zeros((0, axes), np.float64)
     else:
-        areas, mins, maxs, sums = (
+        # Areas uint32 where the array has at most 2**32 - 2 pixels; the centroids (x, y[, z])
+        # are the exact sums over the areas, computed with the columns on all host threads.
+        areas, mins, maxs, sums, centroids = (
             np.asarray(a)
             for a in _ccl.analyze_strips_host(
                 data.__array_interface__["data"][0], list(data.shape), connectivity, algorithm,
                 max_memory, devices,
             )
         )  # fmt: skip
-    if data.size <= _MAX_LABEL_PIXELS:
-        areas = areas.astype(np.uint32)
-    axes = data.ndim
     if cleanup is not None:
         # The features are whole once merged: kept as those of the whole array would be.
         rows = cleanup.kept(areas, [mins[:, a] for a in range(axes)],
                             [maxs[:, a] for a in range(axes)])  # fmt: skip
-        areas, mins, maxs, sums = (a[rows] for a in (areas, mins, maxs, sums))
-    with np.errstate(invalid="ignore"):
-        centroids = sums[:, :axes] / areas[:, None].astype(np.float64)
+        areas, mins, maxs, sums, centroids = (
+            a[rows] for a in (areas, mins, maxs, sums, centroids)
+        )
     if axes == 2:
         return Features(
             areas, mins[:, 0], mins[:, 1], maxs[:, 0], maxs[:, 1], sums[:, 0], sums[:, 1],

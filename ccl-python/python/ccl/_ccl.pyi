@@ -142,7 +142,7 @@ def analyze_strips_host(
     algorithm: Optional[str] = None,
     max_memory: Optional[int] = None,
     devices: Optional[List[int]] = None,
-) -> Tuple[HostArray, HostArray, HostArray, HostArray]: ...
+) -> Tuple[HostArray, HostArray, HostArray, HostArray, HostArray]: ...
 def statistics_strips_host(
     address: int,
     shape: List[int],
