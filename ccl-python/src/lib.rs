@@ -17,6 +17,7 @@ mod batch;
 mod classes;
 mod cuda;
 mod filter;
+mod forest;
 mod host;
 mod host_array;
 mod statistics;
@@ -145,6 +146,7 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
     statistics::register(module)?;
     cuda::register(module)?;
     filter::register(module)?;
+    forest::register(module)?;
     classes::register(module)?;
     strips::register(module)?;
     Ok(())

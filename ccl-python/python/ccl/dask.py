@@ -15,21 +15,25 @@ grid):
 
 1. Each chunk is labeled by :func:`ccl.label` as a dask task, where it lies
    (numpy chunks on the host, CuPy chunks on their GPU): local labels
-   ``1..n_i``. The task keeps only the chunk's count and its boundary planes
-   (the first and last plane along each axis, copied to the host); the chunk's
-   labels are dropped at once.
+   ``1..n_i``. The task keeps only the chunk's count, its face labels (the
+   local labels on its boundary planes, ascending) and the boundary planes
+   themselves (the first and last plane along each axis) with each label
+   replaced by its rank among the face labels, copied to the host; the
+   chunk's labels are dropped at once.
 2. Chunk ``i``'s labels become global by the offset ``n_0 + ... + n_{i-1}``.
 3. For every chunk ``A`` and axis with a next chunk ``B`` along it, a task
    compares ``A``'s last plane with the plane that follows it: ``B``'s first
    plane, and for 8-, 18- and 26-connectivity one more row (column) of the
    chunks beside ``B`` on each side, so that voxels touching only across an
    edge or a corner of the chunk grid are joined too. It returns the distinct
-   pairs of labels that touch, nothing else.
+   pairs of face ranks that touch, nothing else.
 4. One union-find over the small graph of those pairs (the labels that lie on
    a face, not all labels) merges the components that span chunks, and
    numbers every component ``1..N`` without gaps: a label that touches no
    face keeps its place in order, merged ones share their smallest member's
-   number.
+   number. The face labels of the chunks, in chunk order, are the graph's
+   nodes in ascending global order, so a pair's nodes are its chunks' node
+   offsets plus its ranks: the client neither sorts nor searches.
 5. The label image is lazy: a task per chunk labels the chunk again (the
    numbering of :func:`ccl.label` is canonical, so the same local labels come
    back) and maps them through the chunk's small lookup: the face labels of
@@ -58,6 +62,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import (
     _algorithm,
+    _ccl,
     _check_kind,
     _connectivity,
     _for_dimensions,
@@ -295,14 +300,16 @@ def _plane(ndim: int, axis: int, index: int) -> Tuple[slice, ...]:
 
 
 class _ChunkResult:
-    """What a chunk's first-pass task keeps: its component count, the boundary planes the face
-    tasks need (host uint32, local labels; ``None`` where no face needs one) and, for
-    :func:`statistics`, its rows."""
+    """What a chunk's first-pass task keeps: its component count, its face labels (the local
+    labels on the boundary planes below, ascending, host int64), the boundary planes the face
+    tasks need (host uint32, each label's 1-based rank among the face labels, 0 background;
+    ``None`` where no face needs one) and, for :func:`statistics`, its rows."""
 
-    __slots__ = ("n", "firsts", "lasts", "rows")
+    __slots__ = ("n", "faces", "firsts", "lasts", "rows")
 
-    def __init__(self, n: int, firsts: list, lasts: list, rows: Any):
+    def __init__(self, n: int, faces: np.ndarray, firsts: list, lasts: list, rows: Any):
         self.n = n
+        self.faces = faces
         self.firsts = firsts
         self.lasts = lasts
         self.rows = rows
@@ -316,22 +323,32 @@ def _label_chunk(
     lasts: Sequence[bool],
     origin: Optional[Sequence[int]],
 ) -> _ChunkResult:
-    """Step 1: label one chunk where it lies and keep its count and the boundary planes named by
-    ``firsts`` / ``lasts`` (per axis); with an ``origin``, also its statistics rows."""
+    """Step 1: label one chunk where it lies and keep its count, its face labels and the boundary
+    planes named by ``firsts`` / ``lasts`` (per axis) as ranks among them; with an ``origin``,
+    also its statistics rows."""
     labels, n = _label_chunk_in_core(block, connectivity, algorithm=algorithm)
+    n = int(n)
     ndim = block.ndim
-    first_planes = [
-        _to_host(labels[_plane(ndim, a, 0)]).reshape(_drop(labels.shape, a)) if firsts[a] else None
-        for a in range(ndim)
-    ]
-    last_planes = [
-        _to_host(labels[_plane(ndim, a, -1)]).reshape(_drop(labels.shape, a)) if lasts[a] else None
-        for a in range(ndim)
-    ]
+    xp = _array_module(labels)
+    kept = [(a, 0) for a in range(ndim) if firsts[a]] + [(a, -1) for a in range(ndim) if lasts[a]]
+    planes = {
+        (a, i): labels[_plane(ndim, a, i)].reshape(_drop(labels.shape, a)) for a, i in kept
+    }
+    # Where the labels lie: a label's rank among the face labels is the running count of
+    # labels seen on a face up to it (0 stays 0: the background is never marked).
+    on_face = xp.zeros(n + 1, bool)
+    for plane in planes.values():
+        on_face[plane] = True
+    on_face[0] = False
+    rank = xp.cumsum(on_face, dtype=np.uint32)
+    faces = _to_host(xp.flatnonzero(on_face)).astype(np.int64)
+    ranked = {key: _to_host(rank[plane]) for key, plane in planes.items()}
+    first_planes = [ranked.get((a, 0)) for a in range(ndim)]
+    last_planes = [ranked.get((a, -1)) for a in range(ndim)]
     rows = None
     if origin is not None:
-        rows = _chunk_rows(block, labels, int(n), connectivity, algorithm, origin)
-    return _ChunkResult(int(n), first_planes, last_planes, rows)
+        rows = _chunk_rows(block, labels, n, connectivity, algorithm, origin)
+    return _ChunkResult(n, faces, first_planes, last_planes, rows)
 
 
 def _drop(shape: Tuple[int, ...], axis: int) -> Tuple[int, ...]:
@@ -344,6 +361,10 @@ def _count_of(result: _ChunkResult) -> int:
 
 def _rows_of(result: _ChunkResult) -> Any:
     return result.rows
+
+
+def _faces_of(result: _ChunkResult) -> np.ndarray:
+    return result.faces
 
 
 def _last_plane_of(result: _ChunkResult, axis: int) -> np.ndarray:
@@ -383,10 +404,10 @@ def _face_pairs(
     pieces: Sequence[Sequence[Any]],
     offsets: Sequence[Sequence[int]],
 ) -> Tuple[np.ndarray, np.ndarray]:
-    """Step 3: the distinct pairs of labels that touch across one face, as two uint64 arrays
-    of keys (chunk << 32 | local label).
+    """Step 3: the distinct pairs of face labels that touch across one face, as two uint64
+    arrays of keys (chunk << 32 | the label's rank among its chunk's face labels).
 
-    ``last`` is the last plane of chunk ``chunk`` (flat index) along the face's axis;
+    ``last`` is the last plane of chunk ``chunk`` (flat index) along the face's axis, as ranks;
     ``pieces`` the plane that follows it, as ``[side, labels, chunk]``: side 0 the next
     chunk's first plane, the others strips of its neighbours' (see
     :func:`_first_plane_piece`). The plane that follows is laid out padded by one before and
@@ -396,7 +417,7 @@ def _face_pairs(
     low = [int(any(side[a] < 0 for side, _, _ in pieces)) for a in range(last.ndim)]
     high = [int(any(side[a] > 0 for side, _, _ in pieces)) for a in range(last.ndim)]
     padded = tuple(lo + n + hi for lo, n, hi in zip(low, shape, high))
-    # The plane that follows: local labels, and which piece (chunk) each comes from.
+    # The plane that follows: ranks, and which piece (chunk) each comes from.
     following = np.zeros(padded, np.uint32)
     source = np.zeros(padded, np.uint8)
     chunks = []
@@ -427,7 +448,7 @@ def _face_pairs(
     mine_all, theirs_all, slots_all = (np.concatenate(x) for x in (mine, theirs, slots))
     keys_a, keys_b = [], []
     for slot, piece_chunk in enumerate(chunks):
-        # Within one neighbour chunk both labels are local (32 bits): one uint64 per pair
+        # Within one neighbour chunk both ranks are local (32 bits): one uint64 per pair
         # makes the distinct pairs a 1-D np.unique.
         sel = slots_all == slot
         if not sel.any():
@@ -487,14 +508,14 @@ def _plan(image: Any, connectivity: int, algorithm: Optional[str], with_statisti
 
     The tasks form one graph (a dict of tasks, not a ``dask.delayed`` per task, whose graphs
     dask would merge and cull one by one) computed by the active scheduler; its last task
-    gathers the counts, the pairs and the rows, which come to the client."""
+    gathers the counts, the face labels, the pairs and the rows, which come to the client."""
     grid = image.numblocks
     ndim = image.ndim
     name = "ccl-dask-plan-" + tokenize(image, connectivity, algorithm, with_statistics)
     starts = [np.concatenate([[0], np.cumsum(c)[:-1]]).astype(int) for c in image.chunks]
     offsets = _in_plane_offsets(connectivity, ndim)
     graph: Dict[Any, Any] = {}
-    counts, rows, faces = [], [], []
+    counts, face_labels, rows, faces = [], [], [], []
     for flat, index in enumerate(np.ndindex(*grid)):
         firsts = [index[a] > 0 for a in range(ndim)]
         lasts = [index[a] < grid[a] - 1 for a in range(ndim)]
@@ -504,6 +525,8 @@ def _plan(image: Any, connectivity: int, algorithm: Optional[str], with_statisti
         )  # fmt: skip
         counts.append((name, "count", flat))
         graph[counts[-1]] = (_count_of, (name, "chunk", flat))
+        face_labels.append((name, "face-labels", flat))
+        graph[face_labels[-1]] = (_faces_of, (name, "chunk", flat))
         if with_statistics:
             rows.append((name, "rows", flat))
             graph[rows[-1]] = (_rows_of, (name, "chunk", flat))
@@ -511,10 +534,12 @@ def _plan(image: Any, connectivity: int, algorithm: Optional[str], with_statisti
         for axis in range(ndim):
             if index[axis] < grid[axis] - 1:
                 faces.append(_face_task(graph, name, index, axis, grid, offsets))
-    graph[(name, "plan")] = (_gathered, counts, faces, rows)
+    graph[(name, "plan")] = (_gathered, counts, face_labels, faces, rows)
     layers = HighLevelGraph.from_collections(name, graph, dependencies=[image])
-    ((counts, keys_a, keys_b, rows),) = dask.compute(Delayed((name, "plan"), layers, layer=name))
-    return _joined(counts, keys_a, keys_b, rows if with_statistics else None)
+    ((counts, face_labels, keys_a, keys_b, rows),) = dask.compute(
+        Delayed((name, "plan"), layers, layer=name)
+    )
+    return _joined(counts, face_labels, keys_a, keys_b, rows if with_statistics else None)
 
 
 def _face_task(
@@ -550,57 +575,63 @@ def _face_task(
 
 
 def _gathered(
-    counts: list, faces: list, rows: list
-) -> Tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """The last task of the eager pass: the chunks' counts, the face pairs as two arrays of
-    keys, and the chunks' statistics rows."""
+    counts: list, face_labels: list, faces: list, rows: list
+) -> Tuple[np.ndarray, list, np.ndarray, np.ndarray, list]:
+    """The last task of the eager pass: the chunks' counts and face labels, the face pairs as
+    two arrays of keys, and the chunks' statistics rows."""
     empty = [np.zeros(0, np.uint64)]
     keys_a = np.concatenate([f[0] for f in faces] + empty)
     keys_b = np.concatenate([f[1] for f in faces] + empty)
-    return np.asarray(counts, np.int64), keys_a, keys_b, rows
+    return np.asarray(counts, np.int64), face_labels, keys_a, keys_b, rows
 
 
 def _union_find(u: np.ndarray, v: np.ndarray, size: int) -> np.ndarray:
     """The smallest node of each node's component, for the undirected edges ``(u, v)`` of
-    nodes ``0..size-1``: vectorized union-find. Each round hooks every root onto the smallest
-    root it shares an edge with, then shortcuts every path to its root; a root that hooks
-    nothing is hooked onto by the next round, so the roots halve every two rounds."""
-    parent = np.arange(size, dtype=np.int64)
-    while u.size:
-        pu, pv = parent[u], parent[v]
-        apart = pu != pv
-        u, v, pu, pv = u[apart], v[apart], pu[apart], pv[apart]
-        if not u.size:
-            break
-        # Parents only point down, so no cycle forms; every parent is a root here.
-        np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))
-        while True:
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
-    return parent
+    nodes ``0..size-1``: one union-find in native code (``_ccl.join_pairs``), int64."""
+    u = np.ascontiguousarray(u, np.uint32)
+    v = np.ascontiguousarray(v, np.uint32)
+    roots = _ccl.join_pairs(
+        u.__array_interface__["data"][0], v.__array_interface__["data"][0], len(u), size
+    )
+    return np.asarray(roots).astype(np.int64)
 
 
 def _joined(
-    counts: np.ndarray, keys_a: np.ndarray, keys_b: np.ndarray, rows: Optional[list]
+    counts: np.ndarray,
+    face_labels: list,
+    keys_a: np.ndarray,
+    keys_b: np.ndarray,
+    rows: Optional[list],
 ) -> _Plan:
-    """Step 4: the union-find over the face pairs and the final numbering."""
+    """Step 4: the union-find over the face pairs and the final numbering.
+
+    The nodes are the chunks' face labels in chunk order: ascending global labels, since a
+    chunk's labels follow the earlier chunks' and its face labels ascend. A key's node is
+    its chunk's first node plus its rank, so no sort or search maps the pairs."""
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    sizes = np.array([len(f) for f in face_labels], np.int64)
+    first_node = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    faces = np.concatenate(
+        [offset + f for offset, f in zip(offsets, face_labels)] + [np.zeros(0, np.int64)]
+    )
 
-    def to_global(keys: np.ndarray) -> np.ndarray:
+    def node(keys: np.ndarray) -> np.ndarray:
         chunk = (keys >> np.uint64(_LOCAL_BITS)).astype(np.int64)
-        return offsets[chunk] + (keys & _LOCAL_MASK).astype(np.int64)
+        return first_node[chunk] + (keys & _LOCAL_MASK).astype(np.int64) - 1
 
-    ends = np.concatenate([to_global(keys_a), to_global(keys_b)])
-    faces, nodes = np.unique(ends, return_inverse=True)
-    nodes = nodes.reshape(-1)
-    root = _union_find(nodes[: len(keys_a)], nodes[len(keys_a) :], len(faces))
-    # A component's number is its smallest label's, less the merged labels below it.
-    merged = faces[root != np.arange(len(faces))]
-    smallest = faces[root]
-    finals = smallest - np.searchsorted(merged, smallest)
-    return _Plan(counts, faces, finals, merged, rows)
+    a, b = node(keys_a), node(keys_b)
+    root = _union_find(a, b, len(faces))
+    # A component's number is its smallest label's, less the merged labels below it: the
+    # faces not their component's root, counted before the root's node (faces ascend).
+    is_merged = root != np.arange(len(faces))
+    merged_before = np.cumsum(is_merged) - is_merged
+    finals = faces[root] - merged_before[root]
+    # The plan lists only the face labels of some pair: one that touches nothing across its
+    # face is a component of its chunk alone, numbered by arithmetic like the chunk's others.
+    paired = np.zeros(len(faces), bool)
+    paired[a] = True
+    paired[b] = True
+    return _Plan(counts, faces[paired], finals[paired], faces[is_merged], rows)
 
 
 # --------------------------------------------------------- step 5: relabel
