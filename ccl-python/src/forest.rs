@@ -25,12 +25,17 @@ fn join_pairs(
             "{nodes} nodes do not fit 32-bit indices"
         )));
     }
-    // SAFETY: the Python caller's contract: `pairs` uint32 at each address.
-    let (first, second) = unsafe {
-        (
-            std::slice::from_raw_parts(first_address as *const u32, pairs),
-            std::slice::from_raw_parts(second_address as *const u32, pairs),
-        )
+    let (first, second): (&[u32], &[u32]) = if pairs == 0 {
+        // An empty array's address may be anything, even null.
+        (&[], &[])
+    } else {
+        // SAFETY: the Python caller's contract: `pairs` uint32 at each address.
+        unsafe {
+            (
+                std::slice::from_raw_parts(first_address as *const u32, pairs),
+                std::slice::from_raw_parts(second_address as *const u32, pairs),
+            )
+        }
     };
     if let Some(&node) = first.iter().chain(second).find(|&&n| n as usize >= nodes) {
         return Err(PyValueError::new_err(format!(
