@@ -1,5 +1,5 @@
-//! The union-find of `ccl.dask`'s merge: the components that span chunks,
-//! joined over the pairs of face labels that touch across chunk faces.
+//! The merge of `ccl.dask`: the components that span chunks, joined over
+//! the pairs of face labels that touch across chunk faces, and numbered.
 
 use ccl::MinRootForest;
 use pyo3::exceptions::PyValueError;
@@ -7,58 +7,104 @@ use pyo3::prelude::*;
 
 use crate::host_array::HostArray;
 
-/// The root of each of the `nodes` nodes (its tree's smallest node), the
-/// `pairs` pairs of nodes at `first_address` and `second_address` (each
-/// `pairs` packed `uint32`) joined: a `uint32` array of `nodes`.
+/// `len` packed values at `address`; an empty slice for `len` 0, whose
+/// array's address may be anything, even null.
 ///
-/// Both pair arrays must stay alive and unchanged during the call.
+/// # Safety
+///
+/// Where `len` > 0, `len` values of `T` at `address` stay readable and
+/// unchanged for `'a`.
+unsafe fn values_at<'a, T>(address: usize, len: usize) -> &'a [T] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(address as *const T, len) }
+}
+
+/// Joins the `pairs` pairs of nodes at `first_address` and `second_address`
+/// (each `pairs` packed `uint32`) over the `nodes` face labels at
+/// `faces_address` (packed `int64`, ascending, each a global label ≥ 1,
+/// node `i` label `faces[i]`), and numbers the components: a component's
+/// number is its smallest label less the labels merged into others below
+/// it. Returns `(paired, finals, merged)` as `uint64` arrays: the face
+/// labels of some pair, ascending, with their numbers, and the face labels
+/// that are not their component's smallest, ascending.
+///
+/// All three arrays must stay alive and unchanged during the call.
 #[pyfunction]
-fn join_pairs(
+fn join_face_pairs(
     py: Python<'_>,
     first_address: usize,
     second_address: usize,
     pairs: usize,
+    faces_address: usize,
     nodes: usize,
-) -> PyResult<HostArray> {
+) -> PyResult<(HostArray, HostArray, HostArray)> {
     if nodes > u32::MAX as usize {
         return Err(PyValueError::new_err(format!(
-            "{nodes} nodes do not fit 32-bit indices"
+            "{nodes} face labels do not fit 32-bit node indices"
         )));
     }
-    let (first, second): (&[u32], &[u32]) = if pairs == 0 {
-        // An empty array's address may be anything, even null.
-        (&[], &[])
-    } else {
-        // SAFETY: the Python caller's contract: `pairs` uint32 at each address.
-        unsafe {
-            (
-                std::slice::from_raw_parts(first_address as *const u32, pairs),
-                std::slice::from_raw_parts(second_address as *const u32, pairs),
-            )
-        }
+    // SAFETY: the Python caller's contract: `pairs` uint32 at each pair
+    // address, `nodes` int64 at `faces_address`.
+    let (first, second, faces) = unsafe {
+        (
+            values_at::<u32>(first_address, pairs),
+            values_at::<u32>(second_address, pairs),
+            values_at::<i64>(faces_address, nodes),
+        )
     };
     if let Some(&node) = first.iter().chain(second).find(|&&n| n as usize >= nodes) {
         return Err(PyValueError::new_err(format!(
             "node {node} of a pair is not below {nodes}"
         )));
     }
-    let roots = py.detach(|| {
+    if faces.first().is_some_and(|&f| f < 1) || faces.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(PyValueError::new_err(
+            "the face labels must be positive and ascending",
+        ));
+    }
+    let (paired_faces, paired_finals, merged) = py.detach(|| {
         let mut forest = MinRootForest::new(nodes);
+        let mut paired = vec![false; nodes];
         for (&a, &b) in first.iter().zip(second) {
             forest.union(a, b);
+            paired[a as usize] = true;
+            paired[b as usize] = true;
         }
-        // A parent comes before its child, so one pass in order gives every
-        // node its root.
-        let mut roots = forest.into_parents();
-        for i in 0..roots.len() {
-            roots[i] = roots[roots[i] as usize];
+        // One pass in node order: a parent comes before its child, so its
+        // number is known by then; a root's number counts the merged
+        // labels before it, all of which are below its label.
+        let parents = forest.into_parents();
+        let mut finals = vec![0u64; nodes];
+        let (mut paired_faces, mut paired_finals, mut merged) =
+            (Vec::new(), Vec::new(), Vec::new());
+        for (node, &parent) in parents.iter().enumerate() {
+            let label = faces[node] as u64;
+            let parent = parent as usize;
+            finals[node] = if parent == node {
+                label - merged.len() as u64
+            } else {
+                merged.push(label);
+                finals[parent]
+            };
+            if paired[node] {
+                paired_faces.push(label);
+                paired_finals.push(finals[node]);
+            }
         }
-        roots
+        (paired_faces, paired_finals, merged)
     });
-    Ok(HostArray::u32(roots, vec![nodes]))
+    let (paired, merged_len) = (paired_faces.len(), merged.len());
+    Ok((
+        HostArray::u64(paired_faces, vec![paired]),
+        HostArray::u64(paired_finals, vec![paired]),
+        HostArray::u64(merged, vec![merged_len]),
+    ))
 }
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(wrap_pyfunction!(join_pairs, module)?)?;
+    module.add_function(wrap_pyfunction!(join_face_pairs, module)?)?;
     Ok(())
 }

@@ -447,27 +447,44 @@ def test_statistics_patterns():
 # ------------------------------------------------------------------------------ union-find
 
 
-def test_union_find_equals_scipy():
+def test_the_merge_equals_scipy():
     csgraph = pytest.importorskip("scipy.sparse.csgraph")
     sparse = pytest.importorskip("scipy.sparse")
     rng = np.random.default_rng(0)
     cases = []
     for size, edges in [(1, 0), (10, 5), (200, 150), (1000, 990), (5000, 2000)]:
         cases.append((size, rng.integers(0, size, edges), rng.integers(0, size, edges)))
-    # Paths whose node order alternates, so that hooking to the minimum must take rounds.
+    # Paths whose node order alternates, so that finding the smallest node takes rounds.
     order = rng.permutation(3000)
     cases.append((3000, order[:-1], order[1:]))
     zigzag = np.concatenate([np.arange(0, 2000, 2), np.arange(1, 2000, 2)[::-1]])
     cases.append((2000, zigzag[:-1], zigzag[1:]))
     for size, u, v in cases:
-        root = ccl_dask._union_find(u.astype(np.int64), v.astype(np.int64), size)
+        # Face labels with gaps between them, as the chunks' face labels have.
+        faces = np.cumsum(rng.integers(1, 4, size)).astype(np.int64)
+        paired, finals, merged = ccl_dask._join(u, v, faces)
         graph = sparse.coo_matrix((np.ones(len(u)), (u, v)), shape=(size, size))
         _, component = csgraph.connected_components(graph, directed=False)
-        assert np.array_equal(canonical(root + 1), canonical(component + 1))
-        # The root of each node is its component's smallest node.
+        # Each node's component is named by its smallest node; the others are merged.
         smallest = np.full(component.max() + 1, size)
         np.minimum.at(smallest, component, np.arange(size))
-        assert np.array_equal(root, smallest[component])
+        root = smallest[component]
+        is_merged = root != np.arange(size)
+        assert np.array_equal(merged, faces[is_merged])
+        # A component's number: its smallest label less the merged labels below that.
+        numbers = faces[root] - np.searchsorted(faces[is_merged], faces[root])
+        on_edge = np.zeros(size, bool)
+        on_edge[u] = True
+        on_edge[v] = True
+        assert np.array_equal(paired, faces[on_edge])
+        assert np.array_equal(finals, numbers[on_edge])
+
+
+def test_the_merge_refuses_what_it_cannot_join():
+    with pytest.raises(ValueError, match="not below"):
+        ccl_dask._join(np.array([5]), np.array([0]), np.arange(1, 4))
+    with pytest.raises(ValueError, match="ascending"):
+        ccl_dask._join(np.array([0]), np.array([1]), np.array([3, 2]))
 
 
 # ------------------------------------------------------------------------------ distributed

@@ -301,7 +301,7 @@ def _plane(ndim: int, axis: int, index: int) -> Tuple[slice, ...]:
 
 class _ChunkResult:
     """What a chunk's first-pass task keeps: its component count, its face labels (the local
-    labels on the boundary planes below, ascending, host int64), the boundary planes the face
+    labels on the boundary planes below, ascending, host uint32), the boundary planes the face
     tasks need (host uint32, each label's 1-based rank among the face labels, 0 background;
     ``None`` where no face needs one) and, for :func:`statistics`, its rows."""
 
@@ -341,7 +341,7 @@ def _label_chunk(
         on_face[plane] = True
     on_face[0] = False
     rank = xp.cumsum(on_face, dtype=np.uint32)
-    faces = _to_host(xp.flatnonzero(on_face)).astype(np.int64)
+    faces = _to_host(xp.flatnonzero(on_face)).astype(np.uint32)
     ranked = {key: _to_host(rank[plane]) for key, plane in planes.items()}
     first_planes = [ranked.get((a, 0)) for a in range(ndim)]
     last_planes = [ranked.get((a, -1)) for a in range(ndim)]
@@ -585,15 +585,18 @@ def _gathered(
     return np.asarray(counts, np.int64), face_labels, keys_a, keys_b, rows
 
 
-def _union_find(u: np.ndarray, v: np.ndarray, size: int) -> np.ndarray:
-    """The smallest node of each node's component, for the undirected edges ``(u, v)`` of
-    nodes ``0..size-1``: one union-find in native code (``_ccl.join_pairs``), int64."""
-    u = np.ascontiguousarray(u, np.uint32)
-    v = np.ascontiguousarray(v, np.uint32)
-    roots = _ccl.join_pairs(
-        u.__array_interface__["data"][0], v.__array_interface__["data"][0], len(u), size
-    )
-    return np.asarray(roots).astype(np.int64)
+def _join(u: np.ndarray, v: np.ndarray, faces: np.ndarray) -> Tuple[np.ndarray, ...]:
+    """The merge over the face labels ``faces`` (int64, ascending; node ``i`` is label
+    ``faces[i]``) joined by the undirected edges ``(u, v)`` of nodes, in native code
+    (``_ccl.join_face_pairs``): ``(paired, finals, merged)``, int64, the labels of some edge
+    with their numbers (a component's smallest label less the merged labels below it) and
+    the labels that are not their component's smallest, each ascending."""
+    u, v = (np.ascontiguousarray(x, np.uint32) for x in (u, v))
+    faces = np.ascontiguousarray(faces, np.int64)
+    u_at, v_at, faces_at = (a.__array_interface__["data"][0] for a in (u, v, faces))
+    joined = _ccl.join_face_pairs(u_at, v_at, len(u), faces_at, len(faces))
+    # Labels are below 2^63: the uint64 values read as int64 unchanged.
+    return tuple(np.asarray(a).view(np.int64) for a in joined)
 
 
 def _joined(
@@ -619,19 +622,10 @@ def _joined(
         chunk = (keys >> np.uint64(_LOCAL_BITS)).astype(np.int64)
         return first_node[chunk] + (keys & _LOCAL_MASK).astype(np.int64) - 1
 
-    a, b = node(keys_a), node(keys_b)
-    root = _union_find(a, b, len(faces))
-    # A component's number is its smallest label's, less the merged labels below it: the
-    # faces not their component's root, counted before the root's node (faces ascend).
-    is_merged = root != np.arange(len(faces))
-    merged_before = np.cumsum(is_merged) - is_merged
-    finals = faces[root] - merged_before[root]
     # The plan lists only the face labels of some pair: one that touches nothing across its
     # face is a component of its chunk alone, numbered by arithmetic like the chunk's others.
-    paired = np.zeros(len(faces), bool)
-    paired[a] = True
-    paired[b] = True
-    return _Plan(counts, faces[paired], finals[paired], faces[is_merged], rows)
+    paired, finals, merged = _join(node(keys_a), node(keys_b), faces)
+    return _Plan(counts, paired, finals, merged, rows)
 
 
 # --------------------------------------------------------- step 5: relabel
