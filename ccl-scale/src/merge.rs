@@ -372,10 +372,14 @@ pub(crate) struct Numbering {
 ///
 /// A strip's first-plane labels are exactly 1..=k ([`Scan::first_plane_labels`]):
 /// they need no lookup. Only its last plane's labels past k that touch the
-/// next strip are kept, sorted, and found by a binary search over at most
-/// a plane's labels, which stays in cache. (Indexing every border label of
-/// the whole image through one sorted vector cost 0.5 s of a 1.3 s
-/// labeling at 65536² — 67 strips, millions of border labels.)
+/// next strip are kept, sorted, and found by walking them in step with the
+/// border's pairs, which come sorted by the same label. (Indexing every
+/// border label of the whole image through one sorted vector cost 0.5 s of
+/// a 1.3 s labeling at 65536² — 67 strips, millions of border labels; a
+/// binary search per pair in the strip's own labels, and a find per node
+/// in the numbering walk, 163 ms of a 1024³ volume's merge at d = 31 %,
+/// 6-connectivity, 30 strips on the CPU, where walking in step and the
+/// roots of all nodes in one pass take 122–137.)
 struct BorderNodes {
     /// Per strip: its first node.
     base: Vec<u32>,
@@ -433,16 +437,11 @@ impl BorderNodes {
         }
     }
 
-    /// The node of label `label` (nonzero, on a border plane) of strip `s`.
-    fn index(&self, s: usize, label: u32) -> u32 {
-        let first = self.first_plane_labels[s];
-        if label <= first {
-            return self.base[s] + label - 1;
-        }
-        let position = self.last_plane_labels[s]
-            .binary_search(&label)
-            .expect("every border label is a node");
-        self.base[s] + first + position as u32
+    /// The node of label `label` of strip `s`'s first plane (1..=its
+    /// largest label there).
+    fn first_plane_node(&self, s: usize, label: u32) -> u32 {
+        debug_assert!((1..=self.first_plane_labels[s]).contains(&label));
+        self.base[s] + label - 1
     }
 
     /// The labels of strip `s` that are nodes, ascending, with their nodes.
@@ -461,9 +460,28 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
     let nodes = BorderNodes::new(scans, pairs)?;
     let mut forest = Forest::new(nodes.len());
     for (border, pairs) in pairs.iter().enumerate() {
+        // The pairs come sorted by their label above, as the strip's last-
+        // plane nodes are: those past its first plane's labels are found by
+        // walking both in step, not by a search each.
+        let (base, first) = (nodes.base[border], nodes.first_plane_labels[border]);
+        let last = &nodes.last_plane_labels[border];
+        let mut position = 0;
         for &(a, b) in pairs {
-            forest.union(nodes.index(border, a), nodes.index(border + 1, b));
+            let above = if a <= first {
+                nodes.first_plane_node(border, a)
+            } else {
+                while last[position] < a {
+                    position += 1;
+                }
+                base + first + position as u32
+            };
+            forest.union(above, nodes.first_plane_node(border + 1, b));
         }
+    }
+    // Each node's root in one pass: a parent comes before its child.
+    let mut roots = forest.into_parents();
+    for node in 0..roots.len() {
+        roots[node] = roots[roots[node] as usize];
     }
 
     // One walk in raster order: a component's number is given at its first
@@ -479,7 +497,7 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
             ..Renumbering::default()
         };
         for (label, node) in nodes.of_strip(s) {
-            let root = forest.find(node) as usize;
+            let root = roots[node as usize] as usize;
             if numbers[root] == UNNUMBERED {
                 // The strip's labels come ascending, so the continued ones
                 // listed so far are exactly those below `label`: its
