@@ -223,7 +223,7 @@ impl StripLabeler {
     ) -> Result<Vec<LargeStats>> {
         let trace = Trace::from_env();
         let pass = self.scan_and_number(shape, connectivity, source, 0, true, &trace)?;
-        Ok(merge::merge_stats(&pass.numbering, &pass.scans))
+        merge::merge_stats(&pass.numbering, &pass.scans)
     }
 
     /// What every call does first: the strips planned (for `label_bytes`

@@ -527,7 +527,17 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
 /// result's pages over the host's cores (tens of millions of components
 /// are gigabytes). The labels that continue a component numbered before
 /// are then merged into it, one strip after the other.
-pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Vec<LargeStats> {
+pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<LargeStats>> {
+    if let Some(s) = scans
+        .iter()
+        .position(|scan| scan.stats.len() != scan.count as usize)
+    {
+        return Err(Error::Unavailable(format!(
+            "strip {s} has {} components but features for {}: its variant gave no features",
+            scans[s].count,
+            scans[s].stats.len()
+        )));
+    }
     let count = numbering.count as usize;
     let mut merged: Vec<LargeStats> = Vec::with_capacity(count);
     let mut rest = &mut merged.spare_capacity_mut()[..count];
@@ -576,7 +586,7 @@ pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Vec<LargeSta
             merged[number as usize - 1].merge(&scan.stats[label as usize - 1]);
         }
     }
-    merged
+    Ok(merged)
 }
 
 #[cfg(test)]
@@ -710,7 +720,7 @@ mod tests {
         let mut bottom = scan(1, &[0, 1], &[0, 1]);
         bottom.stats = vec![LargeStats::of_image(&ComponentStats::pixel(1, 0), 1)];
         let (scans, numbering) = number_scans(shape, Connectivity::Four, vec![top, bottom]);
-        let stats = merge_stats(&numbering, &scans);
+        let stats = merge_stats(&numbering, &scans).unwrap();
         assert_eq!(stats.len(), 1);
         assert_eq!(
             (stats[0].area, stats[0].min, stats[0].max),
@@ -723,5 +733,19 @@ mod tests {
             ..stats[0]
         };
         assert!(huge.to_component_stats().is_err());
+    }
+
+    #[test]
+    fn a_strip_without_features_is_an_error_not_a_panic() {
+        let shape = Shape::Image {
+            width: 2,
+            height: 2,
+        };
+        let mut top = scan(1, &[1, 0], &[1, 0]);
+        top.stats = vec![LargeStats::of_image(&ComponentStats::pixel(0, 0), 0)];
+        let bottom = scan(1, &[0, 1], &[0, 1]);
+        let (scans, numbering) = number_scans(shape, Connectivity::Four, vec![top, bottom]);
+        let error = merge_stats(&numbering, &scans).unwrap_err();
+        assert!(error.to_string().contains("strip 1"), "{error}");
     }
 }
