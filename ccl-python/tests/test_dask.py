@@ -15,7 +15,8 @@ What this proves, for 2-D and 3-D dask arrays of numpy (and, with a GPU, CuPy) c
 * `ccl.dask.statistics` equals `ccl.statistics(..., no_slice_conversion=True)` of the in-core
   array row for row, after matching the rows through the labels (centroids bit for bit);
 * under `dask.distributed` with two worker processes, the same labels;
-* the union-find of the face graph equals scipy's connected components;
+* the merge of the face graph (which labels merge, each component's number) equals scipy's
+  connected components, and refuses pairs and face labels it cannot join;
 * the errors: a numpy array, 1-D and 4-D arrays, connectivities of the other rank or none,
   chunks too large for 32-bit local labels, an input that changes between the two passes.
 """
