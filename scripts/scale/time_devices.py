@@ -116,10 +116,12 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--out", help="CSV to write")
     args = parser.parse_args()
+    devices = [int(d) for d in args.devices.split(",")]
+    if len(devices) < 2:
+        parser.error("--devices names the GPUs to split over: two or more, the first is the one alone")
     import cupy
     import cupyx
 
-    devices = [int(d) for d in args.devices.split(",")]
     sets = {"1gpu": devices[:1], f"{len(devices)}gpu": devices}
     bandwidth = {name: pinned_bandwidth(cupy, devs) for name, devs in sets.items()}
     for name, (up, down) in bandwidth.items():
