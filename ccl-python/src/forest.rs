@@ -6,21 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::host_array::HostArray;
-
-/// `len` packed values at `address`; an empty slice for `len` 0, whose
-/// array's address may be anything, even null.
-///
-/// # Safety
-///
-/// Where `len` > 0, `len` values of `T` at `address` stay readable and
-/// unchanged for `'a`.
-unsafe fn values_at<'a, T>(address: usize, len: usize) -> &'a [T] {
-    if len == 0 {
-        return &[];
-    }
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(address as *const T, len) }
-}
+use crate::values_at;
 
 /// Joins the `pairs` pairs of nodes at `first_address` and `second_address`
 /// (each `pairs` packed `uint32`) over the `nodes` face labels at

@@ -28,6 +28,21 @@ use ccl::{Connectivity, Error, Task, Variant};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+/// `len` packed values at `address`; an empty slice for `len` 0, whose
+/// array's address may be anything, even null.
+///
+/// # Safety
+///
+/// Where `len` > 0, `len` values of `T` at `address` stay readable and
+/// unchanged for `'a`.
+pub(crate) unsafe fn values_at<'a, T>(address: usize, len: usize) -> &'a [T] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(address as *const T, len) }
+}
+
 /// The Python exception for a `ccl` error.
 fn to_python(error: Error) -> PyErr {
     match error {

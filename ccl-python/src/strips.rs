@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 
 use crate::host_array::HostArray;
 use crate::statistics::{BackgroundBox, statistics_rows};
-use crate::{any_connectivity, to_python};
+use crate::{any_connectivity, to_python, values_at};
 
 /// The shape of packed bytes: (height, width) or (depth, height, width).
 fn strip_shape(shape: &[usize]) -> ccl::Result<Shape> {
@@ -52,16 +52,6 @@ fn strip_labeler(
     labeler(options, connectivity)
 }
 
-/// The `len` packed bytes at `address`.
-///
-/// # Safety
-///
-/// `len` bytes at `address` stay readable and unchanged for `'a`.
-unsafe fn bytes_at<'a>(address: usize, len: usize) -> &'a [u8] {
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(address as *const u8, len) }
-}
-
 /// Labels the packed bytes at `address` (nonzero = foreground) of `shape`
 /// ((height, width) or (depth, height, width)) in strips into the caller's
 /// packed labels at `labels_address` (`uint64` where `wide`, else
@@ -89,7 +79,7 @@ fn label_strips_host(
         let labeler = strip_labeler(Task::Label, connectivity, algorithm, max_memory, devices)?;
         let len = shape.pixels() as usize;
         // SAFETY: the Python caller's contract: `len` readable bytes.
-        let pixels = Pixels::new(unsafe { bytes_at(address, len) }, shape)?;
+        let pixels = Pixels::new(unsafe { values_at::<u8>(address, len) }, shape)?;
         let report = if wide {
             // SAFETY: the caller's contract: `len` writable u64, apart.
             let out = unsafe { std::slice::from_raw_parts_mut(labels_address as *mut u64, len) };
@@ -128,16 +118,17 @@ fn analyze_strips_host(
     let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
         // SAFETY: the Python caller's contract: the array's bytes.
-        let bytes = unsafe { bytes_at(address, shape.pixels() as usize) };
+        let bytes = unsafe { values_at::<u8>(address, shape.pixels() as usize) };
         let strips = (algorithm, max_memory, devices);
         let components = analyze_strips(bytes, shape, connectivity, strips)?;
         let n = components.len();
-        let columns = Columns::of(&components, axes);
-        let areas = if shape.pixels() <= ccl::MAX_PIXELS {
+        let (areas, columns) = if shape.pixels() <= ccl::MAX_PIXELS {
             // Every area is below the pixels, so narrowing loses nothing.
-            HostArray::u32(columns.areas.iter().map(|&a| a as u32).collect(), vec![n])
+            let columns = Columns::of(&components, axes, |area| area as u32);
+            (HostArray::u32(columns.areas, vec![n]), columns.rest)
         } else {
-            HostArray::u64(columns.areas, vec![n])
+            let columns = Columns::of(&components, axes, |area| area);
+            (HostArray::u64(columns.areas, vec![n]), columns.rest)
         };
         Ok((
             areas,
@@ -150,29 +141,37 @@ fn analyze_strips_host(
     .map_err(to_python)
 }
 
-/// Merged features as the columns Python takes: each component's area,
-/// x, y, z minima, maxima and coordinate sums, and its centroid over the
-/// first `axes` axes.
-struct Columns {
-    areas: Vec<u64>,
+/// Merged features as the columns Python takes: each component's area (of
+/// type `A`), and the rest.
+struct Columns<A> {
+    areas: Vec<A>,
+    rest: OtherColumns,
+}
+
+/// Each component's x, y, z minima, maxima and coordinate sums, and its
+/// centroid over the first `axes` axes.
+struct OtherColumns {
     mins: Vec<u32>,
     maxs: Vec<u32>,
     sums: Vec<u64>,
     centroids: Vec<f64>,
 }
 
-impl Columns {
-    /// The columns of `components`, filled on all host threads: tens of
-    /// millions of components are gigabytes, whose pages are first touched
-    /// here (zeroed allocations are mapped, not written, until then).
-    fn of(components: &[ccl_scale::LargeStats], axes: usize) -> Self {
+impl<A: Copy + Default + Send> Columns<A> {
+    /// The columns of `components`, each area as `area` gives it, filled on
+    /// all host threads: tens of millions of components are gigabytes,
+    /// whose pages are first touched here (zeroed allocations are mapped,
+    /// not written, until then).
+    fn of(components: &[ccl_scale::LargeStats], axes: usize, area: fn(u64) -> A) -> Self {
         let n = components.len();
         let mut columns = Self {
-            areas: vec![0; n],
-            mins: vec![0; 3 * n],
-            maxs: vec![0; 3 * n],
-            sums: vec![0; 3 * n],
-            centroids: vec![0.0; axes * n],
+            areas: vec![A::default(); n],
+            rest: OtherColumns {
+                mins: vec![0; 3 * n],
+                maxs: vec![0; 3 * n],
+                sums: vec![0; 3 * n],
+                centroids: vec![0.0; axes * n],
+            },
         };
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let per = n.div_ceil(threads).max(1);
@@ -180,14 +179,14 @@ impl Columns {
             let parts = components
                 .chunks(per)
                 .zip(columns.areas.chunks_mut(per))
-                .zip(columns.mins.chunks_mut(3 * per))
-                .zip(columns.maxs.chunks_mut(3 * per))
-                .zip(columns.sums.chunks_mut(3 * per))
-                .zip(columns.centroids.chunks_mut(axes * per));
+                .zip(columns.rest.mins.chunks_mut(3 * per))
+                .zip(columns.rest.maxs.chunks_mut(3 * per))
+                .zip(columns.rest.sums.chunks_mut(3 * per))
+                .zip(columns.rest.centroids.chunks_mut(axes * per));
             for (((((part, areas), mins), maxs), sums), centroids) in parts {
                 scope.spawn(move || {
                     for (i, stats) in part.iter().enumerate() {
-                        areas[i] = stats.area;
+                        areas[i] = area(stats.area);
                         mins[3 * i..3 * i + 3].copy_from_slice(&stats.min);
                         maxs[3 * i..3 * i + 3].copy_from_slice(&stats.max);
                         sums[3 * i..3 * i + 3].copy_from_slice(&stats.sum);
@@ -228,7 +227,7 @@ fn statistics_strips_host(
     let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
         // SAFETY: the Python caller's contract: the array's bytes.
-        let bytes = unsafe { bytes_at(address, shape.pixels() as usize) };
+        let bytes = unsafe { values_at::<u8>(address, shape.pixels() as usize) };
         let strips = (algorithm, max_memory, devices);
         let components = analyze_strips(bytes, shape, connectivity, strips)?;
         let [width, height, depth] = shape.sides();
