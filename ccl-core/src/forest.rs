@@ -3,6 +3,8 @@
 //! labels on the borders of strips), so that a component's root is its
 //! first member and numbering roots in index order is canonical.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 /// A union-find over the indices `0..len` (`u32`: half the memory traffic
 /// of `usize`), roots the smallest index of their tree.
 ///
@@ -53,5 +55,114 @@ impl MinRootForest {
     /// otherwise), the forest's memory given to the caller.
     pub fn into_parents(self) -> Vec<u32> {
         self.parent
+    }
+}
+
+/// [`MinRootForest`] that many threads join at once (`&self`): each parent
+/// an atomic, a root linked under a smaller one by compare-and-swap, so
+/// that roots stay each tree's smallest index and a non-root's parent
+/// comes before it, whatever the order of the unions.
+///
+/// ```
+/// let forest = ccl_core::SharedMinRootForest::new(6);
+/// std::thread::scope(|scope| {
+///     scope.spawn(|| forest.union(5, 3));
+///     scope.spawn(|| forest.union(3, 1));
+/// });
+/// assert_eq!((forest.find(5), forest.find(0)), (1, 0));
+/// assert!(forest.into_parents().iter().enumerate().all(|(i, &p)| p as usize <= i));
+/// ```
+#[derive(Debug)]
+pub struct SharedMinRootForest {
+    parent: Vec<AtomicU32>,
+}
+
+impl SharedMinRootForest {
+    /// `len` trees of one index each; `len` must fit a `u32`.
+    pub fn new(len: usize) -> Self {
+        debug_assert!(len <= u32::MAX as usize);
+        Self {
+            parent: (0..len as u32).map(AtomicU32::new).collect(),
+        }
+    }
+
+    /// The root of `i` (at the time of the call), pointing each node on the
+    /// way to its grandparent. A parent only ever moves to an ancestor, a
+    /// smaller index, so a stale read still leads to the root.
+    pub fn find(&self, mut i: u32) -> u32 {
+        loop {
+            let parent = self.parent[i as usize].load(Ordering::Relaxed);
+            if parent == i {
+                return i;
+            }
+            let grandparent = self.parent[parent as usize].load(Ordering::Relaxed);
+            if grandparent != parent {
+                self.parent[i as usize].fetch_min(grandparent, Ordering::Relaxed);
+            }
+            i = grandparent;
+        }
+    }
+
+    /// Joins the trees of `a` and `b` under the smaller of their roots.
+    pub fn union(&self, a: u32, b: u32) {
+        let (mut a, mut b) = (self.find(a), self.find(b));
+        while a != b {
+            let (low, high) = (a.min(b), a.max(b));
+            // `high` is linked only while it is still a root; if another
+            // thread linked it first, join from where it now leads.
+            match self.parent[high as usize].compare_exchange(
+                high,
+                low,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(_) => (a, b) = (self.find(high), self.find(low)),
+            }
+        }
+    }
+
+    /// Each index's parent (itself for a root, an index before it
+    /// otherwise), once every union is done.
+    pub fn into_parents(self) -> Vec<u32> {
+        self.parent.into_iter().map(AtomicU32::into_inner).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unions from several threads at once give the trees, and the roots,
+    /// that the same unions give one after the other.
+    #[test]
+    fn shared_unions_equal_serial_ones() {
+        let len = 20_000u32;
+        // A fixed pseudo-random sequence of pairs (a linear congruential walk).
+        let mut state = 12345u64;
+        let pairs: Vec<(u32, u32)> = (0..15_000)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 33) as u32 % len, (state >> 7) as u32 % len)
+            })
+            .collect();
+        let mut serial = MinRootForest::new(len as usize);
+        for &(a, b) in &pairs {
+            serial.union(a, b);
+        }
+        let shared = SharedMinRootForest::new(len as usize);
+        std::thread::scope(|scope| {
+            for part in pairs.chunks(1000) {
+                let shared = &shared;
+                scope.spawn(move || part.iter().for_each(|&(a, b)| shared.union(a, b)));
+            }
+        });
+        let roots: Vec<u32> = (0..len).map(|i| shared.find(i)).collect();
+        let expected: Vec<u32> = (0..len).map(|i| serial.find(i)).collect();
+        assert_eq!(roots, expected);
+        let parents = shared.into_parents();
+        assert!(parents.iter().enumerate().all(|(i, &p)| p as usize <= i));
     }
 }

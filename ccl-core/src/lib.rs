@@ -92,7 +92,7 @@ pub use classes::{ClassLabels, ClassMap, ClassValue};
 pub use connectivity::Connectivity;
 pub use error::{Error, Result};
 pub use filter::{Filter, Measured};
-pub use forest::MinRootForest;
+pub use forest::{MinRootForest, SharedMinRootForest};
 pub use image::{BinaryImage, BinaryImageBuf, MAX_PIXELS, check_size};
 pub use labels::{LabelImage, LabelVolume};
 pub use registry::{default_algorithm, default_algorithm_on, find, registry};

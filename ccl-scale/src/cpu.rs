@@ -2,6 +2,8 @@
 //! host memory. It is what runs where no GPU does, and how CI checks the
 //! merge on small images with a tiny memory cap.
 
+use std::collections::HashMap;
+
 use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
 
 use crate::Shape;
@@ -13,6 +15,10 @@ use crate::worker::Strip;
 pub(crate) struct CpuWorker {
     variant: Variant,
     pixels: Vec<u8>,
+    /// The labels of the strip scanned last, until the next scan.
+    scanned: Vec<u32>,
+    /// Kept strips' labels, by first plane.
+    kept: HashMap<usize, Vec<u32>>,
 }
 
 impl CpuWorker {
@@ -20,7 +26,18 @@ impl CpuWorker {
         Self {
             variant,
             pixels: Vec::new(),
+            scanned: Vec::new(),
+            kept: HashMap::new(),
         }
+    }
+
+    /// Keeps the labels of the strip scanned last for its write.
+    pub(crate) fn keep(&mut self, first: usize) {
+        self.kept.insert(first, std::mem::take(&mut self.scanned));
+    }
+
+    pub(crate) fn release_kept(&mut self) {
+        self.kept.clear();
     }
 
     /// Room for the strip's pixels, which the caller fills.
@@ -59,6 +76,8 @@ impl CpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
     ) -> Result<StripScan> {
+        // The last strip's labels, not kept, go before this one's are made.
+        self.scanned = Vec::new();
         let (labels, count) = self.label(shape, strip, connectivity)?;
         let plane = shape.plane_len();
         let stats = if with_stats {
@@ -66,12 +85,14 @@ impl CpuWorker {
         } else {
             Vec::new()
         };
-        Ok(StripScan {
+        let scan = StripScan {
             count,
             first_plane: labels[..plane].to_vec(),
             last_plane: labels[labels.len() - plane..].to_vec(),
             stats,
-        })
+        };
+        self.scanned = labels;
+        Ok(scan)
     }
 
     pub(crate) fn write<L: LabelWord>(
@@ -79,10 +100,14 @@ impl CpuWorker {
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
+        count: u32,
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
     ) -> Result<()> {
-        let (labels, count) = self.label(shape, strip, connectivity)?;
+        let (labels, count) = match self.kept.remove(&strip.first) {
+            Some(labels) => (labels, count),
+            None => self.label(shape, strip, connectivity)?,
+        };
         let table = renumbering.table(count);
         let out: Vec<L> = labels
             .iter()

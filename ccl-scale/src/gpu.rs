@@ -1,12 +1,16 @@
-//! A strip worker on a GPU: the strip's pixels go up from a pinned host
-//! buffer, a CUDA variant labels them where they land (on the worker's own
+//! A strip worker on a GPU: the strip's pixels go up from the source's
+//! memory where it is pinned, else from a pinned host buffer they are read
+//! into, a CUDA variant labels them where they land (on the worker's own
 //! stream), and only what the merge needs comes back in the first pass
 //! (the count, the two border planes, the features); in the second pass
-//! the strip is labeled again, renumbered on the device (`renumber.cu`)
-//! and its final labels come back through a second pinned buffer. Two
-//! workers on one GPU, each on its own stream, overlap one's transfers
-//! with the other's labeling.
+//! the strip's labels are renumbered on the device (`renumber.cu`) —
+//! those the worker kept from the first pass where the GPU had room for
+//! them, else those of labeling the strip again — and its final labels
+//! come back into the sink's memory where it is pinned, else through a
+//! second pinned buffer. Two workers on one GPU, each
+//! on its own stream, overlap one's transfers with the other's labeling.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use ccl::{Connectivity, Result};
@@ -19,7 +23,7 @@ use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice, sys};
 
 use crate::Shape;
 use crate::merge::{LargeStats, Renumbering, StripScan};
-use crate::stream::{LabelWord, PlaneSink};
+use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
 use crate::worker::Strip;
 
@@ -97,6 +101,9 @@ pub(crate) struct GpuWorker {
     continued: DeviceBuffer<u32>,
     numbers: DeviceBuffer<u64>,
     out: DeviceBuffer<u8>,
+    /// The labels of strips scanned in the first pass and kept for the
+    /// second, by first plane.
+    kept: HashMap<usize, DeviceBuffer<u32>>,
     /// The bytes of the strip in `host_pixels`.
     loaded: usize,
 }
@@ -125,6 +132,7 @@ impl GpuWorker {
             continued: DeviceBuffer::new(),
             numbers: DeviceBuffer::new(),
             out: DeviceBuffer::new(),
+            kept: HashMap::new(),
             loaded: 0,
         })
     }
@@ -136,15 +144,42 @@ impl GpuWorker {
         Ok(free as u64)
     }
 
-    /// Room for the strip's pixels (pinned), which the caller fills.
-    pub(crate) fn input(&mut self, bytes: usize) -> Result<&mut [u8]> {
+    /// Uploads the `bytes` of the planes from `first` on, queued on the
+    /// worker's stream: straight from the source's memory where it is
+    /// page-locked, else staged through the worker's pinned buffer (a copy
+    /// on the host's cores: on two H200s, 70 GB/s of them together against
+    /// the links' 107).
+    pub(crate) fn load(
+        &mut self,
+        source: &dyn PlaneSource,
+        first: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        let device = self.pixels.reserve(&self.stream, bytes)?;
+        let host: &[u8] = match source
+            .memory(first, bytes)
+            .filter(|memory| is_page_locked(memory.as_ptr().cast()))
+        {
+            Some(memory) => memory,
+            None => {
+                let staged = self.host_pixels.reserve(&self.gpu, bytes)?;
+                source.read_planes(first, staged)?;
+                staged
+            }
+        };
+        // The copy runs after the call returns: the source's memory lives
+        // through the labeler's call, and the pinned buffer is filled again
+        // only after the worker has waited for this strip's results.
+        self.stream
+            .memcpy_htod(host, &mut device.slice_mut(..bytes))
+            .map_err(cuda_error)?;
         self.loaded = bytes;
-        self.host_pixels.reserve(&self.gpu, bytes)
+        Ok(())
     }
 
-    /// Uploads the strip and labels it into `labels` (canonical, packed),
-    /// queued on the worker's stream. With `image_stats`, an image's
-    /// features are gathered in the same pass, left for
+    /// Labels the strip [`load`](Self::load)ed into `labels` (canonical,
+    /// packed), queued on the worker's stream. With `image_stats`, an
+    /// image's features are gathered in the same pass, left for
     /// [`stats`](Self::stats).
     fn label(
         &mut self,
@@ -154,11 +189,6 @@ impl GpuWorker {
         image_stats: bool,
     ) -> Result<()> {
         let bytes = self.loaded;
-        let host = self.host_pixels.reserve(&self.gpu, bytes)?;
-        let device = self.pixels.reserve(&self.stream, bytes)?;
-        self.stream
-            .memcpy_htod(&host[..], &mut device.slice_mut(..bytes))
-            .map_err(cuda_error)?;
         let (width, rows) = (shape.width(), strip.planes * shape.plane_rows());
         let image = DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
         let labels = self.labels.reserve(&self.stream, bytes)?;
@@ -223,6 +253,25 @@ impl GpuWorker {
         })
     }
 
+    /// Keeps the labels of the strip just scanned on the device; the next
+    /// labeling takes a buffer of its own.
+    pub(crate) fn keep(&mut self, first: usize) {
+        self.kept.insert(first, std::mem::take(&mut self.labels));
+    }
+
+    /// Frees the kept labels (in the stream's order, after the work queued
+    /// on them) and waits for the stream, at which the memory pool gives
+    /// the memory back to the GPU: the next call's budget, from the free
+    /// memory, sees it free.
+    pub(crate) fn release_kept(&mut self) {
+        if !self.kept.is_empty() {
+            self.kept.clear();
+            // A failed wait loses nothing here: the next call's first copy
+            // reports the stream's error.
+            let _ = self.stream.synchronize();
+        }
+    }
+
     /// The features of the strip's components, in the whole image's
     /// coordinates: an image's from its labeling, a volume's from the
     /// variant's analysis of the strip still on the device.
@@ -269,9 +318,10 @@ impl GpuWorker {
         }
     }
 
-    /// Labels the strip again, renumbers its `count` components on the
-    /// device and brings the labels to `sink`. Nothing waits for the GPU
-    /// until the labels are down: the count is the scan's.
+    /// Renumbers the strip's `count` components on the device (its kept
+    /// labels, or else it is labeled again from its input) and brings the
+    /// labels to `sink`. Nothing waits for the GPU until the labels are
+    /// down: the count is the scan's.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn write<L: LabelWord>(
         &mut self,
@@ -283,7 +333,7 @@ impl GpuWorker {
         sink: &dyn PlaneSink<L>,
         trace: StripTrace<'_>,
     ) -> Result<()> {
-        let pixels = self.loaded;
+        let pixels = strip.planes * shape.plane_len();
         let pinned_destination = sink
             .destination(strip.first, pixels)
             .filter(|&d| is_page_locked(d.cast()));
@@ -322,8 +372,8 @@ impl GpuWorker {
         trace.step("copy", || sink.write_planes(strip.first, labels))
     }
 
-    /// Labels the strip and renumbers its labels into `out` as `L`, queued
-    /// on the worker's stream.
+    /// Renumbers the strip's labels (kept, or labeled now) into `out` as
+    /// `L`, queued on the worker's stream.
     fn renumbered<L: LabelWord>(
         &mut self,
         shape: Shape,
@@ -332,14 +382,17 @@ impl GpuWorker {
         count: u32,
         renumbering: &Renumbering,
     ) -> Result<()> {
-        self.label(shape, strip, connectivity, false)?;
-        let pixels = self.loaded;
+        let kept = self.kept.remove(&strip.first);
+        if kept.is_none() {
+            self.label(shape, strip, connectivity, false)?;
+        }
+        let pixels = strip.planes * shape.plane_len();
         let stream = self.stream.clone();
         let continued = upload(&stream, &mut self.continued, &renumbering.continued)?;
         let numbers = upload(&stream, &mut self.numbers, &renumbering.numbers)?;
         let table = self.table.reserve(&stream, count as usize)?;
         let table = DevPtr::of_mut(table, &stream);
-        let labels = DevPtr::of(self.labels.get()?, &stream);
+        let labels = DevPtr::of(kept.as_ref().unwrap_or(&self.labels).get()?, &stream);
         let out_bytes = pixels * size_of::<L>();
         let out = self.out.reserve(&stream, out_bytes)?;
         let out_address = DevPtr::of_mut(out, &stream).address();

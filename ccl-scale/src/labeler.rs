@@ -3,7 +3,7 @@
 //! the borders, and deals them again to write the final labels.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use ccl::{Algorithm, Backend, Connectivity, Error, MAX_PIXELS, Result, Task, Variant};
 
@@ -80,6 +80,12 @@ pub struct StripReport {
     pub strip_planes: usize,
     /// The workers that labeled them.
     pub workers: usize,
+    /// The strips whose first labels stayed on their device (or in host
+    /// memory, on the CPU) for the second pass, which then renumbered them
+    /// without reading and labeling the strip again: as many as the memory
+    /// left beside the workers' own holds. Only [`StripLabeler::label`]
+    /// keeps any.
+    pub kept: usize,
 }
 
 /// Labels images and volumes of any size in strips (runs of rows, or of
@@ -163,8 +169,33 @@ impl StripLabeler {
     ) -> Result<StripReport> {
         let trace = Trace::from_env();
         let label_bytes = size_of::<L>() as u64;
-        let mut pass =
-            self.scan_and_number(shape, connectivity, source, label_bytes, false, &trace)?;
+        let mut pass = self.scan_and_number(
+            shape,
+            connectivity,
+            source,
+            label_bytes,
+            true,
+            false,
+            &trace,
+        )?;
+        let written = self.write_strips(&mut pass, shape, connectivity, source, sink, &trace);
+        release_kept(&mut pass.workers);
+        written?;
+        Ok(pass.report())
+    }
+
+    /// The second pass of [`label`](Self::label): every strip's final
+    /// labels, each strip on the worker that kept its labels, the others
+    /// read and labeled again by whichever worker is free.
+    fn write_strips<L: LabelWord>(
+        &self,
+        pass: &mut FirstPass<'_>,
+        shape: Shape,
+        connectivity: Connectivity,
+        source: &dyn PlaneSource,
+        sink: &dyn PlaneSink<L>,
+        trace: &Trace,
+    ) -> Result<()> {
         if pass.numbering.count > L::MAX {
             return Err(Error::InvalidArgument(format!(
                 "{} components do not fit {} labels; ask for 64-bit ones",
@@ -173,16 +204,18 @@ impl StripLabeler {
             )));
         }
         let (strips, scans, numbering) = (&pass.strips, &pass.scans, &pass.numbering);
-        for_each_strip(&mut pass.workers, strips, |worker, index, step| {
+        let keepers = &pass.keepers;
+        for_each_strip(&mut pass.workers, strips, keepers, |worker, index, step| {
             let strip = strips[index];
             let step = trace.strip(step, index);
-            read(worker, shape, strip, source, step)?;
-            // The second labeling of a strip finds the components the first did.
+            if keepers[index].is_none() {
+                read(worker, shape, strip, source, step)?;
+            }
+            // A strip labeled again has the components its scan found.
             let count = scans[index].count;
             let renumbering = &numbering.strips[index];
             worker.write(shape, strip, connectivity, count, renumbering, sink, step)
-        })?;
-        Ok(pass.report())
+        })
     }
 
     /// The components of the image or volume that `source` reads: the
@@ -195,7 +228,7 @@ impl StripLabeler {
     ) -> Result<StripReport> {
         let trace = Trace::from_env();
         Ok(self
-            .scan_and_number(shape, connectivity, source, 0, false, &trace)?
+            .scan_and_number(shape, connectivity, source, 0, false, false, &trace)?
             .report())
     }
 
@@ -222,44 +255,75 @@ impl StripLabeler {
         source: &dyn PlaneSource,
     ) -> Result<Vec<LargeStats>> {
         let trace = Trace::from_env();
-        let pass = self.scan_and_number(shape, connectivity, source, 0, true, &trace)?;
+        let pass = self.scan_and_number(shape, connectivity, source, 0, false, true, &trace)?;
         merge::merge_stats(&pass.numbering, &pass.scans)
     }
 
     /// What every call does first: the strips planned (for `label_bytes`
     /// of output a pixel), each labeled alone (with its features where
-    /// `with_stats`), and the components numbered across the borders.
+    /// `with_stats`; its labels kept where `keep` and its device has room
+    /// beyond the workers' own), and the components numbered across the
+    /// borders.
+    #[allow(clippy::too_many_arguments)]
     fn scan_and_number(
         &self,
         shape: Shape,
         connectivity: Connectivity,
         source: &dyn PlaneSource,
         label_bytes: u64,
+        keep: bool,
         with_stats: bool,
         trace: &Trace,
     ) -> Result<FirstPass<'_>> {
         shape.check(connectivity)?;
         let mut workers = self.lease_workers()?;
-        let strip_planes = self.strip_planes(shape, label_bytes, &workers)?;
+        let budget = self.budget(&workers)?;
+        let strip_planes = self.strip_planes(shape, label_bytes, budget)?;
         let strips = cut(shape, strip_planes);
+        let room = match (keep, budget) {
+            (true, Some(budget)) => {
+                let per_pixel = WORKER_BYTES_PER_PIXEL + label_bytes;
+                let strip_bytes = (strip_planes * shape.plane_len()) as u64 * per_pixel;
+                let workers_bytes = self.options.workers_per_device as u64 * strip_bytes;
+                budget.saturating_sub(workers_bytes)
+            }
+            _ => 0,
+        };
+        let devices = workers.len().div_ceil(self.options.workers_per_device);
+        let keep = KeepRoom {
+            per_device: (0..devices).map(|_| AtomicU64::new(room)).collect(),
+            workers_per_device: self.options.workers_per_device,
+        };
         let borders = BorderPairs::new(shape, connectivity, strips.len());
-        let scans = scan_strips(
+        let first_pass = scan_strips(
             &mut workers,
             shape,
             connectivity,
             &strips,
             source,
             with_stats,
+            &keep,
             &borders,
             trace,
-        )?;
-        let pairs = borders.into_pairs();
-        let numbering = trace.step("merge", || merge::number(&scans, &pairs))?;
+        )
+        .and_then(|(scans, keepers)| {
+            let pairs = borders.into_pairs();
+            let numbering = trace.step("merge", || merge::number(&scans, &pairs))?;
+            Ok((scans, keepers, numbering))
+        });
+        let (scans, keepers, numbering) = match first_pass {
+            Ok(first_pass) => first_pass,
+            Err(error) => {
+                release_kept(&mut workers);
+                return Err(error);
+            }
+        };
         Ok(FirstPass {
             workers,
             strips,
             strip_planes,
             scans,
+            keepers,
             numbering,
         })
     }
@@ -301,16 +365,11 @@ impl StripLabeler {
         }
     }
 
-    /// The planes of each strip: what each worker's share of the memory
-    /// holds at `label_bytes` of output per pixel, under the other limits.
-    fn strip_planes(&self, shape: Shape, label_bytes: u64, workers: &[Worker]) -> Result<usize> {
-        let plane = shape.plane_len().max(1) as u64;
-        let mut planes = shape.planes().max(1) as u64;
-        planes = planes.min(MAX_PIXELS / plane);
-        if self.options.backend == Backend::Cuda {
-            planes = planes.min((MAX_KERNEL_ROWS / shape.plane_rows().max(1)) as u64);
-        }
-        let budget = match (self.options.max_memory, self.options.backend) {
+    /// The memory the call may take of each device, its workers together:
+    /// the cap, or on GPUs a share of the least free memory of any; `None`
+    /// for the CPU without a cap.
+    fn budget(&self, workers: &[Worker]) -> Result<Option<u64>> {
+        Ok(match (self.options.max_memory, self.options.backend) {
             (Some(cap), _) => Some(cap),
             (None, Backend::Cuda) => {
                 let mut free = u64::MAX;
@@ -322,7 +381,19 @@ impl StripLabeler {
                 Some((free as f64 * DEFAULT_GPU_SHARE) as u64)
             }
             (None, Backend::Cpu) => None,
-        };
+        })
+    }
+
+    /// The planes of each strip: what each worker's share of the memory
+    /// `budget` holds at `label_bytes` of output per pixel, under the other
+    /// limits.
+    fn strip_planes(&self, shape: Shape, label_bytes: u64, budget: Option<u64>) -> Result<usize> {
+        let plane = shape.plane_len().max(1) as u64;
+        let mut planes = shape.planes().max(1) as u64;
+        planes = planes.min(MAX_PIXELS / plane);
+        if self.options.backend == Backend::Cuda {
+            planes = planes.min((MAX_KERNEL_ROWS / shape.plane_rows().max(1)) as u64);
+        }
         if let Some(budget) = budget {
             let per_worker = budget / self.options.workers_per_device as u64;
             let per_plane = plane * (WORKER_BYTES_PER_PIXEL + label_bytes);
@@ -330,7 +401,8 @@ impl StripLabeler {
         }
         if self.options.backend == Backend::Cuda {
             // At least a plane: a plane past the preferred size is a strip of its own.
-            planes = planes.min((preferred_gpu_strip_pixels(shape, workers.len()) / plane).max(1));
+            let workers = self.options.workers_per_device * self.options.devices.len().max(1);
+            planes = planes.min((preferred_gpu_strip_pixels(shape, workers) / plane).max(1));
         }
         if let Some(max) = self.options.max_strip_planes {
             planes = planes.min(max as u64);
@@ -353,7 +425,28 @@ struct FirstPass<'a> {
     strips: Vec<Strip>,
     strip_planes: usize,
     scans: Vec<Scan>,
+    /// Per strip: the worker that kept its labels, if one did.
+    keepers: Vec<Option<usize>>,
     numbering: merge::Numbering,
+}
+
+/// The device memory left for kept strip labels, per device (workers
+/// `d * workers_per_device ..` are device `d`'s).
+struct KeepRoom {
+    per_device: Vec<AtomicU64>,
+    workers_per_device: usize,
+}
+
+impl KeepRoom {
+    /// Takes `bytes` of worker `worker`'s device's room; whether there was
+    /// that much.
+    fn take(&self, worker: usize, bytes: u64) -> bool {
+        let room = &self.per_device[worker / self.workers_per_device];
+        room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(bytes)
+        })
+        .is_ok()
+    }
 }
 
 impl FirstPass<'_> {
@@ -363,6 +456,7 @@ impl FirstPass<'_> {
             strips: self.strips.len(),
             strip_planes: self.strip_planes,
             workers: self.workers.len(),
+            kept: self.keepers.iter().flatten().count(),
         }
     }
 }
@@ -397,7 +491,14 @@ fn cut(shape: Shape, strip_planes: usize) -> Vec<Strip> {
         .collect()
 }
 
-/// Fills the worker's input with the strip's pixels.
+/// Frees what the workers kept of a call's strips.
+fn release_kept(workers: &mut [Worker]) {
+    for worker in workers {
+        worker.release_kept();
+    }
+}
+
+/// The strip's pixels, read from `source`, where the worker labels them.
 fn read(
     worker: &mut Worker,
     shape: Shape,
@@ -406,13 +507,13 @@ fn read(
     trace: StripTrace<'_>,
 ) -> Result<()> {
     let bytes = strip.planes * shape.plane_len();
-    trace.step("read", || {
-        source.read_planes(strip.first, worker.input(bytes)?)
-    })
+    trace.step("read", || worker.load(source, strip.first, bytes))
 }
 
 /// Every strip labeled alone, in order, its border planes compared with
-/// its neighbours' in `borders` as they come in.
+/// its neighbours' in `borders` as they come in, its labels kept by its
+/// worker where `keep` has room on the worker's device: the scans, and per
+/// strip the worker that kept its labels.
 #[allow(clippy::too_many_arguments)]
 fn scan_strips(
     workers: &mut [Worker],
@@ -421,48 +522,74 @@ fn scan_strips(
     strips: &[Strip],
     source: &dyn PlaneSource,
     with_stats: bool,
+    keep: &KeepRoom,
     borders: &BorderPairs,
     trace: &Trace,
-) -> Result<Vec<Scan>> {
-    let scans: Vec<Mutex<Scan>> = strips.iter().map(|_| Mutex::default()).collect();
-    for_each_strip(workers, strips, |worker, index, step| {
-        let strip = strips[index];
-        let step = trace.strip(step, index);
-        read(worker, shape, strip, source, step)?;
-        let scan = step.step("scan", || {
-            worker.scan(shape, strip, connectivity, with_stats)
-        })?;
-        let scan = step.step("pairs", || borders.add(index, scan));
-        *scans[index].lock().expect("no worker panics holding it") = scan;
-        Ok(())
+) -> Result<(Vec<Scan>, Vec<Option<usize>>)> {
+    let scans: Vec<Mutex<(Scan, Option<usize>)>> =
+        strips.iter().map(|_| Mutex::default()).collect();
+    let anyone = vec![None; strips.len()];
+    // The border planes are compared on the host's pool, off the workers'
+    // threads, so that a worker's GPU takes its next strip meanwhile
+    // (`BorderPairs::compare`). The scope waits for every comparison.
+    rayon::in_place_scope(|comparisons| {
+        for_each_strip(workers, strips, &anyone, |worker, index, step| {
+            let strip = strips[index];
+            let step_trace = trace.strip(step, index);
+            read(worker, shape, strip, source, step_trace)?;
+            let scan = step_trace.step("scan", || {
+                worker.scan(shape, strip, connectivity, with_stats)
+            })?;
+            let label_bytes = (strip.planes * shape.plane_len() * size_of::<u32>()) as u64;
+            let keeper = keep.take(step, label_bytes).then(|| {
+                worker.keep(strip.first);
+                step
+            });
+            let scan = step_trace.step("pairs", || {
+                borders.add(index, scan, comparisons, step_trace)
+            });
+            *scans[index].lock().expect("no worker panics holding it") = (scan, keeper);
+            Ok(())
+        })
     })?;
     Ok(scans
         .into_iter()
         .map(|scan| scan.into_inner().expect("no worker panics holding it"))
-        .collect())
+        .unzip())
 }
 
-/// Runs `job` on every strip index, each worker on a thread of its own
-/// taking the next strip until none is left; the first error stops the
-/// others (after their current strip) and is returned. `job` takes the
-/// worker, the strip's index and the worker's index.
+/// Runs `job` on every strip index, each worker on a thread of its own:
+/// first the strips `keepers` gives it, in order, then the next strip that
+/// no worker keeps until none is left; the first error stops the others
+/// (after their current strip) and is returned. `job` takes the worker,
+/// the strip's index and the worker's index.
 fn for_each_strip(
     workers: &mut [Worker],
     strips: &[Strip],
+    keepers: &[Option<usize>],
     job: impl Fn(&mut Worker, usize, usize) -> Result<()> + Sync,
 ) -> Result<()> {
+    let shared: Vec<usize> = (0..strips.len())
+        .filter(|&index| keepers[index].is_none())
+        .collect();
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for (worker_index, worker) in workers.iter_mut().enumerate() {
             let (next, failed, first_error, job) = (&next, &failed, &first_error, &job);
+            let shared = &shared;
+            let own = (0..strips.len()).filter(move |&index| keepers[index] == Some(worker_index));
             scope.spawn(move || {
+                let mut own = own;
                 while !failed.load(Ordering::Relaxed) {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= strips.len() {
-                        break;
-                    }
+                    let index = match own.next() {
+                        Some(index) => index,
+                        None => match shared.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            Some(&index) => index,
+                            None => break,
+                        },
+                    };
                     if let Err(error) = job(worker, index, worker_index) {
                         failed.store(true, Ordering::Relaxed);
                         first_error

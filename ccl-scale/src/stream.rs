@@ -15,6 +15,16 @@ pub trait PlaneSource: Sync {
     /// Fills `out` with the planes from `first` on, packed (`out.len()` is
     /// a whole number of planes): nonzero is foreground.
     fn read_planes(&self, first: usize, out: &mut [u8]) -> Result<()>;
+
+    /// The `len` bytes of the planes from `first` on, for a source that is
+    /// memory: a GPU worker uploads them from there itself, without staging
+    /// them in a buffer of its own, where that memory is page-locked
+    /// (pinned), and calls [`read_planes`](Self::read_planes) otherwise.
+    /// `None`, the default: always `read_planes`.
+    fn memory(&self, first: usize, len: usize) -> Option<&[u8]> {
+        let _ = (first, len);
+        None
+    }
 }
 
 /// Takes the labels of an image or volume, plane by plane.
@@ -102,6 +112,11 @@ impl PlaneSource for Pixels<'_> {
         })?;
         copy_in_parallel(bytes, out);
         Ok(())
+    }
+
+    fn memory(&self, first: usize, len: usize) -> Option<&[u8]> {
+        let start = first * self.shape.plane_len();
+        self.pixels.get(start..start.checked_add(len)?)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::Shape;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
 use crate::merge::{Renumbering, StripScan};
-use crate::stream::{LabelWord, PlaneSink};
+use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
 
 /// A run of whole planes: rows of an image, slices of a volume.
@@ -26,12 +26,18 @@ pub(crate) enum Worker {
 }
 
 impl Worker {
-    /// Room for a strip's pixels, which the caller fills before
-    /// [`scan`](Self::scan) or [`write`](Self::write).
-    pub(crate) fn input(&mut self, bytes: usize) -> Result<&mut [u8]> {
+    /// Reads the `bytes` of the planes from `first` on from `source` for
+    /// the next [`scan`](Self::scan) or [`write`](Self::write): into host
+    /// memory, or onto the GPU (queued on its stream).
+    pub(crate) fn load(
+        &mut self,
+        source: &dyn PlaneSource,
+        first: usize,
+        bytes: usize,
+    ) -> Result<()> {
         match self {
-            Worker::Cpu(worker) => Ok(worker.input(bytes)),
-            Worker::Gpu(worker) => worker.input(bytes),
+            Worker::Cpu(worker) => source.read_planes(first, worker.input(bytes)),
+            Worker::Gpu(worker) => worker.load(source, first, bytes),
         }
     }
 
@@ -49,8 +55,28 @@ impl Worker {
         }
     }
 
-    /// Labels the strip again (its `count` components known from the
-    /// scan) and writes its final labels to `sink`.
+    /// Keeps the labels of the strip just scanned (starting at plane
+    /// `first`) where they are, so that [`write`](Self::write) renumbers
+    /// them without reading and labeling the strip again.
+    pub(crate) fn keep(&mut self, first: usize) {
+        match self {
+            Worker::Cpu(worker) => worker.keep(first),
+            Worker::Gpu(worker) => worker.keep(first),
+        }
+    }
+
+    /// Drops every kept strip's labels (a GPU's go back to its memory).
+    pub(crate) fn release_kept(&mut self) {
+        match self {
+            Worker::Cpu(worker) => worker.release_kept(),
+            Worker::Gpu(worker) => worker.release_kept(),
+        }
+    }
+
+    /// Writes the strip's final labels to `sink`: the labels it
+    /// [`keep`](Self::keep)s of the strip, or, where it kept none, those of
+    /// labeling the strip again from its input (its `count` components
+    /// known from the scan).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn write<L: LabelWord>(
         &mut self,
@@ -64,7 +90,7 @@ impl Worker {
     ) -> Result<()> {
         match self {
             Worker::Cpu(worker) => trace.step("write", || {
-                worker.write(shape, strip, connectivity, renumbering, sink)
+                worker.write(shape, strip, connectivity, count, renumbering, sink)
             }),
             Worker::Gpu(worker) => {
                 worker.write(shape, strip, connectivity, count, renumbering, sink, trace)

@@ -270,6 +270,69 @@ fn several_workers_and_devices_label_exactly() {
     }
 }
 
+/// Where the memory beside the workers' own holds some strips' labels,
+/// those strips are renumbered from the labels kept in the first pass and
+/// the others labeled again: both in one call, on every backend, with one
+/// to three workers a device, calls after calls.
+#[test]
+fn kept_and_relabeled_strips_label_exactly() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
+        let image = random_image(100, 40, 61, 1, 3).unwrap();
+        let (_, pixels) = image_pixels(&image);
+        let expected = whole_image(&image.view(), Connectivity::Eight);
+        let devices = match backend {
+            Backend::Cuda => vec![0, 0],
+            Backend::Cpu => Vec::new(),
+        };
+        for workers_per_device in [1, 2, 3] {
+            // Strips of 4 rows of 100 pixels at 25 + 8 bytes each: 13200
+            // bytes a worker; each strip's first labels take 1600 more.
+            let workers_bytes = workers_per_device as u64 * 13200;
+            for (room_for, kept) in [(0, 0), (3, 3 * devices.len().max(1)), (99, 10)] {
+                let options = StripOptions {
+                    backend,
+                    devices: devices.clone(),
+                    workers_per_device,
+                    max_memory: Some(workers_bytes + room_for * 1600 + 100),
+                    max_strip_planes: Some(4),
+                    ..StripOptions::default()
+                };
+                let labeler = StripLabeler::new(options, Connectivity::Eight).unwrap();
+                for call in 0..2 {
+                    let mut labels = vec![0u64; expected.len()];
+                    let report = labeler
+                        .label_pixels(&pixels, Connectivity::Eight, &mut labels)
+                        .unwrap();
+                    let case = format!(
+                        "{backend:?}, {workers_per_device} workers a device, room for {room_for}, call {call}"
+                    );
+                    assert_eq!((report.strips, report.kept), (10, kept.min(10)), "{case}");
+                    assert!(
+                        labels.iter().zip(&expected).all(|(&l, &e)| l == e as u64),
+                        "{case}"
+                    );
+                }
+            }
+        }
+        // A count or an analysis keeps nothing: it has no second pass.
+        let options = StripOptions {
+            backend,
+            max_strip_planes: Some(4),
+            max_memory: Some(1 << 30),
+            ..StripOptions::default()
+        };
+        let labeler = StripLabeler::new(options, Connectivity::Eight).unwrap();
+        let shape = pixels.shape();
+        assert_eq!(
+            labeler
+                .count(shape, Connectivity::Eight, &pixels)
+                .unwrap()
+                .kept,
+            0
+        );
+    }
+}
+
 #[test]
 fn a_memory_cap_sets_the_strips() {
     let image = random_image(100, 40, 50, 1, 1).unwrap();
@@ -381,7 +444,7 @@ fn large_strips_equal_the_whole_image() {
 /// itself, without staging (checked on the GPU only; elsewhere there is no
 /// pinned memory).
 #[test]
-fn pinned_label_memory_takes_the_labels_directly() {
+fn pinned_memory_is_copied_to_and_from_directly() {
     if !testable_backends(ccl_cuda::runtime::probe()).contains(&Backend::Cuda) {
         return;
     }
@@ -398,5 +461,18 @@ fn pinned_label_memory_takes_the_labels_directly() {
         .label_pixels(&pixels, Connectivity::Eight, labels)
         .unwrap();
     assert_eq!((report.strips, shape.planes()), (11, 700));
+    assert!(labels.iter().zip(&expected).all(|(&l, &e)| l == e as u64));
+
+    // Pinned pixels too: each strip is uploaded from them, not staged.
+    // SAFETY: every byte is written below before the labeler reads it.
+    let mut pinned_pixels =
+        unsafe { gpu.context().alloc_pinned_with_flags::<u8>(700_000, 0) }.unwrap();
+    let bytes = pinned_pixels.as_mut_slice().unwrap();
+    bytes.copy_from_slice(image.view().as_bytes());
+    let pixels = Pixels::new(bytes, shape).unwrap();
+    labels.fill(u64::MAX);
+    labeler
+        .label_pixels(&pixels, Connectivity::Eight, labels)
+        .unwrap();
     assert!(labels.iter().zip(&expected).all(|(&l, &e)| l == e as u64));
 }

@@ -9,7 +9,8 @@ at once):
     python3 scripts/scale/time_devices.py --devices 0,1 --out bench/DIR/devices.csv
 
 Cases (by default): a 32768^2 image, d = 60 %, g = 1 (each pixel drawn alone), 4-connectivity;
-a 1024^3 volume, d = 31 %, 6- and 26-connectivity. Each case's labels go into page-locked memory
+a 1024^3 volume, d = 31 %, 6- and 26-connectivity; the input a numpy array, or with --input pinned
+a page-locked one (cupyx.empty_pinned). Each case's labels go into page-locked memory
 (`cupyx.empty_pinned`, so that the GPUs copy them there themselves and the host's own copies do
 not bound the run; a numpy array is staged through pinned buffers), one array per device set.
 Per call: the first call (which also makes the strip labeler and its pinned buffers) apart, then
@@ -113,6 +114,12 @@ def main():
     parser.add_argument("--volume-connectivity", default="6,26")
     parser.add_argument("--max-gpu-memory", default=None, help="cap on each GPU (default: 80 %% of free)")
     parser.add_argument("--calls", default="label,analyze", help="label, analyze or both")
+    parser.add_argument("--algorithm", default=None,
+                        help="the variant that labels each strip (default: the preferred one)")
+    parser.add_argument("--input", choices=["numpy", "pinned"], default="numpy",
+                        help="the input array: numpy's (pageable; each strip is copied into a "
+                             "pinned buffer, then up), or page-locked (cupyx.empty_pinned; each "
+                             "strip goes up from it) [numpy]")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--out", help="CSV to write")
     args = parser.parse_args()
@@ -140,6 +147,10 @@ def main():
     for kind, shape, density, connectivity in cases:
         start = time.perf_counter()
         array = random_array(shape, density, seed=7)
+        if args.input == "pinned":
+            pinned = cupyx.empty_pinned(shape, np.uint8)
+            pinned[...] = array
+            array = pinned
         pixels = array.size
         print(f"{kind} {shape}: generated in {time.perf_counter() - start:.1f} s", flush=True)
         labels, features, seconds = {}, {}, {}
@@ -150,7 +161,8 @@ def main():
             seconds[(call, name)] = median
             one = seconds.get((call, "1gpu"))
             row = dict(case=kind, shape="x".join(map(str, shape)), density=density,
-                       connectivity=connectivity, call=call, devices=name,
+                       connectivity=connectivity, input=args.input,
+                       algorithm=args.algorithm or "default", call=call, devices=name,
                        max_gpu_memory=args.max_gpu_memory or "default", components=n,
                        first_call_ms=round(first * 1e3, 2), median_ms=round(median * 1e3, 2),
                        min_ms=round(least * 1e3, 2),
@@ -165,12 +177,14 @@ def main():
             out = cupyx.empty_pinned(shape, np.uint32)
             first, median, least, (_, n) = timed(
                 lambda: ccl.label(array, connectivity, out=out, devices=devs,
+                                  algorithm=args.algorithm,
                                   max_gpu_memory=args.max_gpu_memory), args.reps)
             labels[name] = (out, n)
             record("label", name, first, median, least, n, 4)
             if "analyze" in args.calls:
                 first, median, least, stats = timed(
                     lambda: ccl.analyze(array, connectivity, devices=devs,
+                                        algorithm=args.algorithm,
                                         max_gpu_memory=args.max_gpu_memory), args.reps)
                 features[name] = stats
                 record("analyze", name, first, median, least, len(stats.area), 0)
