@@ -315,7 +315,9 @@ impl BorderPairs {
                     if comparison.bands_left.fetch_sub(1, Ordering::AcqRel) == 1 {
                         let mut all = comparison.found.lock().unwrap_or_else(|e| e.into_inner());
                         let mut pairs = std::mem::take(&mut *all);
-                        pairs.sort_unstable();
+                        // The last border to finish is the first pass's
+                        // tail, when the pool has little else to run.
+                        pairs.par_sort_unstable();
                         pairs.dedup();
                         *self.pairs[border].lock().unwrap_or_else(|e| e.into_inner()) =
                             spanning_pairs(pairs);
