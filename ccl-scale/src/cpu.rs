@@ -36,8 +36,10 @@ impl CpuWorker {
         self.kept.insert(first, std::mem::take(&mut self.scanned));
     }
 
+    /// Drops the kept labels, and those of the strip scanned last.
     pub(crate) fn release_kept(&mut self) {
         self.kept.clear();
+        self.scanned = Vec::new();
     }
 
     /// Room for the strip's pixels, which the caller fills.
@@ -104,6 +106,9 @@ impl CpuWorker {
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
     ) -> Result<()> {
+        // The first pass is over: the last strip it scanned, not kept,
+        // holds no memory through the second.
+        self.scanned = Vec::new();
         let (labels, count) = match self.kept.remove(&strip.first) {
             Some(labels) => (labels, count),
             None => self.label(shape, strip, connectivity)?,

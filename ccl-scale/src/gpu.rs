@@ -104,7 +104,7 @@ pub(crate) struct GpuWorker {
     /// The labels of strips scanned in the first pass and kept for the
     /// second, by first plane.
     kept: HashMap<usize, DeviceBuffer<u32>>,
-    /// The bytes of the strip in `host_pixels`.
+    /// The bytes of the strip last loaded onto the device.
     loaded: usize,
 }
 

@@ -205,17 +205,22 @@ impl StripLabeler {
         }
         let (strips, scans, numbering) = (&pass.strips, &pass.scans, &pass.numbering);
         let keepers = &pass.keepers;
-        for_each_strip(&mut pass.workers, strips, keepers, |worker, index, step| {
-            let strip = strips[index];
-            let step = trace.strip(step, index);
-            if keepers[index].is_none() {
-                read(worker, shape, strip, source, step)?;
-            }
-            // A strip labeled again has the components its scan found.
-            let count = scans[index].count;
-            let renumbering = &numbering.strips[index];
-            worker.write(shape, strip, connectivity, count, renumbering, sink, step)
-        })
+        for_each_strip(
+            &mut pass.workers,
+            strips,
+            keepers,
+            |worker, index, worker_index| {
+                let strip = strips[index];
+                let step = trace.strip(worker_index, index);
+                if keepers[index].is_none() {
+                    read(worker, shape, strip, source, step)?;
+                }
+                // A strip labeled again has the components its scan found.
+                let count = scans[index].count;
+                let renumbering = &numbering.strips[index];
+                worker.write(shape, strip, connectivity, count, renumbering, sink, step)
+            },
+        )
     }
 
     /// The components of the image or volume that `source` reads: the
@@ -533,17 +538,17 @@ fn scan_strips(
     // threads, so that a worker's GPU takes its next strip meanwhile
     // (`BorderPairs::compare`). The scope waits for every comparison.
     rayon::in_place_scope(|comparisons| {
-        for_each_strip(workers, strips, &anyone, |worker, index, step| {
+        for_each_strip(workers, strips, &anyone, |worker, index, worker_index| {
             let strip = strips[index];
-            let step_trace = trace.strip(step, index);
+            let step_trace = trace.strip(worker_index, index);
             read(worker, shape, strip, source, step_trace)?;
             let scan = step_trace.step("scan", || {
                 worker.scan(shape, strip, connectivity, with_stats)
             })?;
             let label_bytes = (strip.planes * shape.plane_len() * size_of::<u32>()) as u64;
-            let keeper = keep.take(step, label_bytes).then(|| {
+            let keeper = keep.take(worker_index, label_bytes).then(|| {
                 worker.keep(strip.first);
-                step
+                worker_index
             });
             let scan = step_trace.step("pairs", || {
                 borders.add(index, scan, comparisons, step_trace)
