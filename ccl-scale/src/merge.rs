@@ -587,30 +587,35 @@ struct BorderNodes {
 
 impl BorderNodes {
     fn new(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Self> {
+        let first_plane_labels: Vec<u32> =
+            scans.iter().map(|scan| scan.first_plane_labels).collect();
+        // Each strip's on a thread of its own: a pass over its border's pairs.
+        let last_plane_labels: Vec<Vec<u32>> = first_plane_labels
+            .par_iter()
+            .enumerate()
+            .map(|(s, &first)| {
+                // The pairs are sorted by their label above: its labels come in order.
+                let mut last: Vec<u32> = pairs.get(s).map_or(Vec::new(), |pairs| {
+                    pairs
+                        .iter()
+                        .map(|&(a, _)| a)
+                        .filter(|&a| a > first)
+                        .collect()
+                });
+                last.dedup();
+                last
+            })
+            .collect();
         let mut base = Vec::with_capacity(scans.len());
-        let mut first_plane_labels = Vec::with_capacity(scans.len());
-        let mut last_plane_labels = Vec::with_capacity(scans.len());
         let mut nodes = 0u64;
-        for (s, scan) in scans.iter().enumerate() {
-            let first = scan.first_plane_labels;
-            // The pairs are sorted by their label above: its labels come in order.
-            let mut last: Vec<u32> = pairs.get(s).map_or(Vec::new(), |pairs| {
-                pairs
-                    .iter()
-                    .map(|&(a, _)| a)
-                    .filter(|&a| a > first)
-                    .collect()
-            });
-            last.dedup();
+        for (first, last) in first_plane_labels.iter().zip(&last_plane_labels) {
             base.push(nodes as u32);
-            nodes += u64::from(first) + last.len() as u64;
+            nodes += u64::from(*first) + last.len() as u64;
             if nodes > u64::from(u32::MAX) {
                 return Err(Error::Unavailable(format!(
                     "{nodes} labels lie on strip borders: more than the merge indexes; use taller strips"
                 )));
             }
-            first_plane_labels.push(first);
-            last_plane_labels.push(last);
         }
         Ok(Self {
             base,
@@ -655,10 +660,13 @@ impl BorderNodes {
 /// the host's threads but one cheap pass: the borders' unions (a shared
 /// forest), whether each node continues a component numbered before (a
 /// node whose root is not itself, as roots are the smallest nodes), each
-/// strip's share of the new numbers and each continued label's number.
-/// One thread doing all of it took 35 ms of a 1024³ volume's merge
-/// (d = 31 %, 6-connectivity, 16 strips, 2.4 M nodes), 36 % of it the
-/// unions, 55 % the numbering walk.
+/// strip's share of the new numbers and each continued label's number
+/// (their roots' ranks written over the roots' own entries: no table of
+/// a number a node). A 1024³ volume's merge (d = 31 %, 6-connectivity, 16
+/// strips, 2.4 M nodes) took 47–57 ms on one thread of the 2-core
+/// development machine, 20–26 ms so. On the 32 host cores of the
+/// two-H200 machine one thread took 67–103 ms, and the first version
+/// spread over threads (a table of ranks beside the roots) 25–35 ms.
 pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Numbering> {
     let nodes = BorderNodes::new(scans, pairs)?;
     let forest = SharedForest::new(nodes.len());
@@ -688,50 +696,46 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
     }
 
     // Per strip: its labels that continue a component numbered before
-    // (their root, the component's smallest node, is another node), and
-    // the number of each root among the strip's new components, from 0.
-    let mut new_index = vec![0u32; nodes.len()];
-    let shares = split_by_strip(&mut new_index, &nodes);
-    let continued: Vec<Vec<u32>> = shares
+    // (their root, the component's smallest node, is another node) with
+    // those roots; and in place of each of its roots' own entry, the root's
+    // rank among the strip's new components, from 0 (a strip's thread reads
+    // and writes only its own nodes' entries here).
+    let continued: Vec<(Vec<u32>, Vec<u32>)> = split_by_strip(&mut roots, &nodes)
         .into_par_iter()
         .enumerate()
         .map(|(s, share)| {
             let base = nodes.base[s];
-            let mut continued = Vec::new();
+            let (mut continued, mut their_roots) = (Vec::new(), Vec::new());
             for (label, node) in nodes.of_strip(s) {
-                if roots[node as usize] == node {
+                let entry = &mut share[(node - base) as usize];
+                if *entry == node {
                     // Labels come ascending: the continued ones so far are
                     // exactly those below `label`.
-                    share[(node - base) as usize] = label - 1 - continued.len() as u32;
+                    *entry = label - 1 - continued.len() as u32;
                 } else {
                     continued.push(label);
+                    their_roots.push(*entry);
                 }
             }
-            continued
+            (continued, their_roots)
         })
         .collect();
+    let ranks = roots;
     let mut first_new = Vec::with_capacity(scans.len());
     let mut next = 1u64;
-    for (scan, continued) in scans.iter().zip(&continued) {
+    for (scan, (continued, _)) in scans.iter().zip(&continued) {
         first_new.push(next);
         next += u64::from(scan.count) - continued.len() as u64;
     }
     let strips = continued
         .into_par_iter()
         .enumerate()
-        .map(|(s, continued)| {
-            let mut nodes_of_continued = nodes
-                .of_strip(s)
-                .filter(|&(_, node)| roots[node as usize] != node);
-            let numbers = continued
+        .map(|(s, (continued, their_roots))| {
+            let numbers = their_roots
                 .iter()
-                .map(|_| {
-                    let (_, node) = nodes_of_continued
-                        .next()
-                        .expect("one node a continued label");
-                    let root = roots[node as usize];
+                .map(|&root| {
                     let root_strip = nodes.base.partition_point(|&base| base <= root) - 1;
-                    first_new[root_strip] + u64::from(new_index[root as usize])
+                    first_new[root_strip] + u64::from(ranks[root as usize])
                 })
                 .collect();
             Renumbering {
