@@ -1,9 +1,10 @@
 //! The merge of `ccl.dask`: the components that span chunks, joined over
 //! the pairs of face labels that touch across chunk faces, and numbered.
 
-use ccl::MinRootForest;
+use ccl::SharedMinRootForest;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rayon::prelude::*;
 
 use crate::host_array::HostArray;
 use crate::values_at;
@@ -52,32 +53,45 @@ fn join_face_pairs(
         ));
     }
     let (paired_faces, paired_finals, merged) = py.detach(|| {
-        let mut forest = MinRootForest::new(nodes);
+        // The unions on all threads (millions of pairs over tens of
+        // millions of face labels: each a cache miss or two).
+        let forest = SharedMinRootForest::new(nodes);
+        first
+            .par_chunks(1 << 16)
+            .zip(second.par_chunks(1 << 16))
+            .for_each(|(first, second)| {
+                for (&a, &b) in first.iter().zip(second) {
+                    forest.union(a, b);
+                }
+            });
         let mut paired = vec![false; nodes];
-        for (&a, &b) in first.iter().zip(second) {
-            forest.union(a, b);
-            paired[a as usize] = true;
-            paired[b as usize] = true;
+        for &node in first.iter().chain(second) {
+            paired[node as usize] = true;
         }
-        // One pass in node order: a parent comes before its child, so its
-        // number is known by then; a root's number counts the merged
-        // labels before it, all of which are below its label.
-        let parents = forest.into_parents();
-        let mut finals = vec![0u64; nodes];
+        // Every node's root in one pass (a parent comes before its child);
+        // then, in node order, a root's entry becomes the count of merged
+        // labels before it, all of which are below its label, so that its
+        // number is its label less that count: no table of a number a node
+        // (a 2048³ volume in 512³ chunks has some 20 M face labels).
+        let mut roots = forest.into_parents();
+        for node in 0..roots.len() {
+            roots[node] = roots[roots[node] as usize];
+        }
         let (mut paired_faces, mut paired_finals, mut merged) =
             (Vec::new(), Vec::new(), Vec::new());
-        for (node, &parent) in parents.iter().enumerate() {
+        for node in 0..nodes {
             let label = faces[node] as u64;
-            let parent = parent as usize;
-            finals[node] = if parent == node {
+            let root = roots[node] as usize;
+            let number = if root == node {
+                roots[node] = merged.len() as u32;
                 label - merged.len() as u64
             } else {
                 merged.push(label);
-                finals[parent]
+                faces[root] as u64 - u64::from(roots[root])
             };
             if paired[node] {
                 paired_faces.push(label);
-                paired_finals.push(finals[node]);
+                paired_finals.push(number);
             }
         }
         (paired_faces, paired_finals, merged)

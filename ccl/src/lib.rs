@@ -52,8 +52,8 @@
 pub use ccl_core::{
     Algorithm, Analyzer, Backend, BinaryImage, BinaryImageBuf, BinaryVolume, BinaryVolumeBuf,
     ClassLabels, ClassMap, ClassValue, ComponentStats, Connectivity, Error, Filter, LabelImage,
-    LabelVolume, Labeler, MAX_PIXELS, Measured, MinRootForest, Result, StageTime, Task, TimedRun,
-    VolumeStats, default_algorithm, default_algorithm_on, find,
+    LabelVolume, Labeler, MAX_PIXELS, Measured, MinRootForest, Result, SharedMinRootForest,
+    StageTime, Task, TimedRun, VolumeStats, default_algorithm, default_algorithm_on, find,
 };
 
 /// Files: binary images in, label images out (`ccl-io`).
