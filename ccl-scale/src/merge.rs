@@ -256,11 +256,11 @@ impl BorderPairs {
 
     /// Finds the pairs that touch across `border` (between `above`, the
     /// last plane of the strip before it, and `below`, the first of the one
-    /// after): each offset's bands of rows a task of `comparisons`, the
-    /// task that finishes last sorting them and keeping a spanning forest.
+    /// after): each band of rows a task of `comparisons`, the task that
+    /// finishes last sorting them and keeping a spanning forest.
     ///
-    /// A volume's border plane is millions of pixels, compared at up to
-    /// nine offsets. On its worker's thread the comparison held that
+    /// A volume's border plane is millions of pixels, compared with up to
+    /// nine of the next's a pixel. On its worker's thread the comparison held that
     /// worker's GPU back (15 ms a border of a 1024³ volume, d = 31 %,
     /// 6-connectivity, on two H200s); as one task that split itself (a
     /// parallel iterator), a task waiting for its parts ran other borders'
