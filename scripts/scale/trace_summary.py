@@ -5,7 +5,11 @@ between the passes, the second pass (after the merge) — and per phase and step
 workers were busy in it, summed over the workers, with the number of workers that took part.
 
     CCL_TRACE_STRIPS=trace.csv python3 scripts/scale/time_devices.py --reps 2 ...
-    python3 scripts/scale/trace_summary.py trace.csv [--calls 3,4]
+    python3 scripts/scale/trace_summary.py trace.csv [--calls 3,4] [--timeline]
+
+With --timeline, each call's steps follow its summary in order of their start (`worker strip
+step start end`, ms), the border comparisons (many short tasks) folded into their first start
+and last end.
 """
 
 import argparse
@@ -45,10 +49,25 @@ def summarize(rows):
     return lines
 
 
+def timeline(rows):
+    """Lines of text: the call's steps by start, the comparisons folded into one line."""
+    lines = []
+    for r in sorted(rows, key=lambda r: r["start"]):
+        if r["step"] != "compare":
+            lines.append(f"  {r['worker']:>2} {r['strip']:>4} {r['step']:<9} "
+                         f"{r['start']:9.3f} {r['end']:9.3f}")
+    compares = [r for r in rows if r["step"] == "compare"]
+    if compares:
+        lines.append(f"  comparisons: first start {min(r['start'] for r in compares):.3f}, "
+                     f"last end {max(r['end'] for r in compares):.3f}")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trace", help="the CSV that CCL_TRACE_STRIPS named")
     parser.add_argument("--calls", help="the calls to show, comma-separated (default: all)")
+    parser.add_argument("--timeline", action="store_true", help="also list each call's steps")
     args = parser.parse_args()
     calls = defaultdict(list)
     with open(args.trace, newline="") as f:
@@ -60,6 +79,8 @@ def main():
     wanted = {int(c) for c in args.calls.split(",")} if args.calls else set(calls)
     for call in sorted(wanted & set(calls)):
         print(f"call {call}: " + "\n".join(summarize(calls[call])))
+        if args.timeline:
+            print("\n".join(timeline(calls[call])))
 
 
 if __name__ == "__main__":
