@@ -624,6 +624,11 @@ impl BorderNodes {
         })
     }
 
+    /// The nodes of strip `s`.
+    fn strip_len(&self, s: usize) -> usize {
+        self.first_plane_labels[s] as usize + self.last_plane_labels[s].len()
+    }
+
     /// The nodes in all.
     fn len(&self) -> usize {
         match self.base.last() {
@@ -700,7 +705,8 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
     // those roots; and in place of each of its roots' own entry, the root's
     // rank among the strip's new components, from 0 (a strip's thread reads
     // and writes only its own nodes' entries here).
-    let continued: Vec<(Vec<u32>, Vec<u32>)> = split_by_strip(&mut roots, &nodes)
+    let strip_nodes = (0..scans.len()).map(|s| nodes.strip_len(s));
+    let continued: Vec<(Vec<u32>, Vec<u32>)> = split_into(&mut roots, strip_nodes)
         .into_par_iter()
         .enumerate()
         .map(|(s, share)| {
@@ -751,19 +757,16 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
     })
 }
 
-/// `values` (one per node) cut into each strip's nodes.
-fn split_by_strip<'a>(mut values: &'a mut [u32], nodes: &BorderNodes) -> Vec<&'a mut [u32]> {
-    let mut shares = Vec::with_capacity(nodes.base.len());
-    for s in 0..nodes.base.len() {
-        let len = nodes
-            .base
-            .get(s + 1)
-            .map_or(values.len(), |&next| (next - nodes.base[s]) as usize);
-        let (share, rest) = std::mem::take(&mut values).split_at_mut(len);
-        shares.push(share);
+/// `values` cut into consecutive parts of `lengths`, which cover it.
+fn split_into<T>(mut values: &mut [T], lengths: impl IntoIterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut parts = Vec::new();
+    for len in lengths {
+        let (part, rest) = std::mem::take(&mut values).split_at_mut(len);
+        parts.push(part);
         values = rest;
     }
-    shares
+    assert!(values.is_empty(), "the parts cover the values");
+    parts
 }
 
 /// The features of every component of the whole image, index `n − 1` for
@@ -771,7 +774,7 @@ fn split_by_strip<'a>(mut values: &'a mut [u32], nodes: &BorderNodes) -> Vec<&'a
 ///
 /// A strip's new components take the consecutive numbers from its
 /// `first_new`, so the strips' shares of the result are disjoint: each is
-/// copied on its own thread, which also spreads the first touch of the
+/// copied by a task of its own on the pool, which also spreads the first touch of the
 /// result's pages over the host's cores (tens of millions of components
 /// are gigabytes). The labels that continue a component numbered before
 /// are then merged into it, one strip after the other.
@@ -788,46 +791,41 @@ pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<L
     }
     let count = numbering.count as usize;
     let mut merged: Vec<LargeStats> = Vec::with_capacity(count);
-    let mut rest = &mut merged.spare_capacity_mut()[..count];
-    let mut shares = Vec::with_capacity(scans.len());
-    for (renumbering, scan) in numbering.strips.iter().zip(scans) {
-        let new = scan.count as usize - renumbering.continued.len();
-        let (share, tail) = std::mem::take(&mut rest).split_at_mut(new);
-        shares.push((share, renumbering, scan));
-        rest = tail;
-    }
-    assert!(rest.is_empty(), "the strips' new components are the count");
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut groups: Vec<Vec<_>> = (0..threads.min(shares.len())).map(|_| Vec::new()).collect();
-    for (i, share) in shares.into_iter().enumerate() {
-        groups[i % threads].push(share);
-    }
-    std::thread::scope(|scope| {
-        for group in groups {
-            scope.spawn(move || {
-                for (share, renumbering, scan) in group {
-                    let mut continued = renumbering.continued.iter().peekable();
-                    let new_labels = (1..=scan.count).filter(|label| {
-                        let is_continued = continued.peek() == Some(&label);
-                        if is_continued {
-                            continued.next();
-                        }
-                        !is_continued
-                    });
-                    let slots = share.len();
-                    let written = share
-                        .iter_mut()
-                        .zip(new_labels)
-                        .map(|(slot, label)| slot.write(scan.stats[label as usize - 1]))
-                        .count();
-                    assert_eq!(written, slots, "a strip's new labels fill its share");
+    let news: Vec<usize> = numbering
+        .strips
+        .iter()
+        .zip(scans)
+        .map(|(renumbering, scan)| scan.count as usize - renumbering.continued.len())
+        .collect();
+    assert_eq!(
+        news.iter().sum::<usize>(),
+        count,
+        "the strips' new components are the count"
+    );
+    let shares = split_into(&mut merged.spare_capacity_mut()[..count], news);
+    shares
+        .into_par_iter()
+        .zip(numbering.strips.par_iter().zip(scans))
+        .for_each(|(share, (renumbering, scan))| {
+            let mut continued = renumbering.continued.iter().peekable();
+            let new_labels = (1..=scan.count).filter(|label| {
+                let is_continued = continued.peek() == Some(&label);
+                if is_continued {
+                    continued.next();
                 }
+                !is_continued
             });
-        }
-    });
+            let slots = share.len();
+            let written = share
+                .iter_mut()
+                .zip(new_labels)
+                .map(|(slot, label)| slot.write(scan.stats[label as usize - 1]))
+                .count();
+            assert_eq!(written, slots, "a strip's new labels fill its share");
+        });
     // SAFETY: the shares partition `0..count` (asserted above), and every
-    // slot of each share was written (asserted in its thread: a failed
-    // assertion ends the scope with a panic before this line).
+    // slot of each share was written (asserted in its task: a failed
+    // assertion panics out of `for_each` before this line).
     unsafe { merged.set_len(count) };
     for (renumbering, scan) in numbering.strips.iter().zip(scans) {
         for (&label, &number) in renumbering.continued.iter().zip(&renumbering.numbers) {
