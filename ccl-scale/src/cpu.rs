@@ -15,8 +15,6 @@ use crate::worker::Strip;
 pub(crate) struct CpuWorker {
     variant: Variant,
     pixels: Vec<u8>,
-    /// The labels of the strip scanned last, until the next scan.
-    scanned: Vec<u32>,
     /// Kept strips' labels, by first plane.
     kept: HashMap<usize, Vec<u32>>,
 }
@@ -26,20 +24,13 @@ impl CpuWorker {
         Self {
             variant,
             pixels: Vec::new(),
-            scanned: Vec::new(),
             kept: HashMap::new(),
         }
     }
 
-    /// Keeps the labels of the strip scanned last for its write.
-    pub(crate) fn keep(&mut self, first: usize) {
-        self.kept.insert(first, std::mem::take(&mut self.scanned));
-    }
-
-    /// Drops the kept labels, and those of the strip scanned last.
+    /// Drops the kept labels.
     pub(crate) fn release_kept(&mut self) {
         self.kept.clear();
-        self.scanned = Vec::new();
     }
 
     /// Room for the strip's pixels, which the caller fills.
@@ -77,9 +68,8 @@ impl CpuWorker {
         strip: Strip,
         connectivity: Connectivity,
         with_stats: bool,
+        keep: bool,
     ) -> Result<StripScan> {
-        // The last strip's labels, not kept, go before this one's are made.
-        self.scanned = Vec::new();
         let (labels, count) = self.label(shape, strip, connectivity)?;
         let plane = shape.plane_len();
         let stats = if with_stats {
@@ -93,7 +83,9 @@ impl CpuWorker {
             last_plane: labels[labels.len() - plane..].to_vec(),
             stats,
         };
-        self.scanned = labels;
+        if keep {
+            self.kept.insert(strip.first, labels);
+        }
         Ok(scan)
     }
 
@@ -106,9 +98,6 @@ impl CpuWorker {
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
     ) -> Result<()> {
-        // The first pass is over: the last strip it scanned, not kept,
-        // holds no memory through the second.
-        self.scanned = Vec::new();
         let (labels, count) = match self.kept.remove(&strip.first) {
             Some(labels) => (labels, count),
             None => self.label(shape, strip, connectivity)?,

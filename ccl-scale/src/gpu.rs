@@ -226,6 +226,7 @@ impl GpuWorker {
         strip: Strip,
         connectivity: Connectivity,
         with_stats: bool,
+        keep: bool,
     ) -> Result<StripScan> {
         self.label(shape, strip, connectivity, with_stats)?;
         // A strip has at most MAX_PIXELS pixels, so its count fits.
@@ -245,18 +246,17 @@ impl GpuWorker {
         } else {
             Vec::new()
         };
+        if keep {
+            // The next labeling takes a buffer of its own.
+            self.kept
+                .insert(strip.first, std::mem::take(&mut self.labels));
+        }
         Ok(StripScan {
             count,
             first_plane,
             last_plane,
             stats,
         })
-    }
-
-    /// Keeps the labels of the strip just scanned on the device; the next
-    /// labeling takes a buffer of its own.
-    pub(crate) fn keep(&mut self, first: usize) {
-        self.kept.insert(first, std::mem::take(&mut self.labels));
     }
 
     /// Frees the kept labels (in the stream's order, after the work queued

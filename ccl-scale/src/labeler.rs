@@ -542,14 +542,12 @@ fn scan_strips(
             let strip = strips[index];
             let step_trace = trace.strip(worker_index, index);
             read(worker, shape, strip, source, step_trace)?;
-            let scan = step_trace.step("scan", || {
-                worker.scan(shape, strip, connectivity, with_stats)
-            })?;
             let label_bytes = (strip.planes * shape.plane_len() * size_of::<u32>()) as u64;
-            let keeper = keep.take(worker_index, label_bytes).then(|| {
-                worker.keep(strip.first);
-                worker_index
-            });
+            let kept = keep.take(worker_index, label_bytes);
+            let scan = step_trace.step("scan", || {
+                worker.scan(shape, strip, connectivity, with_stats, kept)
+            })?;
+            let keeper = kept.then_some(worker_index);
             let scan = step_trace.step("pairs", || {
                 borders.add(index, scan, comparisons, step_trace)
             });

@@ -41,27 +41,21 @@ impl Worker {
         }
     }
 
-    /// Labels the strip alone: what the merge needs of it.
+    /// Labels the strip alone: what the merge needs of it. With `keep`,
+    /// its labels stay where they are (host memory, or the GPU), so that
+    /// [`write`](Self::write) renumbers them without reading and labeling
+    /// the strip again.
     pub(crate) fn scan(
         &mut self,
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
         with_stats: bool,
+        keep: bool,
     ) -> Result<StripScan> {
         match self {
-            Worker::Cpu(worker) => worker.scan(shape, strip, connectivity, with_stats),
-            Worker::Gpu(worker) => worker.scan(shape, strip, connectivity, with_stats),
-        }
-    }
-
-    /// Keeps the labels of the strip just scanned (starting at plane
-    /// `first`) where they are, so that [`write`](Self::write) renumbers
-    /// them without reading and labeling the strip again.
-    pub(crate) fn keep(&mut self, first: usize) {
-        match self {
-            Worker::Cpu(worker) => worker.keep(first),
-            Worker::Gpu(worker) => worker.keep(first),
+            Worker::Cpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep),
+            Worker::Gpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep),
         }
     }
 
@@ -73,8 +67,8 @@ impl Worker {
         }
     }
 
-    /// Writes the strip's final labels to `sink`: the labels it
-    /// [`keep`](Self::keep)s of the strip, or, where it kept none, those of
+    /// Writes the strip's final labels to `sink`: the labels its
+    /// [`scan`](Self::scan) kept, or, where it kept none, those of
     /// labeling the strip again from its input (its `count` components
     /// known from the scan).
     #[allow(clippy::too_many_arguments)]
