@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use ccl::{Connectivity, Task};
-use ccl_scale::{Pixels, Shape, StripLabeler, StripOptions};
+use ccl_scale::{FeatureColumns, Pixels, Shape, StripLabeler, StripOptions};
 use pyo3::prelude::*;
 
 use crate::host_array::HostArray;
@@ -117,92 +117,39 @@ fn analyze_strips_host(
     let axes = shape.len();
     let shape = strip_shape(&shape).map_err(to_python)?;
     py.detach(|| {
+        let labeler = strip_labeler(Task::Analyze, connectivity, algorithm, max_memory, devices)?;
         // SAFETY: the Python caller's contract: the array's bytes.
         let bytes = unsafe { values_at::<u8>(address, shape.pixels() as usize) };
-        let strips = (algorithm, max_memory, devices);
-        let components = analyze_strips(bytes, shape, connectivity, strips)?;
-        let n = components.len();
-        let (areas, columns) = if shape.pixels() <= ccl::MAX_PIXELS {
+        let pixels = Pixels::new(bytes, shape)?;
+        Ok(if shape.pixels() <= ccl::MAX_PIXELS {
             // Every area is below the pixels, so narrowing loses nothing.
-            let columns = Columns::of(&components, axes, |area| area as u32);
-            (HostArray::u32(columns.areas, vec![n]), columns.rest)
+            let columns =
+                labeler.analyze_columns(shape, connectivity, &pixels, axes, |area| area as u32)?;
+            arrays(columns, axes, HostArray::u32)
         } else {
-            let columns = Columns::of(&components, axes, |area| area);
-            (HostArray::u64(columns.areas, vec![n]), columns.rest)
-        };
-        Ok((
-            areas,
-            HostArray::u32(columns.mins, vec![n, 3]),
-            HostArray::u32(columns.maxs, vec![n, 3]),
-            HostArray::u64(columns.sums, vec![n, 3]),
-            HostArray::f64(columns.centroids, vec![n, axes]),
-        ))
+            let columns =
+                labeler.analyze_columns(shape, connectivity, &pixels, axes, |area| area)?;
+            arrays(columns, axes, HostArray::u64)
+        })
     })
     .map_err(to_python)
 }
 
-/// Merged features as the columns Python takes: each component's area (of
-/// type `A`), and the rest.
-struct Columns<A> {
-    areas: Vec<A>,
-    rest: OtherColumns,
-}
-
-/// Each component's x, y, z minima, maxima and coordinate sums, and its
-/// centroid over the first `axes` axes.
-struct OtherColumns {
-    mins: Vec<u32>,
-    maxs: Vec<u32>,
-    sums: Vec<u64>,
-    centroids: Vec<f64>,
-}
-
-impl<A: Copy + Default + Send> Columns<A> {
-    /// The columns of `components`, each area as `area` gives it, filled on
-    /// all host threads: tens of millions of components are gigabytes,
-    /// whose pages are first touched here (zeroed allocations are mapped,
-    /// not written, until then).
-    fn of(components: &[ccl_scale::LargeStats], axes: usize, area: fn(u64) -> A) -> Self {
-        let n = components.len();
-        let mut columns = Self {
-            areas: vec![A::default(); n],
-            rest: OtherColumns {
-                mins: vec![0; 3 * n],
-                maxs: vec![0; 3 * n],
-                sums: vec![0; 3 * n],
-                centroids: vec![0.0; axes * n],
-            },
-        };
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let per = n.div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let parts = components
-                .chunks(per)
-                .zip(columns.areas.chunks_mut(per))
-                .zip(columns.rest.mins.chunks_mut(3 * per))
-                .zip(columns.rest.maxs.chunks_mut(3 * per))
-                .zip(columns.rest.sums.chunks_mut(3 * per))
-                .zip(columns.rest.centroids.chunks_mut(axes * per));
-            for (((((part, areas), mins), maxs), sums), centroids) in parts {
-                scope.spawn(move || {
-                    for (i, stats) in part.iter().enumerate() {
-                        areas[i] = area(stats.area);
-                        mins[3 * i..3 * i + 3].copy_from_slice(&stats.min);
-                        maxs[3 * i..3 * i + 3].copy_from_slice(&stats.max);
-                        sums[3 * i..3 * i + 3].copy_from_slice(&stats.sum);
-                        // As numpy divides: the exact integer sum, made a
-                        // float once, over the area.
-                        for (axis, centroid) in
-                            centroids[axes * i..axes * (i + 1)].iter_mut().enumerate()
-                        {
-                            *centroid = stats.sum[axis] as f64 / stats.area as f64;
-                        }
-                    }
-                });
-            }
-        });
-        columns
-    }
+/// The five arrays of [`analyze_strips_host`], the areas made an array by
+/// `areas`.
+fn arrays<A>(
+    columns: FeatureColumns<A>,
+    axes: usize,
+    areas: fn(Vec<A>, Vec<usize>) -> HostArray,
+) -> (HostArray, HostArray, HostArray, HostArray, HostArray) {
+    let n = columns.len();
+    (
+        areas(columns.areas, vec![n]),
+        HostArray::u32(columns.mins, vec![n, 3]),
+        HostArray::u32(columns.maxs, vec![n, 3]),
+        HostArray::u64(columns.sums, vec![n, 3]),
+        HostArray::f64(columns.centroids, vec![n, axes]),
+    )
 }
 
 /// cc3d's `statistics` of the packed bytes at `address` (of `shape`), the

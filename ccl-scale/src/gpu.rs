@@ -19,7 +19,8 @@ use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, cuda_error,
     linear_grid,
 };
-use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice, sys};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, DeviceRepr, PinnedHostSlice, sys};
+use rayon::prelude::*;
 
 use crate::Shape;
 use crate::merge::{LargeStats, Renumbering, StripScan};
@@ -94,7 +95,9 @@ pub(crate) struct GpuWorker {
     variant: Box<dyn DynVariant>,
     kernels: Kernels,
     host_pixels: Pinned,
-    host_labels: Pinned,
+    /// What comes back from the device: the strips' features in the first
+    /// pass, their labels in the second.
+    host_readback: Pinned,
     pixels: DeviceBuffer<u8>,
     labels: DeviceBuffer<u32>,
     table: DeviceBuffer<u64>,
@@ -125,7 +128,7 @@ impl GpuWorker {
             stream,
             variant,
             host_pixels: Pinned::new(true),
-            host_labels: Pinned::new(false),
+            host_readback: Pinned::new(false),
             pixels: DeviceBuffer::new(),
             labels: DeviceBuffer::new(),
             table: DeviceBuffer::new(),
@@ -227,10 +230,13 @@ impl GpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
+        trace: StripTrace<'_>,
     ) -> Result<StripScan> {
-        self.label(shape, strip, connectivity, with_stats)?;
         // A strip has at most MAX_PIXELS pixels, so its count fits.
-        let count = self.variant.component_count()? as u32;
+        let count = trace.step("label", || {
+            self.label(shape, strip, connectivity, with_stats)?;
+            Ok::<_, ccl::Error>(self.variant.component_count()? as u32)
+        })?;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
         let labels = self.labels.get()?;
         let first_plane = self
@@ -242,7 +248,7 @@ impl GpuWorker {
             .clone_dtoh(&labels.slice(pixels - plane..pixels))
             .map_err(cuda_error)?;
         let stats = if with_stats && count > 0 {
-            self.stats(shape, strip, connectivity)?
+            self.stats(shape, strip, connectivity, trace)?
         } else {
             Vec::new()
         };
@@ -280,6 +286,7 @@ impl GpuWorker {
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
+        trace: StripTrace<'_>,
     ) -> Result<Vec<LargeStats>> {
         let first = strip.first as u32;
         match shape {
@@ -287,11 +294,12 @@ impl GpuWorker {
                 let Some(stats) = self.variant.device_stats()? else {
                     return Ok(Vec::new());
                 };
-                let stats = self.stream.clone_dtoh(&stats).map_err(cuda_error)?;
-                Ok(stats
-                    .into_iter()
-                    .map(|s| LargeStats::of_image(&s.into(), first))
-                    .collect())
+                let stats = trace.step("stats-download", || {
+                    read_back(&self.gpu, &self.stream, &mut self.host_readback, &stats)
+                })?;
+                Ok(trace.step("stats-convert", || {
+                    converted(stats, |s| LargeStats::of_image(&(*s).into(), first))
+                }))
             }
             Shape::Volume { height, .. } => {
                 let bytes = self.loaded;
@@ -305,15 +313,20 @@ impl GpuWorker {
                 );
                 let image =
                     DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
-                let mut clock = StageClock::disabled();
-                self.variant
-                    .analyze_device_volume(&image, slices, connectivity, &mut clock)?;
-                Ok(self
-                    .variant
-                    .read_volume_stats()?
-                    .iter()
-                    .map(|s| LargeStats::of_volume(s, first))
-                    .collect())
+                trace.step("stats-gpu", || {
+                    let mut clock = StageClock::disabled();
+                    self.variant
+                        .analyze_device_volume(&image, slices, connectivity, &mut clock)
+                })?;
+                let Some(stats) = self.variant.device_volume_stats()? else {
+                    return Ok(Vec::new());
+                };
+                let stats = trace.step("stats-download", || {
+                    read_back(&self.gpu, &self.stream, &mut self.host_readback, &stats)
+                })?;
+                Ok(trace.step("stats-convert", || {
+                    converted(stats, |s| LargeStats::of_volume(&(*s).into(), first))
+                }))
             }
         }
     }
@@ -360,7 +373,7 @@ impl GpuWorker {
                 stream.synchronize().map_err(cuda_error)
             });
         }
-        let host = self.host_labels.reserve(&self.gpu, out_bytes)?;
+        let host = self.host_readback.reserve(&self.gpu, out_bytes)?;
         trace.step("download", || {
             stream.memcpy_dtoh(&device, host).map_err(cuda_error)?;
             stream.synchronize().map_err(cuda_error)
@@ -484,4 +497,36 @@ fn upload<T: cudarc::driver::DeviceRepr>(
             .map_err(cuda_error)?;
     }
     Ok(DevPtr::of_mut(device, stream))
+}
+/// `values` copied from the device into `pinned` (grown as needed): a copy
+/// at the link's speed, where a copy into new pageable memory runs at the
+/// speed the host faults its pages in (about 1 GB/s, and one worker's at a
+/// time: features of millions of components took longer than labeling).
+fn read_back<'p, T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    pinned: &'p mut Pinned,
+    values: &CudaView<'_, T>,
+) -> Result<&'p [T]> {
+    let count = values.len();
+    let bytes = pinned.reserve(gpu, count * size_of::<T>())?;
+    // SAFETY: pinned allocations are page-aligned, so aligned for `T`, and
+    // hold `count` values of `T`; the device's values are `T`s (plain old
+    // data: any bytes copied from them are valid `T`s).
+    let host = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), count) };
+    stream.memcpy_dtoh(values, host).map_err(cuda_error)?;
+    stream.synchronize().map_err(cuda_error)?;
+    Ok(host)
+}
+
+/// `stats` converted on every thread of the host's pool: the result is new
+/// memory, whose first touch is the cost, and first touches on many threads
+/// run side by side.
+fn converted<T: Sync>(
+    stats: &[T],
+    convert: impl Fn(&T) -> LargeStats + Sync + Send,
+) -> Vec<LargeStats> {
+    let mut out = Vec::new();
+    stats.par_iter().map(convert).collect_into_vec(&mut out);
+    out
 }

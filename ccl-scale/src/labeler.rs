@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use ccl::{Algorithm, Backend, Connectivity, Error, MAX_PIXELS, Result, Task, Variant};
 
 use crate::Shape;
+use crate::columns::{self, FeatureColumns};
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
 use crate::merge::{self, BorderPairs, LargeStats, Scan};
@@ -261,7 +262,37 @@ impl StripLabeler {
     ) -> Result<Vec<LargeStats>> {
         let trace = Trace::from_env();
         let pass = self.scan_and_number(shape, connectivity, source, 0, false, true, &trace)?;
-        merge::merge_stats(&pass.numbering, &pass.scans)
+        trace.step("features", || {
+            merge::merge_stats(&pass.numbering, &pass.scans)
+        })
+    }
+
+    /// The features of every component, as [`analyze`](Self::analyze)
+    /// finds them, in columns over the first `axes` axes (2 for x, y; 3 for
+    /// x, y, z), each area made `A` by `area` (a narrowing the caller knows
+    /// safe: any area is at most the pixels of the input).
+    ///
+    /// The features are written once, into the columns, on every thread
+    /// of the host's pool: for tens of millions of components, no vector
+    /// of [`LargeStats`] of the whole input is made on the way.
+    pub fn analyze_columns<A: Copy + Default + Send + Sync + Into<u64>>(
+        &self,
+        shape: Shape,
+        connectivity: Connectivity,
+        source: &dyn PlaneSource,
+        axes: usize,
+        area: fn(u64) -> A,
+    ) -> Result<FeatureColumns<A>> {
+        if !(1..=3).contains(&axes) {
+            return Err(Error::InvalidArgument(format!(
+                "centroids over {axes} axes: there are 1 to 3"
+            )));
+        }
+        let trace = Trace::from_env();
+        let pass = self.scan_and_number(shape, connectivity, source, 0, false, true, &trace)?;
+        trace.step("features", || {
+            columns::merge_columns(&pass.numbering, &pass.scans, axes, area)
+        })
     }
 
     /// What every call does first: the strips planned (for `label_bytes`
@@ -545,7 +576,7 @@ fn scan_strips(
             let label_bytes = (strip.planes * shape.plane_len() * size_of::<u32>()) as u64;
             let kept = keep.take(worker_index, label_bytes);
             let scan = step_trace.step("scan", || {
-                worker.scan(shape, strip, connectivity, with_stats, kept)
+                worker.scan(shape, strip, connectivity, with_stats, kept, step_trace)
             })?;
             let keeper = kept.then_some(worker_index);
             let scan = step_trace.step("pairs", || {

@@ -49,6 +49,7 @@
 //! [`Binarized`].
 
 mod binarize;
+mod columns;
 mod cpu;
 mod files;
 mod gpu;
@@ -61,6 +62,7 @@ mod trace;
 mod worker;
 
 pub use binarize::{Binarized, Foreground, otsu_threshold};
+pub use columns::FeatureColumns;
 pub use files::{NpySink, NpySource, TiffSink, TiffSource};
 pub use labeler::{StripLabeler, StripOptions, StripReport};
 pub use merge::{LargeStats, Renumbering};

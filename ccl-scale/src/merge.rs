@@ -758,7 +758,10 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
 }
 
 /// `values` cut into consecutive parts of `lengths`, which cover it.
-fn split_into<T>(mut values: &mut [T], lengths: impl IntoIterator<Item = usize>) -> Vec<&mut [T]> {
+pub(crate) fn split_into<T>(
+    mut values: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
     let mut parts = Vec::new();
     for len in lengths {
         let (part, rest) = std::mem::take(&mut values).split_at_mut(len);
@@ -767,6 +770,21 @@ fn split_into<T>(mut values: &mut [T], lengths: impl IntoIterator<Item = usize>)
     }
     assert!(values.is_empty(), "the parts cover the values");
     parts
+}
+
+/// `Ok` where every strip has the features of each of its components.
+pub(crate) fn check_features(scans: &[Scan]) -> Result<()> {
+    match scans
+        .iter()
+        .position(|scan| scan.stats.len() != scan.count as usize)
+    {
+        Some(s) => Err(Error::Unavailable(format!(
+            "strip {s} has {} components but features for {}: its variant gave no features",
+            scans[s].count,
+            scans[s].stats.len()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The features of every component of the whole image, index `n − 1` for
@@ -779,16 +797,7 @@ fn split_into<T>(mut values: &mut [T], lengths: impl IntoIterator<Item = usize>)
 /// are gigabytes). The labels that continue a component numbered before
 /// are then merged into it, one strip after the other.
 pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<LargeStats>> {
-    if let Some(s) = scans
-        .iter()
-        .position(|scan| scan.stats.len() != scan.count as usize)
-    {
-        return Err(Error::Unavailable(format!(
-            "strip {s} has {} components but features for {}: its variant gave no features",
-            scans[s].count,
-            scans[s].stats.len()
-        )));
-    }
+    check_features(scans)?;
     let count = numbering.count as usize;
     let mut merged: Vec<LargeStats> = Vec::with_capacity(count);
     let news: Vec<usize> = numbering

@@ -52,10 +52,11 @@ impl Worker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
+        trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         match self {
             Worker::Cpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep),
-            Worker::Gpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep),
+            Worker::Gpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep, trace),
         }
     }
 

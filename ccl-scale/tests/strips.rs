@@ -6,7 +6,10 @@
 use ccl::{
     Backend, BinaryImage, BinaryImageBuf, BinaryVolume, Connectivity, Task, Variant, VolumeStats,
 };
-use ccl_scale::{LabelWord, Pixels, Shape, StripLabeler, StripOptions, needs_wide_labels};
+use ccl_scale::{
+    FeatureColumns, LabelWord, LargeStats, Pixels, Shape, StripLabeler, StripOptions,
+    needs_wide_labels,
+};
 use ccl_testdata::{
     pattern, pattern_kinds, random_image, random_volume, volume_pattern, volume_pattern_kinds,
 };
@@ -196,15 +199,22 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
             for strip_planes in [1, 5, 57] {
                 let labeler =
                     StripLabeler::new(options(backend, strip_planes), connectivity).unwrap();
-                let merged: Vec<_> = labeler
-                    .analyze(shape, connectivity, &pixels)
-                    .unwrap()
+                let large = labeler.analyze(shape, connectivity, &pixels).unwrap();
+                let merged: Vec<_> = large
                     .iter()
                     .map(|s| s.to_component_stats().unwrap())
                     .collect();
                 assert_eq!(
                     merged, expected,
                     "{backend:?} {connectivity} strips of {strip_planes}"
+                );
+                let columns = labeler
+                    .analyze_columns(shape, connectivity, &pixels, 2, |area| area)
+                    .unwrap();
+                assert_eq!(
+                    columns,
+                    columns_of(&large, 2),
+                    "{backend:?} {connectivity} strips of {strip_planes}, columns"
                 );
             }
         }
@@ -222,18 +232,37 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
             for strip_planes in [1, 4] {
                 let labeler =
                     StripLabeler::new(options(backend, strip_planes), connectivity).unwrap();
-                let merged: Vec<VolumeStats> = labeler
-                    .analyze(shape, connectivity, &pixels)
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.to_volume_stats().unwrap())
-                    .collect();
+                let large = labeler.analyze(shape, connectivity, &pixels).unwrap();
+                let merged: Vec<VolumeStats> =
+                    large.iter().map(|s| s.to_volume_stats().unwrap()).collect();
                 assert_eq!(
                     merged, expected,
                     "{backend:?} {connectivity} slabs of {strip_planes}"
                 );
+                let columns = labeler
+                    .analyze_columns(shape, connectivity, &pixels, 3, |area| area)
+                    .unwrap();
+                assert_eq!(
+                    columns,
+                    columns_of(&large, 3),
+                    "{backend:?} {connectivity} slabs of {strip_planes}, columns"
+                );
             }
         }
+    }
+}
+
+/// `stats` as [`StripLabeler::analyze_columns`] gives them.
+fn columns_of(stats: &[LargeStats], axes: usize) -> FeatureColumns<u64> {
+    FeatureColumns {
+        areas: stats.iter().map(|s| s.area).collect(),
+        mins: stats.iter().flat_map(|s| s.min).collect(),
+        maxs: stats.iter().flat_map(|s| s.max).collect(),
+        sums: stats.iter().flat_map(|s| s.sum).collect(),
+        centroids: stats
+            .iter()
+            .flat_map(|s| s.centroid()[..axes].to_vec())
+            .collect(),
     }
 }
 
