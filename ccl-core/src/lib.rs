@@ -79,6 +79,7 @@ mod forest;
 mod image;
 mod labels;
 pub mod opencv;
+pub mod pages;
 mod registry;
 mod stats;
 mod volume;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::merge::{LargeStats, Numbering, Scan, check_features, split_into};
 use ccl::Result;
+use ccl_core::pages;
 
 /// Labels of a strip per task of the fill: enough to outweigh a task's
 /// cost, few enough that a strip of millions of components is spread over
@@ -131,13 +132,13 @@ fn merge_in_tasks<A: Copy + Default + Send + Sync + Into<u64>>(
         "the strips' new components are the count"
     );
     // Zeroed allocations are mapped, not written, until the fill below
-    // touches them (on the pool's threads).
+    // touches them (on the pool's threads), in huge pages where it can.
     let mut columns = FeatureColumns {
-        areas: vec![A::default(); count],
-        mins: vec![0; 3 * count],
-        maxs: vec![0; 3 * count],
-        sums: vec![0; 3 * count],
-        centroids: vec![0.0; axes * count],
+        areas: pages::zeroed(count),
+        mins: pages::zeroed(3 * count),
+        maxs: pages::zeroed(3 * count),
+        sums: pages::zeroed(3 * count),
+        centroids: pages::zeroed(axes * count),
     };
     let lengths = || tasks.iter().map(|task| task.rows);
     let times = |per_row: usize| lengths().map(move |rows| rows * per_row);

@@ -67,8 +67,14 @@ impl Pinned {
     }
 
     fn reserve(&mut self, gpu: &Gpu, bytes: usize) -> Result<&mut [u8]> {
-        if self.slice.as_ref().is_none_or(|s| s.len() < bytes) {
+        let held = self.slice.as_ref().map_or(0, |s| s.len());
+        if held < bytes {
             self.slice = None;
+            // A buffer that grows takes half as much again at least:
+            // pinning memory takes longer than copying it, and the strips'
+            // features differ in size from strip to strip, so a buffer
+            // grown to each exactly would be pinned again and again.
+            let bytes = bytes.max(held + held / 2);
             let flags = if self.write_combined {
                 sys::CU_MEMHOSTALLOC_WRITECOMBINED
             } else {
@@ -526,7 +532,7 @@ fn converted<T: Sync>(
     stats: &[T],
     convert: impl Fn(&T) -> LargeStats + Sync + Send,
 ) -> Vec<LargeStats> {
-    let mut out = Vec::new();
+    let mut out = ccl_core::pages::with_capacity(stats.len());
     stats.par_iter().map(convert).collect_into_vec(&mut out);
     out
 }

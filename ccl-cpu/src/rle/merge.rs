@@ -5,7 +5,9 @@
 
 use super::forest::RunFeatures;
 use super::runs::{Run, Touching};
-use super::{map_bands, pages};
+use ccl_core::pages;
+
+use super::map_bands;
 
 /// The fewest labels for which a join's passes run on the pool: each
 /// parallel pass wakes the pool's threads, which on the 2-core development

@@ -23,7 +23,6 @@ mod band;
 mod bits;
 mod forest;
 mod merge;
-mod pages;
 mod runs;
 mod slab;
 mod volume;
@@ -34,7 +33,7 @@ use std::ops::Range;
 use ccl_core::{
     Algorithm, Analyzer, Backend, BinaryImage, BinaryVolume, ComponentStats, Connectivity,
     HostTimedRun, LabelImage, LabelVolume, Labeler, Result, VolumeStats, check_connectivity,
-    check_label_buffer, check_volume_label_buffer,
+    check_label_buffer, check_volume_label_buffer, pages,
 };
 use rayon::prelude::*;
 
@@ -236,7 +235,7 @@ impl Labeler for RunLabeler {
         connectivity: Connectivity,
     ) -> Result<(LabelImage, usize)> {
         self.check(connectivity, 2)?;
-        let mut labels = pages::zeroed_labels(image.pixel_count());
+        let mut labels = pages::zeroed::<u32>(image.pixel_count());
         let count = label_in_bands::<true>(
             image,
             connectivity,
@@ -280,7 +279,7 @@ impl Labeler for RunLabeler {
         connectivity: Connectivity,
     ) -> Result<LabelVolume> {
         self.check(connectivity, 3)?;
-        let mut labels = pages::zeroed_labels(volume.voxel_count());
+        let mut labels = pages::zeroed::<u32>(volume.voxel_count());
         volume::label_in_slabs::<true>(
             volume,
             connectivity,

@@ -1,22 +1,26 @@
-//! Large buffers the stages allocate: label images, the merge's per-label
-//! tables and the features it returns. On Linux they are marked for
-//! transparent huge pages, as numpy marks its large arrays: the first write
-//! to each 2 MiB then costs one page fault instead of 512. On the 2-core
-//! development machine, analysing a 4096² image at d = 30 %, g = 1 spent a
-//! quarter of its time in the page faults of such buffers.
+//! Large buffers that a call allocates and writes once: label images, a
+//! merge's per-label tables, the features it returns. On Linux they are
+//! marked for transparent huge pages, as numpy marks its large arrays: the
+//! first write to each 2 MiB then costs one page fault instead of 512. On
+//! the 2-core development machine, analysing a 4096² image at d = 30 %,
+//! g = 1 spent a quarter of its time in the page faults of such buffers;
+//! on the GPU machine's host, the features of tens of millions of
+//! components came back at about 1 GB/s a thread into new small pages.
 
-/// `len` zeroed labels. calloc of a large block maps fresh zero pages
-/// without touching them, so the advice comes before any page is faulted
-/// in, and pages a labeling never writes (background rows) stay unmapped.
-pub(super) fn zeroed_labels(len: usize) -> Vec<u32> {
-    let mut labels = vec![0u32; len];
-    advise_huge_pages(labels.as_mut_ptr(), labels.len());
-    labels
+/// `len` zeroed values (`T::default()` of a primitive number is 0, which
+/// `vec!` allocates with calloc). calloc of a large block maps fresh zero
+/// pages without touching them, so the advice comes before any page is
+/// faulted in, and pages a labeling never writes (background rows) stay
+/// unmapped.
+pub fn zeroed<T: Clone + Default>(len: usize) -> Vec<T> {
+    let mut values = vec![T::default(); len];
+    advise_huge_pages(values.as_mut_ptr(), values.len());
+    values
 }
 
 /// `len` copies of `value`, in memory advised for huge pages before its
 /// first write.
-pub(super) fn filled<T: Clone>(len: usize, value: T) -> Vec<T> {
+pub fn filled<T: Clone>(len: usize, value: T) -> Vec<T> {
     let mut items = with_capacity(len);
     items.resize(len, value);
     items
@@ -24,7 +28,7 @@ pub(super) fn filled<T: Clone>(len: usize, value: T) -> Vec<T> {
 
 /// An empty vector with room for `len` items, advised for huge pages
 /// before its first write.
-pub(super) fn with_capacity<T>(len: usize) -> Vec<T> {
+pub fn with_capacity<T>(len: usize) -> Vec<T> {
     let mut items = Vec::with_capacity(len);
     advise_huge_pages(items.as_mut_ptr(), len);
     items
@@ -34,7 +38,7 @@ pub(super) fn with_capacity<T>(len: usize) -> Vec<T> {
 /// kept entries hold stale values. A buffer kept between calls grows only
 /// when an input needs more than any before it, so a labeler reused on
 /// images of one size faults no page in after its first call.
-pub(super) fn reuse<T: Clone + Default>(buffer: &mut Vec<T>, len: usize) {
+pub fn reuse<T: Clone + Default>(buffer: &mut Vec<T>, len: usize) {
     if buffer.capacity() < len {
         *buffer = filled(len, T::default());
     } else {
@@ -75,7 +79,7 @@ mod tests {
     #[test]
     fn buffers_have_the_length_and_values_asked() {
         for len in [0, 5, 3 << 20] {
-            let labels = zeroed_labels(len);
+            let labels = zeroed::<u32>(len);
             assert_eq!(labels.len(), len);
             assert!(labels.iter().all(|&l| l == 0));
             let items = filled(len, 7u64);
