@@ -7,6 +7,7 @@
 use std::marker::PhantomData;
 
 use ccl_core::{Error, Result};
+use rayon::prelude::*;
 
 use crate::Shape;
 
@@ -125,22 +126,25 @@ impl PlaneSource for Pixels<'_> {
 /// hold its worker back.
 const PARALLEL_COPY_BYTES: usize = 32 << 20;
 
-/// Threads a large copy is split over: on the H200 machine (16 cores) 4
-/// threads copy 32 GB/s, 8 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-scale/host-copy.txt).
-const COPY_THREADS: usize = 8;
+/// Bytes per task of a large copy: on the H200 machine (16 cores) 8
+/// threads copy 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-scale/host-copy.txt),
+/// so a strip's copy is cut into tasks for the host's pool, which the
+/// copies of every worker share (eight threads of its own per copy put 64
+/// threads on the 32 cores of the two-GPU machine with eight workers).
+const COPY_TASK_BYTES: usize = 2 << 20;
 
-/// `destination.copy_from_slice(source)`, on several threads when large.
+/// `destination.copy_from_slice(source)`, in tasks on the host's pool when
+/// large.
 fn copy_in_parallel<T: Copy + Send + Sync>(source: &[T], destination: &mut [T]) {
     if std::mem::size_of_val(source) < PARALLEL_COPY_BYTES {
         destination.copy_from_slice(source);
         return;
     }
-    let chunk = source.len().div_ceil(COPY_THREADS);
-    std::thread::scope(|scope| {
-        for (from, to) in source.chunks(chunk).zip(destination.chunks_mut(chunk)) {
-            scope.spawn(move || to.copy_from_slice(from));
-        }
-    });
+    let chunk = (COPY_TASK_BYTES / size_of::<T>().max(1)).max(1);
+    destination
+        .par_chunks_mut(chunk)
+        .zip(source.par_chunks(chunk))
+        .for_each(|(to, from)| to.copy_from_slice(from));
 }
 
 /// A label image in memory that several workers fill at once, each its own
