@@ -1,8 +1,9 @@
 """Summarizes a strip labeling's trace (`CCL_TRACE_STRIPS=FILE`, the CSV rows
 `call,worker,strip,step,start_ms,end_ms` that `ccl-scale` appends per step of every strip): per
 call, its wall time and its phases — the first pass (from the first step to the merge), the merge
-between the passes, the second pass (after the merge) — and per phase and step the time the
-workers were busy in it, summed over the workers, with the number of workers that took part.
+between the passes, the second pass (after the merge) or, for an analysis, the merge of the
+features — and per phase and step the time the workers were busy in it, summed over the workers,
+with the number of workers that took part.
 
     CCL_TRACE_STRIPS=trace.csv python3 scripts/scale/time_devices.py --reps 2 ...
     python3 scripts/scale/trace_summary.py trace.csv [--calls 3,4] [--timeline]
@@ -23,9 +24,10 @@ def summarize(rows):
     merges = [r for r in rows if r["step"] == "merge"]
     merge_start = merges[0]["start"] if merges else end
     merge_end = merges[0]["end"] if merges else end
+    features = [r for r in rows if r["step"] == "features"]
     phases = {"pass 1": [], "pass 2": []}
     for r in rows:
-        if r["step"] == "merge":
+        if r["step"] in ("merge", "features"):
             continue
         phases["pass 1" if r["start"] < merge_start else "pass 2"].append(r)
     lines = [f"wall {end:.1f} ms, strips {len({r['strip'] for r in rows if r['strip'] != '-'})}, "
@@ -38,6 +40,8 @@ def summarize(rows):
     second = phases["pass 2"]
     if second:
         lines.append(f"  pass 2  {merge_end:8.1f} .. {max(r['end'] for r in second):8.1f} ms")
+    for r in features:
+        lines.append(f"  features {r['start']:7.1f} .. {r['end']:8.1f} ms ({r['end'] - r['start']:.1f})")
     for phase, steps in phases.items():
         busy = defaultdict(float)
         for r in steps:
