@@ -1,14 +1,15 @@
 //! A strip worker on a GPU: the strip's pixels go up from the source's
-//! memory where it is pinned, else from a pinned host buffer they are read
-//! into, a CUDA variant labels them where they land (on the worker's own
-//! stream), and only what the merge needs comes back in the first pass
-//! (the count, the two border planes, the features); in the second pass
-//! the strip's labels are renumbered on the device (`renumber.cu`) —
-//! those the worker kept from the first pass where the GPU had room for
-//! them, else those of labeling the strip again — and its final labels
-//! come back into the sink's memory where it is pinned, else through a
-//! second pinned buffer. Two workers on one GPU, each
-//! on its own stream, overlap one's transfers with the other's labeling.
+//! memory where it is pinned, else through the worker's pinned staging
+//! (`staging.rs`, a few planes at a time), a CUDA variant labels them where
+//! they land (on the worker's own stream), and only what the merge needs
+//! comes back in the first pass (the count, the two border planes, the
+//! features, through the staging); in the second pass the strip's labels
+//! are renumbered on the device (`renumber.cu`) — those the worker kept
+//! from the first pass where the GPU had room for them, else those of
+//! labeling the strip again — and its final labels come back into the
+//! sink's memory where it is pinned, else through the staging. Several
+//! workers on one GPU, each on its own stream, overlap one's transfers
+//! with another's labeling.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,11 +20,12 @@ use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, cuda_error,
     linear_grid,
 };
-use cudarc::driver::{CudaSlice, CudaStream, CudaView, DeviceRepr, PinnedHostSlice, sys};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, DeviceRepr, sys};
 use rayon::prelude::*;
 
 use crate::Shape;
 use crate::merge::{LargeStats, Renumbering, StripScan};
+use crate::staging::{Staging, units_per_chunk};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
 use crate::worker::Strip;
@@ -50,60 +52,17 @@ struct Kernels {
     renumber_u64: Kernel<RenumberArgs<u64>>,
 }
 
-/// Page-locked host memory that grows on demand; `write_combined` for
-/// memory the host only writes (the strip's pixels: faster uploads), plain
-/// for memory it reads back (labels: write-combined reads are uncached).
-struct Pinned {
-    slice: Option<PinnedHostSlice<u8>>,
-    write_combined: bool,
-}
-
-impl Pinned {
-    fn new(write_combined: bool) -> Self {
-        Self {
-            slice: None,
-            write_combined,
-        }
-    }
-
-    fn reserve(&mut self, gpu: &Gpu, bytes: usize) -> Result<&mut [u8]> {
-        let held = self.slice.as_ref().map_or(0, |s| s.len());
-        if held < bytes {
-            self.slice = None;
-            // A buffer that grows takes half as much again at least:
-            // pinning memory takes longer than copying it, and the strips'
-            // features differ in size from strip to strip, so a buffer
-            // grown to each exactly would be pinned again and again.
-            let bytes = bytes.max(held + held / 2);
-            let flags = if self.write_combined {
-                sys::CU_MEMHOSTALLOC_WRITECOMBINED
-            } else {
-                0
-            };
-            // SAFETY: the bytes are written (by the source or a copy from
-            // the device) before they are read.
-            let slice = unsafe {
-                gpu.context()
-                    .alloc_pinned_with_flags::<u8>(bytes.max(1), flags)
-            }
-            .map_err(cuda_error)?;
-            self.slice = Some(slice);
-        }
-        let slice = self.slice.as_mut().expect("allocated above");
-        Ok(&mut slice.as_mut_slice().map_err(cuda_error)?[..bytes])
-    }
-}
-
 /// Labels strips on one GPU, on its own stream.
 pub(crate) struct GpuWorker {
     gpu: Arc<Gpu>,
     stream: Arc<CudaStream>,
     variant: Box<dyn DynVariant>,
     kernels: Kernels,
-    host_pixels: Pinned,
-    /// What comes back from the device: the strips' features in the first
-    /// pass, their labels in the second.
-    host_readback: Pinned,
+    /// Where pixels that are not page-locked go up.
+    upload_staging: Staging,
+    /// Where what comes back goes when its destination is not page-locked:
+    /// the strips' features in the first pass, their labels in the second.
+    download_staging: Staging,
     pixels: DeviceBuffer<u8>,
     labels: DeviceBuffer<u32>,
     table: DeviceBuffer<u64>,
@@ -133,8 +92,8 @@ impl GpuWorker {
             gpu,
             stream,
             variant,
-            host_pixels: Pinned::new(true),
-            host_readback: Pinned::new(false),
+            upload_staging: Staging::new(true),
+            download_staging: Staging::new(false),
             pixels: DeviceBuffer::new(),
             labels: DeviceBuffer::new(),
             table: DeviceBuffer::new(),
@@ -153,35 +112,38 @@ impl GpuWorker {
         Ok(free as u64)
     }
 
-    /// Uploads the `bytes` of the planes from `first` on, queued on the
-    /// worker's stream: straight from the source's memory where it is
-    /// page-locked, else staged through the worker's pinned buffer (a copy
-    /// on the host's cores: on two H200s, 70 GB/s of them together against
-    /// the links' 107).
+    /// Uploads the `bytes` of the planes (of `plane_len` bytes) from
+    /// `first` on, queued on the worker's stream: straight from the
+    /// source's memory where it is page-locked, else through the worker's
+    /// pinned staging, a few planes at a time (a copy on the host's cores:
+    /// on two H200s, 70 GB/s of them together against the links' 107).
     pub(crate) fn load(
         &mut self,
         source: &dyn PlaneSource,
         first: usize,
         bytes: usize,
+        plane_len: usize,
     ) -> Result<()> {
         let device = self.pixels.reserve(&self.stream, bytes)?;
-        let host: &[u8] = match source
+        let mut device = device.slice_mut(..bytes);
+        match source
             .memory(first, bytes)
             .filter(|memory| is_page_locked(memory.as_ptr().cast()))
         {
-            Some(memory) => memory,
-            None => {
-                let staged = self.host_pixels.reserve(&self.gpu, bytes)?;
-                source.read_planes(first, staged)?;
-                staged
-            }
-        };
-        // The copy runs after the call returns: the source's memory lives
-        // through the labeler's call, and the pinned buffer is filled again
-        // only after the worker has waited for this strip's results.
-        self.stream
-            .memcpy_htod(host, &mut device.slice_mut(..bytes))
-            .map_err(cuda_error)?;
+            // The copy runs after the call returns: the source's memory
+            // lives through the labeler's call.
+            Some(memory) => self
+                .stream
+                .memcpy_htod(memory, &mut device)
+                .map_err(cuda_error)?,
+            None => self.upload_staging.upload(
+                &self.gpu,
+                &self.stream,
+                &mut device,
+                units_per_chunk(plane_len) * plane_len,
+                |offset, staged| source.read_planes(first + offset / plane_len, staged),
+            )?,
+        }
         self.loaded = bytes;
         Ok(())
     }
@@ -300,12 +262,15 @@ impl GpuWorker {
                 let Some(stats) = self.variant.device_stats()? else {
                     return Ok(Vec::new());
                 };
-                let stats = trace.step("stats-download", || {
-                    read_back(&self.gpu, &self.stream, &mut self.host_readback, &stats)
-                })?;
-                Ok(trace.step("stats-convert", || {
-                    converted(stats, |s| LargeStats::of_image(&(*s).into(), first))
-                }))
+                trace.step("stats-download", || {
+                    converted(
+                        &mut self.download_staging,
+                        &self.gpu,
+                        &self.stream,
+                        &stats,
+                        |s| LargeStats::of_image(&(*s).into(), first),
+                    )
+                })
             }
             Shape::Volume { height, .. } => {
                 let bytes = self.loaded;
@@ -327,12 +292,15 @@ impl GpuWorker {
                 let Some(stats) = self.variant.device_volume_stats()? else {
                     return Ok(Vec::new());
                 };
-                let stats = trace.step("stats-download", || {
-                    read_back(&self.gpu, &self.stream, &mut self.host_readback, &stats)
-                })?;
-                Ok(trace.step("stats-convert", || {
-                    converted(stats, |s| LargeStats::of_volume(&(*s).into(), first))
-                }))
+                trace.step("stats-download", || {
+                    converted(
+                        &mut self.download_staging,
+                        &self.gpu,
+                        &self.stream,
+                        &stats,
+                        |s| LargeStats::of_volume(&(*s).into(), first),
+                    )
+                })
             }
         }
     }
@@ -379,16 +347,25 @@ impl GpuWorker {
                 stream.synchronize().map_err(cuda_error)
             });
         }
-        let host = self.host_readback.reserve(&self.gpu, out_bytes)?;
+        // Whole planes a chunk, in bytes: the sink takes planes.
+        let plane_bytes = shape.plane_len() * size_of::<L>();
+        let chunk_bytes = units_per_chunk(plane_bytes) * plane_bytes;
+        let staging = &mut self.download_staging;
         trace.step("download", || {
-            stream.memcpy_dtoh(&device, host).map_err(cuda_error)?;
-            stream.synchronize().map_err(cuda_error)
-        })?;
-        // SAFETY: pinned allocations are page-aligned, so aligned for `L`;
-        // the bytes are `pixels` labels of `L` just copied from the device
-        // (every bit pattern is a valid u32 or u64).
-        let labels = unsafe { std::slice::from_raw_parts(host.as_ptr().cast::<L>(), pixels) };
-        trace.step("copy", || sink.write_planes(strip.first, labels))
+            staging.download(&self.gpu, &stream, &device, chunk_bytes, |offset, bytes| {
+                // SAFETY: pinned allocations are page-aligned, so aligned
+                // for `L`, and a chunk is whole planes of labels of `L` just
+                // copied from the device (every bit pattern is a valid u32
+                // or u64).
+                let labels = unsafe {
+                    std::slice::from_raw_parts(
+                        bytes.as_ptr().cast::<L>(),
+                        bytes.len() / size_of::<L>(),
+                    )
+                };
+                sink.write_planes(strip.first + offset / plane_bytes, labels)
+            })
+        })
     }
 
     /// Renumbers the strip's labels (kept, or labeled now) into `out` as
@@ -504,35 +481,34 @@ fn upload<T: cudarc::driver::DeviceRepr>(
     }
     Ok(DevPtr::of_mut(device, stream))
 }
-/// `values` copied from the device into `pinned` (grown as needed): a copy
-/// at the link's speed, where a copy into new pageable memory runs at the
-/// speed the host faults its pages in (about 1 GB/s, and one worker's at a
-/// time: features of millions of components took longer than labeling).
-fn read_back<'p, T: DeviceRepr + Copy>(
+/// The features `stats` on the device brought down through `staging` and
+/// converted, a chunk at a time, on every thread of the host's pool, into
+/// memory advised for huge pages. A copy into new pageable memory ran at
+/// the speed the host faults its pages in (about 1 GB/s, one worker's copy
+/// at a time): the features of millions of components took longer than
+/// labeling their strip.
+fn converted<T: DeviceRepr + Sync>(
+    staging: &mut Staging,
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
-    pinned: &'p mut Pinned,
-    values: &CudaView<'_, T>,
-) -> Result<&'p [T]> {
-    let count = values.len();
-    let bytes = pinned.reserve(gpu, count * size_of::<T>())?;
-    // SAFETY: pinned allocations are page-aligned, so aligned for `T`, and
-    // hold `count` values of `T`; the device's values are `T`s (plain old
-    // data: any bytes copied from them are valid `T`s).
-    let host = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), count) };
-    stream.memcpy_dtoh(values, host).map_err(cuda_error)?;
-    stream.synchronize().map_err(cuda_error)?;
-    Ok(host)
-}
-
-/// `stats` converted on every thread of the host's pool: the result is new
-/// memory, whose first touch is the cost, and first touches on many threads
-/// run side by side.
-fn converted<T: Sync>(
-    stats: &[T],
+    stats: &CudaView<'_, T>,
     convert: impl Fn(&T) -> LargeStats + Sync + Send,
-) -> Vec<LargeStats> {
-    let mut out = ccl_core::pages::with_capacity(stats.len());
-    stats.par_iter().map(convert).collect_into_vec(&mut out);
-    out
+) -> Result<Vec<LargeStats>> {
+    let count = stats.len();
+    let mut out: Vec<LargeStats> = ccl_core::pages::with_capacity(count);
+    let slots = &mut out.spare_capacity_mut()[..count];
+    let chunk = units_per_chunk(size_of::<T>());
+    staging.download(gpu, stream, stats, chunk, |offset, values| {
+        slots[offset..offset + values.len()]
+            .par_iter_mut()
+            .zip(values.par_iter())
+            .for_each(|(slot, value)| {
+                slot.write(convert(value));
+            });
+        Ok(())
+    })?;
+    // SAFETY: the download handed over every value of `0..count`, in
+    // chunks, and each chunk's slots were written above.
+    unsafe { out.set_len(count) };
+    Ok(out)
 }

@@ -103,9 +103,9 @@ pub struct StripReport {
 /// in transfers or host memory.
 ///
 /// A labeler makes its workers (a GPU's: a stream, device buffers and
-/// pinned host buffers sized to the strips) on its first call and keeps
-/// them for the next: pinning host memory costs more than labeling a strip,
-/// so a labeler is made once and reused; its calls run one at a time.
+/// 32 MiB of pinned staging) on its first call and keeps them for the
+/// next: pinning host memory costs more than labeling a strip, so a
+/// labeler is made once and reused; its calls run one at a time.
 pub struct StripLabeler {
     options: StripOptions,
     variant: Variant,
@@ -543,7 +543,9 @@ fn read(
     trace: StripTrace<'_>,
 ) -> Result<()> {
     let bytes = strip.planes * shape.plane_len();
-    trace.step("read", || worker.load(source, strip.first, bytes))
+    trace.step("read", || {
+        worker.load(source, strip.first, bytes, shape.plane_len())
+    })
 }
 
 /// Every strip labeled alone, in order, its border planes compared with

@@ -38,7 +38,7 @@
 //!
 //! On a GPU ([`StripOptions::backend`] `Cuda`, the default), every GPU
 //! named in [`StripOptions::devices`] runs [`StripOptions::workers_per_device`]
-//! workers, each on its own stream with pinned host buffers, taking the
+//! workers, each on its own stream with pinned staging, taking the
 //! next strip as it finishes one; [`StripOptions::max_memory`] caps what
 //! they take of each GPU.
 //!
@@ -57,6 +57,7 @@ mod labeler;
 mod merge;
 mod shape;
 mod size;
+mod staging;
 mod stream;
 mod trace;
 mod worker;

@@ -122,9 +122,10 @@ impl PlaneSource for Pixels<'_> {
 }
 
 /// Bytes past which a copy is split over threads: one core copies about
-/// 9 GB/s, a GPU's link moves 55, so a strip's copy on one thread would
-/// hold its worker back.
-const PARALLEL_COPY_BYTES: usize = 32 << 20;
+/// 9 GB/s, a GPU's link moves 55, so even a chunk of a GPU worker's
+/// staging (`staging::HALF_BYTES`) copied on one thread would hold the
+/// worker back.
+const PARALLEL_COPY_BYTES: usize = 4 << 20;
 
 /// Bytes per task of a large copy: on the H200 machine (16 cores) 8
 /// threads copy 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-scale/host-copy.txt),

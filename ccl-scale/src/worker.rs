@@ -26,18 +26,20 @@ pub(crate) enum Worker {
 }
 
 impl Worker {
-    /// Reads the `bytes` of the planes from `first` on from `source` for
-    /// the next [`scan`](Self::scan) or [`write`](Self::write): into host
-    /// memory, or onto the GPU (queued on its stream).
+    /// Reads the `bytes` of the planes (of `plane_len` bytes) from `first`
+    /// on from `source` for the next [`scan`](Self::scan) or
+    /// [`write`](Self::write): into host memory, or onto the GPU (queued on
+    /// its stream).
     pub(crate) fn load(
         &mut self,
         source: &dyn PlaneSource,
         first: usize,
         bytes: usize,
+        plane_len: usize,
     ) -> Result<()> {
         match self {
             Worker::Cpu(worker) => source.read_planes(first, worker.input(bytes)),
-            Worker::Gpu(worker) => worker.load(source, first, bytes),
+            Worker::Gpu(worker) => worker.load(source, first, bytes, plane_len),
         }
     }
 

@@ -483,6 +483,56 @@ fn large_strips_equal_the_whole_image() {
     }
 }
 
+/// Strips of hundreds of thousands of components: a GPU worker brings
+/// their features down through its staging in several chunks (8 MiB of
+/// 40-byte image or 56-byte volume records each), the last one short.
+#[test]
+fn features_of_large_strips_equal_the_whole_analysis() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
+        let image = random_image(8192, 3000, 60, 1, 22).unwrap();
+        let (shape, pixels) = image_pixels(&image);
+        let connectivity = Connectivity::Four;
+        let reference = Variant::named("cpu-rle", Task::Analyze, connectivity).unwrap();
+        let expected = reference.analyze(&image.view(), connectivity).unwrap();
+        let labeler = StripLabeler::new(options(backend, 1500), connectivity).unwrap();
+        let large = labeler.analyze(shape, connectivity, &pixels).unwrap();
+        assert!(large.len() > 500_000, "{} components", large.len());
+        let merged: Vec<_> = large
+            .iter()
+            .map(|s| s.to_component_stats().unwrap())
+            .collect();
+        assert!(merged == expected, "{backend:?} image features");
+        let columns = labeler
+            .analyze_columns(shape, connectivity, &pixels, 2, |area| area)
+            .unwrap();
+        assert!(
+            columns == columns_of(&large, 2),
+            "{backend:?} image columns"
+        );
+
+        let volume = random_volume(256, 256, 200, 31, 1, 23).unwrap();
+        let view = volume.view();
+        let shape = Shape::Volume {
+            width: 256,
+            height: 256,
+            depth: 200,
+        };
+        let pixels = Pixels::new(view.as_bytes(), shape).unwrap();
+        let connectivity = Connectivity::Six;
+        let reference = Variant::named("cpu-rle", Task::Analyze, connectivity).unwrap();
+        let expected = reference.analyze_volume(&view, connectivity).unwrap();
+        let labeler = StripLabeler::new(options(backend, 100), connectivity).unwrap();
+        let merged: Vec<VolumeStats> = labeler
+            .analyze(shape, connectivity, &pixels)
+            .unwrap()
+            .iter()
+            .map(|s| s.to_volume_stats().unwrap())
+            .collect();
+        assert!(merged.len() > 500_000, "{} components", merged.len());
+        assert!(merged == expected, "{backend:?} volume features");
+    }
+}
+
 /// Labels written into page-locked memory: a GPU worker copies them there
 /// itself, without staging (checked on the GPU only; elsewhere there is no
 /// pinned memory).
