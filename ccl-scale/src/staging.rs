@@ -3,9 +3,9 @@
 //! of a few MiB, so that the host's copy into or out of one half overlaps
 //! the link's copy of the other, and a worker pins a few MiB once rather
 //! than a strip's worth. Pinning is slow: on the two-H100 machine the first
-//! call of eight workers spent 330 ms pinning their 64 MiB strips of pixels
-//! before the first upload, and the first analysis of a 1024³ volume 1.9 s
-//! pinning room for its features (bench/2026-11-28-strip-features).
+//! reads of eight workers took 330 ms, most of it pinning their 64 MiB
+//! strips of pixels, and the first analysis of a 1024³ volume on two GPUs
+//! took 1.75 s where the next took 0.45–0.52 (bench/2026-11-28-strip-features).
 
 use std::ops::Range;
 use std::sync::Arc;
