@@ -129,7 +129,7 @@ const PARALLEL_COPY_BYTES: usize = 4 << 20;
 
 /// Bytes per task of a large copy: on the H200 machine (16 cores) 8
 /// threads copy 55 GB/s, 16 85 GB/s (bench/2026-11-25-h200-scale/host-copy.txt),
-/// so a strip's copy is cut into tasks for the host's pool, which the
+/// so a large copy is cut into tasks for the host's pool, which the
 /// copies of every worker share (eight threads of its own per copy put 64
 /// threads on the 32 cores of the two-GPU machine with eight workers).
 const COPY_TASK_BYTES: usize = 2 << 20;

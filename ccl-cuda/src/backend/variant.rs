@@ -1107,9 +1107,6 @@ pub trait DynVariant: Send {
         clock: &mut StageClock,
     ) -> Result<()>;
 
-    /// [`CudaVariant::read_volume_stats`].
-    fn read_volume_stats(&self) -> Result<Vec<VolumeStats>>;
-
     /// [`CudaVariant::device_volume_stats`].
     fn device_volume_stats(&self) -> Result<Option<CudaView<'_, DeviceVolumeStats>>>;
 
@@ -1203,10 +1200,6 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<()> {
         CudaVariant::analyze_device_volume(self, rows, slices, connectivity, clock)
-    }
-
-    fn read_volume_stats(&self) -> Result<Vec<VolumeStats>> {
-        CudaVariant::read_volume_stats(self)
     }
 
     fn device_volume_stats(&self) -> Result<Option<CudaView<'_, DeviceVolumeStats>>> {
