@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use ccl::{Connectivity, Task};
 use ccl_scale::{FeatureColumns, Pixels, Shape, StripLabeler, StripOptions};
 use pyo3::prelude::*;
+use rayon::prelude::*;
 
 use crate::host_array::HostArray;
 use crate::statistics::{BackgroundBox, statistics_rows};
@@ -197,32 +198,20 @@ fn analyze_strips(
 }
 
 /// The background box of packed rows of `width` (`height` a slice), the
-/// rows split over the host's threads: one read of an array that may be
+/// rows in tasks on the host's pool: one read of an array that may be
 /// larger than a GPU.
 fn packed_background(bytes: &[u8], width: usize, height: usize) -> BackgroundBox {
-    let rows = bytes.len() / width.max(1);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let rows_per_thread = rows.div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = (0..rows)
-            .step_by(rows_per_thread)
-            .map(|first| {
-                scope.spawn(move || {
-                    let mut background = BackgroundBox::default();
-                    for row in first..(first + rows_per_thread).min(rows) {
-                        let pixels = &bytes[row * width..(row + 1) * width];
-                        background.add_row(pixels, row % height, row / height);
-                    }
-                    background
-                })
-            })
-            .collect();
-        let mut background = BackgroundBox::default();
-        for part in parts {
-            background.merge(part.join().expect("a row scan does not panic"));
-        }
-        background
-    })
+    bytes
+        .par_chunks_exact(width.max(1))
+        .enumerate()
+        .fold(BackgroundBox::default, |mut background, (row, pixels)| {
+            background.add_row(pixels, row % height, row / height);
+            background
+        })
+        .reduce(BackgroundBox::default, |mut all, part| {
+            all.merge(part);
+            all
+        })
 }
 
 /// The backend (`"cuda"` or `"cpu"`) of the variant that labels in
