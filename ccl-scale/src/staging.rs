@@ -174,6 +174,18 @@ impl Staging {
     }
 }
 
+impl Drop for Staging {
+    /// Waits for the copies still using the halves before their memory is
+    /// unpinned and freed: a call that failed between two chunks may leave
+    /// an upload running.
+    fn drop(&mut self) {
+        for half in 0..2 {
+            // Nothing is left to report a failed wait to.
+            let _ = self.settle(half);
+        }
+    }
+}
+
 /// `0..len` in consecutive ranges of `chunk` (the last shorter).
 fn chunks(len: usize, chunk: usize) -> impl Iterator<Item = Range<usize>> {
     let chunk = chunk.max(1);
