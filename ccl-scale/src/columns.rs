@@ -189,6 +189,24 @@ fn merge_in_tasks<A: Copy + Default + Send + Sync + Into<u64>>(
     Ok(columns)
 }
 
+impl<A> FeatureColumns<A> {
+    /// The columns of `stats` (row `i` its entry `i`) over the first `axes`
+    /// axes, each area made `A` by `area`: for features already merged, such
+    /// as [`StripLabeler::analyze`](crate::StripLabeler::analyze) returns.
+    pub fn of_stats(stats: &[LargeStats], axes: usize, area: fn(u64) -> A) -> Self {
+        Self {
+            areas: stats.iter().map(|s| area(s.area)).collect(),
+            mins: stats.iter().flat_map(|s| s.min).collect(),
+            maxs: stats.iter().flat_map(|s| s.max).collect(),
+            sums: stats.iter().flat_map(|s| s.sum).collect(),
+            centroids: stats
+                .iter()
+                .flat_map(|s| s.centroid()[..axes].to_vec())
+                .collect(),
+        }
+    }
+}
+
 impl<A: Copy + Into<u64>> FeatureColumns<A> {
     /// Row `row` as [`LargeStats`].
     fn row(&self, row: usize) -> LargeStats {
@@ -262,16 +280,7 @@ mod tests {
         };
         let merged = merge_stats(&numbering, &scans).unwrap();
         for axes in [2, 3] {
-            let expected = FeatureColumns {
-                areas: merged.iter().map(|s| s.area).collect(),
-                mins: merged.iter().flat_map(|s| s.min).collect(),
-                maxs: merged.iter().flat_map(|s| s.max).collect(),
-                sums: merged.iter().flat_map(|s| s.sum).collect(),
-                centroids: merged
-                    .iter()
-                    .flat_map(|s| s.centroid()[..axes].to_vec())
-                    .collect(),
-            };
+            let expected = FeatureColumns::of_stats(&merged, axes, |a| a);
             for labels_per_task in [1, 2, 3, 7, LABELS_PER_TASK] {
                 let columns =
                     merge_in_tasks(&numbering, &scans, axes, |a| a, labels_per_task).unwrap();
@@ -279,7 +288,6 @@ mod tests {
             }
         }
         let narrow = merge_columns(&numbering, &scans, 2, |a| a as u32).unwrap();
-        let areas: Vec<u32> = merged.iter().map(|s| s.area as u32).collect();
-        assert_eq!(narrow.areas, areas);
+        assert_eq!(narrow, FeatureColumns::of_stats(&merged, 2, |a| a as u32));
     }
 }

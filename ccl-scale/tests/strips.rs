@@ -7,8 +7,7 @@ use ccl::{
     Backend, BinaryImage, BinaryImageBuf, BinaryVolume, Connectivity, Task, Variant, VolumeStats,
 };
 use ccl_scale::{
-    FeatureColumns, LabelWord, LargeStats, Pixels, Shape, StripLabeler, StripOptions,
-    needs_wide_labels,
+    FeatureColumns, LabelWord, Pixels, Shape, StripLabeler, StripOptions, needs_wide_labels,
 };
 use ccl_testdata::{
     pattern, pattern_kinds, random_image, random_volume, volume_pattern, volume_pattern_kinds,
@@ -213,7 +212,7 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
                     .unwrap();
                 assert_eq!(
                     columns,
-                    columns_of(&large, 2),
+                    FeatureColumns::of_stats(&large, 2, |area| area),
                     "{backend:?} {connectivity} strips of {strip_planes}, columns"
                 );
             }
@@ -244,25 +243,11 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
                     .unwrap();
                 assert_eq!(
                     columns,
-                    columns_of(&large, 3),
+                    FeatureColumns::of_stats(&large, 3, |area| area),
                     "{backend:?} {connectivity} slabs of {strip_planes}, columns"
                 );
             }
         }
-    }
-}
-
-/// `stats` as [`StripLabeler::analyze_columns`] gives them.
-fn columns_of(stats: &[LargeStats], axes: usize) -> FeatureColumns<u64> {
-    FeatureColumns {
-        areas: stats.iter().map(|s| s.area).collect(),
-        mins: stats.iter().flat_map(|s| s.min).collect(),
-        maxs: stats.iter().flat_map(|s| s.max).collect(),
-        sums: stats.iter().flat_map(|s| s.sum).collect(),
-        centroids: stats
-            .iter()
-            .flat_map(|s| s.centroid()[..axes].to_vec())
-            .collect(),
     }
 }
 
@@ -506,7 +491,7 @@ fn features_of_large_strips_equal_the_whole_analysis() {
             .analyze_columns(shape, connectivity, &pixels, 2, |area| area)
             .unwrap();
         assert!(
-            columns == columns_of(&large, 2),
+            columns == FeatureColumns::of_stats(&large, 2, |area| area),
             "{backend:?} image columns"
         );
 
