@@ -336,6 +336,38 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
     }
 }
 
+// The areas alone by rank (a labeling whose clean-up reads no more; one
+// block per row, a thread per run, as `vote`). A warp adds the lengths of
+// each stretch of consecutive runs with one root (a giant component's runs
+// of a row mostly follow one another) with shuffles, and the stretch's
+// first lane adds them to the root's area: no __match_any_sync, which cost
+// this pass 5 times `flsl_number_runs`' time where most runs are
+// components of their own (ncu, 8192^2, 10 %).
+__device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
+    const u32 y = blockIdx.x, runs = t.count[y], lane = threadIdx.x & 31u;
+    for (u32 round = 0; round < runs; round += blockDim.x) {
+        const u32 j = round + threadIdx.x, slot = y * t.capacity + j;
+        const bool valid = j < runs;
+        u32 rank = NO_RANK, area = 0;
+        if (valid) {
+            const uint2 run = t.runs[slot];
+            area = run.y - run.x + 1;
+            rank = rank_of_slot(t, roots, ccl_find_final(t.parent, slot));
+        }
+        const u32 rank_before = __shfl_up_sync(CCL_FULL_MASK, rank, 1);
+        const bool first = lane == 0 || rank_before != rank;
+        // The stretch ends before the next first lane (or at lane 31; for
+        // lane 31 the mask below is empty: 2u << 31 is 0).
+        const u32 firsts_after = __ballot_sync(CCL_FULL_MASK, first) & ~((2u << lane) - 1u);
+        const u32 last = firsts_after ? (u32)__ffs(firsts_after) - 2u : 31u;
+        for (u32 offset = 1; offset < 32; offset <<= 1) {
+            const u32 other = __shfl_down_sync(CCL_FULL_MASK, area, offset);
+            if (lane + offset <= last) area += other;
+        }
+        if (valid && first) atomicAdd(areas + rank, area);
+    }
+}
+
 // Analysis, step 2 with OTF: each root run's record is its component's
 // features (one block per row, a thread per run).
 __device__ void store_root_runs(FlslRuns t, const CclNode* nodes, CclRootIndex roots, CclStatsOut out) {
@@ -373,16 +405,27 @@ __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
 // quarter of the instructions of a lane per pixel (which left this pass
 // issue bound at 46 % of DRAM bandwidth). Rows that are not 16-byte
 // aligned (a width that is not a multiple of 4) and a row's last partial
-// group are written a label at a time.
-__device__ void label_pixels(CclBits bits, FlslRuns t, u32* labels) {
+// group are written a label at a time. With bytes for labels (Label = u8),
+// the pass writes the mask of the labeled pixels instead (1 where a pixel's
+// run has a nonzero label: a clean-up's kept pixels, through a remap), four
+// bytes in one 4-byte store.
+template <typename Label> __device__ void store_four(Label* out, const u32 label[4]);
+template <> __device__ __forceinline__ void store_four(u32* out, const u32 label[4]) {
+    *(uint4*)out = make_uint4(label[0], label[1], label[2], label[3]);
+}
+template <> __device__ __forceinline__ void store_four(u8* out, const u32 label[4]) {
+    *(uchar4*)out = make_uchar4(label[0] != 0, label[1] != 0, label[2] != 0, label[3] != 0);
+}
+
+template <typename Label> __device__ void label_pixels(CclBits bits, FlslRuns t, Label* labels) {
     const u32 spans_per_row = (bits.words_per_row + LABEL_SPAN_WORDS - 1) / LABEL_SPAN_WORDS;
     const u64 span = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (span >= (u64)bits.height * spans_per_row) return;
     const u32 y = (u32)(span / spans_per_row), lane = threadIdx.x;
     const int first_word = (int)(span % spans_per_row) * LABEL_SPAN_WORDS;
     const u32* extra = t.extra + (size_t)y * t.capacity - 1;  // by rank from 1
-    u32* row = labels + (size_t)y * bits.width;
-    const bool aligned = ((size_t)row & 15u) == 0;
+    Label* row = labels + (size_t)y * bits.width;
+    const bool aligned = ((size_t)row & (4u * sizeof(Label) - 1u)) == 0;
     // This lane's four pixels of a group: bits shift .. shift + 3 of word lane / 8.
     const u32 shift = (lane & 7u) * 4u;
     for (int chunk = 0; chunk < LABEL_SPAN_WORDS; chunk += 32) {
@@ -410,11 +453,11 @@ __device__ void label_pixels(CclBits bits, FlslRuns t, u32* labels) {
                 label[i] = (word_mask >> (shift + i)) & 1u ? extra[run] : 0u;
             }
             if (aligned && x + 4 <= bits.width) {
-                *(uint4*)(row + x) = make_uint4(label[0], label[1], label[2], label[3]);
+                store_four(row + x, label);
             } else {
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    if (x + i < bits.width) row[x + i] = label[i];
+                    if (x + i < bits.width) row[x + i] = sizeof(Label) == 1 ? label[i] != 0 : label[i];
             }
         }
     }
@@ -588,6 +631,10 @@ extern "C" __global__ void __launch_bounds__(256)
     vote<true, CclStatsOut>(t, roots, out, counts);
 }
 
+extern "C" __global__ void __launch_bounds__(256) flsl_vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
+    vote_areas(t, roots, areas);
+}
+
 // A volume's features, step 1 (one warp per row, a lane per run): each root
 // run's own features stored as its component's record (plain stores: one
 // run per record), which step 2 then completes.
@@ -698,4 +745,8 @@ extern "C" __global__ void __launch_bounds__(256) flsl_number_runs(FlslRuns t, C
 
 extern "C" __global__ void __launch_bounds__(256) flsl_label_pixels(CclBits bits, FlslRuns t, u32* labels) {
     label_pixels(bits, t, labels);
+}
+
+extern "C" __global__ void __launch_bounds__(256) flsl_mask_pixels(CclBits bits, FlslRuns t, u8* mask) {
+    label_pixels(bits, t, mask);
 }

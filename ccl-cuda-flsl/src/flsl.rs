@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
-    Analyzed, BitImage, BitImageArgs, DeviceNode, DeviceVariant, Features, Numbered, RootIndexArgs,
-    RootLayout, RootsFlagged, Run, Slices, StatsOutArgs, VariantInfo, VolumeFeatures,
-    VolumeStatsOutArgs,
+    Analyzed, BitImage, BitImageArgs, Cleanup, DeviceNode, DeviceVariant, Features, FilterVotes,
+    Filtered, Numbered, RootIndexArgs, RootLayout, RootsFlagged, Run, Slices, StatsOutArgs,
+    VariantInfo, VolumeFeatures, VolumeStatsOutArgs,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
@@ -213,6 +213,7 @@ struct Kernels {
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
     vote_cd: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
+    vote_areas: Kernel<(RunTableArgs, RootIndexArgs, DevPtr<u32>)>,
     vote_volume: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     volume_root_records: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     store_roots: Kernel<(
@@ -224,6 +225,7 @@ struct Kernels {
     label_runs: Kernel<(RunTableArgs, u32)>,
     number_runs: Kernel<(RunTableArgs, RootIndexArgs)>,
     label_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u32>)>,
+    mask_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u8>)>,
 }
 
 impl Kernels {
@@ -238,12 +240,14 @@ impl Kernels {
             count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
             vote: Kernel::load(gpu, module, "flsl_vote")?,
             vote_cd: Kernel::load(gpu, module, "flsl_vote_cd")?,
+            vote_areas: Kernel::load(gpu, module, "flsl_vote_areas")?,
             vote_volume: Kernel::load(gpu, module, "flsl_vote_volume")?,
             volume_root_records: Kernel::load(gpu, module, "flsl_volume_root_records")?,
             store_roots: Kernel::load(gpu, module, "flsl_store_roots")?,
             label_runs: Kernel::load(gpu, module, "flsl_label_runs")?,
             number_runs: Kernel::load(gpu, module, "flsl_number_runs")?,
             label_pixels: Kernel::load(gpu, module, "flsl_label_pixels")?,
+            mask_pixels: Kernel::load(gpu, module, "flsl_mask_pixels")?,
         })
     }
 }
@@ -275,6 +279,17 @@ fn row_grid(height: usize) -> Result<LaunchConfig> {
 /// unions, the runs' labels): a block of [`ROW_BLOCK`] threads per row of
 /// an image; a warp per row of a volume's or a batch's rows (`slices`),
 /// which are short and many, [`WORD_WARPS`] rows a block.
+/// A warp per span of `LABEL_SPAN_WORDS` words of each row: the pixel
+/// pass's grid.
+fn pixel_grid(geometry: Geometry) -> Result<LaunchConfig> {
+    let spans = geometry.height
+        * geometry
+            .width
+            .div_ceil(32)
+            .div_ceil(LABEL_SPAN_WORDS as usize);
+    warp_grid(spans, WORD_WARPS)
+}
+
 fn run_grid(height: usize, slices: Option<Slices>) -> Result<LaunchConfig> {
     match slices {
         None => row_grid(height),
@@ -503,20 +518,32 @@ impl Flsl {
         bits: BitImageArgs,
         labels: DevPtr<u32>,
     ) -> Result<()> {
-        let spans = geometry.height
-            * geometry
-                .width
-                .div_ceil(32)
-                .div_ceil(LABEL_SPAN_WORDS as usize);
         // SAFETY: the pixel kernel (a warp per span of a row) writes the
         // width * height labels (checked by the variant layer) and reads
         // the labels of runs its row has.
         unsafe {
-            self.kernels.label_pixels.launch(
-                stream,
-                warp_grid(spans, WORD_WARPS)?,
-                (bits, table, labels),
-            )
+            self.kernels
+                .label_pixels
+                .launch(stream, pixel_grid(geometry)?, (bits, table, labels))
+        }
+    }
+
+    /// Whether each pixel's run has a nonzero label (in `extra`), a byte
+    /// per pixel into `mask` (width × height).
+    fn mask_pixels(
+        &self,
+        stream: &Arc<CudaStream>,
+        geometry: Geometry,
+        table: RunTableArgs,
+        bits: BitImageArgs,
+        mask: DevPtr<u8>,
+    ) -> Result<()> {
+        // SAFETY: as `label_pixels`, a byte per pixel of `mask` (checked by
+        // the variant layer).
+        unsafe {
+            self.kernels
+                .mask_pixels
+                .launch(stream, pixel_grid(geometry)?, (bits, table, mask))
         }
     }
 }
@@ -582,6 +609,73 @@ impl DeviceVariant for Flsl {
                 }?;
                 self.label_pixels(stream, geometry, table, bits, labels)
             })
+    }
+
+    /// Any voting: the clean-up reads the votes of `flsl` or `flsl-cd`.
+    fn filters_labels(&self) -> bool {
+        true
+    }
+
+    /// Runs, unions, the root runs flagged and ranked (stage `roots`); the
+    /// votes into the stats array, per run (`flsl`, and `flsl-otf`, whose
+    /// moves on the fly are for its analysis) or per root and warp
+    /// (`flsl-cd`) (stage `features`); the clean-up's decision (stage
+    /// `filter`); then each run's new label and the pixels' from their runs
+    /// (stage `labels`), as [`label`](DeviceVariant::label) writes them.
+    fn label_filtered(
+        &mut self,
+        run: &mut Run<'_>,
+        image: &DeviceImage<'_>,
+        _forest: &mut CudaViewMut<'_, u32>,
+        labels: &mut CudaViewMut<'_, u32>,
+        numbering: &mut Features,
+        cleanup: Cleanup<'_>,
+    ) -> Result<Filtered> {
+        let geometry = Geometry::of(image.width(), image.height())?;
+        let stream = run.stream;
+        let counts = self.counter.begin(stream, geometry.slots())?;
+        let (table, bits) = self.build_forest(run, image, geometry, None)?;
+        let rows = run_grid(geometry.height, run.slices)?;
+        let vote_grid = row_grid(geometry.height)?;
+        let labels = DevPtr::of_mut(labels, stream);
+        let vote = match self.voting {
+            Voting::ConflictDetection => &self.kernels.vote_cd,
+            Voting::PerRun | Voting::OnTheFly => &self.kernels.vote,
+        };
+        let vote_areas = &self.kernels.vote_areas;
+        let mask = cleanup.mask;
+        self.flag_roots(stream, geometry, table, numbering)?
+            .number_filtered_with(
+                run.clock,
+                cleanup,
+                |index, votes, stream| match votes {
+                    // SAFETY: a block per row walks the runs its count gives;
+                    // the root index covers every slot, whose ranks are below
+                    // the component count, the areas' length.
+                    FilterVotes::Areas(areas) => unsafe {
+                        vote_areas.launch(stream, vote_grid, (table, index, areas))
+                    },
+                    // SAFETY: as in `analyze`: the root index covers every
+                    // slot; ranks past the stats array's capacity are not
+                    // stored; `counts` is null or holds an entry per slot.
+                    FilterVotes::Stats(output) => unsafe {
+                        vote.launch(stream, vote_grid, (table, index, output, counts))
+                    },
+                },
+                |index, stream| {
+                    // SAFETY: as in `label`; the index's remap holds an
+                    // entry per rank.
+                    unsafe {
+                        self.kernels
+                            .number_runs
+                            .launch(stream, rows, (table, index))
+                    }?;
+                    match mask {
+                        Some(mask) => self.mask_pixels(stream, geometry, table, bits, mask),
+                        None => self.label_pixels(stream, geometry, table, bits, labels),
+                    }
+                },
+            )
     }
 
     fn analyze(

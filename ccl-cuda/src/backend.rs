@@ -23,10 +23,11 @@ pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
 pub use classes::{ClassLabeler, ClassShape};
 pub use features::{
-    Analyzed, DeviceNode, Features, FlagRoots, Flatten, Numbered, ROOT_GROUP_WORDS, Ranked,
-    RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged, StatsOutArgs, check_forest,
+    Analyzed, DeviceNode, Features, FilterVotes, Filtered, FlagRoots, Flatten, Numbered,
+    ROOT_GROUP_WORDS, Ranked, RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged,
+    StatsOutArgs, check_forest,
 };
-pub use filter::{DeviceFilter, FilterOutput, LabelShape};
+pub use filter::{Cleanup, DeviceFilter, FilterOutput, LabelShape, RankedFeatures};
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};

@@ -311,12 +311,17 @@ struct CclStats {
 // component's index in the stats array. A batch of images labeled as the
 // rows of one image numbers each image apart: with `slice_rows` (the rows
 // of one image; 0 for a single image or a volume) a root's label is its
-// rank among the roots of its own image, from ccl_root_label.
+// rank among the roots of its own image, from ccl_root_label. With `remap`
+// (a labeling that keeps only what a clean-up keeps, ccl_cuda::backend::
+// filter), ccl_root_label reads each root's label there by its rank (0
+// where its component is removed), so that the variant's last pass writes
+// the clean-up's labels with no pass of its own; null otherwise.
 struct CclRootIndex {
     const u32* bits;
     const u32* offsets;
     u32 words_per_row;
     u32 slice_rows;
+    const u32* remap;
 };
 
 __device__ __forceinline__ u32 ccl_root_rank(CclRootIndex roots, u32 x, u32 y) {
@@ -332,9 +337,12 @@ __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
 }
 
 // The canonical label of the component whose root is at (x, y) of the root
-// layout: its rank + 1, counted in the root's own image of a batch.
+// layout: its rank + 1, counted in the root's own image of a batch; with a
+// remap, the clean-up's label of that rank.
 __device__ __forceinline__ u32 ccl_root_label(CclRootIndex roots, u32 x, u32 y) {
-    return ccl_root_rank(roots, x, y) - ccl_slice_base(roots, y) + 1;
+    const u32 rank = ccl_root_rank(roots, x, y);
+    if (roots.remap != nullptr) return roots.remap[rank];
+    return rank - ccl_slice_base(roots, y) + 1;
 }
 
 // The stats array and how many entries it holds: components ranked past

@@ -13,6 +13,7 @@ use ccl_cuda::interop::{ArrayLabeler, DeviceArray, Element};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::filter::{FilterArgs, filter_of};
 use crate::{connectivity, pick, to_python, volume_connectivity};
 
 /// The CUDA variant a device array runs with: the one named, or the
@@ -79,12 +80,17 @@ pub(crate) fn device_array(
 }
 
 /// Labels a device array into `labels` (`height × width` 32-bit, C order,
-/// on the same device); returns the number of components.
+/// on the same device); returns the number of components. With `filter`,
+/// only the components it keeps, numbered 1..=k, and returns k (in the
+/// labeling's last pass where the variant's filters); with `mask` too (a
+/// byte per pixel), whether each pixel is kept into it, `labels` then
+/// scratch.
 ///
 /// The addresses must be device memory of `device` as described, alive
 /// until the call returns; `stream` is the caller's current stream there.
 #[pyfunction]
-#[pyo3(signature = (device, stream, array, labels, connectivity_value, algorithm=None))]
+#[pyo3(signature = (device, stream, array, labels, connectivity_value, algorithm=None, filter=None, mask=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature
 fn label_device(
     py: Python<'_>,
     device: usize,
@@ -93,14 +99,30 @@ fn label_device(
     labels: u64,
     connectivity_value: u32,
     algorithm: Option<&str>,
+    filter: Option<FilterArgs>,
+    mask: Option<u64>,
 ) -> PyResult<usize> {
     let connectivity = connectivity(connectivity_value)?;
     let variant = cuda_variant(algorithm, Task::Label, connectivity)?;
     let array = device_array(array)?;
+    let filter = filter.map(filter_of).transpose()?;
+    if mask.is_some() && filter.is_none() {
+        return Err(PyValueError::new_err(
+            "a mask is the clean-up's: pass a filter with it",
+        ));
+    }
     py.detach(|| {
         let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
             // SAFETY: the Python caller's contract above.
-            unsafe { labeler.label(&array, labels, connectivity, false) }.map_err(to_python)
+            unsafe {
+                match &filter {
+                    None => labeler.label(&array, labels, connectivity, false),
+                    Some(filter) => {
+                        labeler.label_filtered(&array, labels, connectivity, filter, mask)
+                    }
+                }
+            }
+            .map_err(to_python)
         };
         // SAFETY: the Python caller passes its framework's current stream.
         unsafe { on_stream(variant, device, stream, work) }

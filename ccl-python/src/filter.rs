@@ -21,7 +21,7 @@ pub(crate) type FilterArgs = (u32, u32, [u32; 3], [u32; 3], Option<u32>);
 /// `(images, depth, height, width)` of the labels.
 type ShapeArgs = (usize, usize, usize, usize);
 
-fn filter_of(
+pub(crate) fn filter_of(
     (min_size, max_size, min_extent, max_extent, largest): FilterArgs,
 ) -> PyResult<Filter> {
     let filter = Filter {

@@ -246,6 +246,25 @@ def test_cupy_dust_and_largest_k_equal_cc3d_on_a_volume():
 
 @needs_torch
 @pytest.mark.parametrize("connectivity", (4, 8))
+def test_torch_images_label_what_the_filter_keeps_in_one_call(connectivity):
+    """One CUDA tensor labeled with a clean-up (the labeling's own last pass filters where the
+    variant's does): a large noisy image, whose components outgrow the first stats array."""
+    image = _noise((700, 650), 25, seed=connectivity)
+    tensor = torch.from_numpy(image).cuda()
+    for options in (dict(largest=1), dict(min_size=3), dict(min_size=2, largest=5)):
+        expected = _reference(image, connectivity, **options)
+        labels, n = ccl.label(tensor, connectivity, **options)
+        assert labels.is_cuda and n == expected.max(initial=0), f"{options}"
+        assert np.array_equal(labels.cpu().numpy().astype(np.int64), expected), f"{options}"
+        kept = ccl.keep(tensor, connectivity, **options)
+        assert kept.is_cuda and kept.dtype == torch.bool
+        assert np.array_equal(kept.cpu().numpy(), expected != 0), f"{options}"
+    top = ccl.largest_k(tensor, 1, connectivity)
+    assert np.array_equal(top.cpu().numpy() != 0, _reference(image, connectivity, largest=1) != 0)
+
+
+@needs_torch
+@pytest.mark.parametrize("connectivity", (4, 8))
 def test_torch_batches_of_masks_keep_the_largest(connectivity):
     """A network's (N, 1, H, W) output: MONAI's keep-largest per image, on the device."""
     rng = np.random.default_rng(3)

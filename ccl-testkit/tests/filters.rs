@@ -311,3 +311,123 @@ fn device_filter_refuses_bad_arguments() {
         assert!(result.is_err(), "{filter:?} on {shape:?} ran");
     }
 }
+
+/// Images labeled and filtered in one call
+/// (`CudaVariant::label_device_filtered`) by every CUDA variant that labels
+/// images, against the host's labels filtered by the host: the variants
+/// whose last pass filters (`flsl`'s) and those filtered after labeling,
+/// in both connectivities, as labels and as a mask; the images include one
+/// with more components than the stats array first holds and one without
+/// foreground. The variant is reused across images of different sizes.
+#[test]
+fn labeling_and_filtering_in_one_call_equals_the_host_filter() {
+    use ccl_cuda::backend::variant_on;
+    use ccl_cuda::runtime::{DeviceImage, StageClock};
+
+    let Some(stream) = stream() else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let images = [
+        random_image(61, 37, 45, 1, 3).unwrap(),
+        // 262144 pixels at 25 %: more components than the first stats array
+        // (pixels / 64, at least 4096).
+        random_image(512, 512, 25, 1, 5).unwrap(),
+        random_image(300, 200, 60, 4, 9).unwrap(),
+        random_image(40, 30, 0, 1, 1).unwrap(),
+    ];
+    let variants = testable_variants()
+        .into_iter()
+        .filter(|a| a.backend == Backend::Cuda);
+    for algorithm in variants {
+        for connectivity in [Connectivity::Four, Connectivity::Eight] {
+            if !algorithm.connectivities.contains(&connectivity) {
+                continue;
+            }
+            let reference = ccl::Variant::named("cpu-uf", Task::Label, connectivity).unwrap();
+            let mut variant = variant_on(algorithm.name, gpu.clone(), stream.clone()).unwrap();
+            for image in &images {
+                let (width, height) = (image.width(), image.height());
+                let (labels, count) = reference.label(&image.view(), connectivity).unwrap();
+                let labels = labels.into_labels();
+                let pixels = stream.clone_htod(image.pixels()).unwrap();
+                let device_image =
+                    DeviceImage::new(pixels.slice(..), width, height, width).unwrap();
+                for filter in filters() {
+                    let mut want = labels.clone();
+                    let mut want_count = [count as u32];
+                    filter
+                        .apply(&mut want, [width, height, 1], &mut want_count)
+                        .unwrap();
+                    let mut device_labels = stream.alloc_zeros::<u32>(width * height).unwrap();
+                    let kept = variant
+                        .label_device_filtered(
+                            &device_image,
+                            &mut device_labels.slice_mut(..),
+                            connectivity,
+                            &filter,
+                            None,
+                            &mut StageClock::disabled(),
+                        )
+                        .unwrap();
+                    let what = format!(
+                        "{} {connectivity:?} {width}x{height} {filter:?}",
+                        algorithm.name
+                    );
+                    assert_eq!(kept, want_count[0] as usize, "{what}: kept count");
+                    let got = stream.clone_dtoh(&device_labels).unwrap();
+                    assert!(got == want, "{what}: labels differ");
+                    // The mask of the kept pixels instead, over stale bytes.
+                    let mut mask = stream.clone_htod(&vec![7u8; width * height]).unwrap();
+                    let kept = variant
+                        .label_device_filtered(
+                            &device_image,
+                            &mut device_labels.slice_mut(..),
+                            connectivity,
+                            &filter,
+                            Some(&mut mask.slice_mut(..)),
+                            &mut StageClock::disabled(),
+                        )
+                        .unwrap();
+                    assert_eq!(kept, want_count[0] as usize, "{what}: kept count (mask)");
+                    let want_mask: Vec<u8> = want.iter().map(|&l| u8::from(l != 0)).collect();
+                    assert!(
+                        stream.clone_dtoh(&mask).unwrap() == want_mask,
+                        "{what}: mask differs"
+                    );
+                }
+                // A filter that keeps nothing by an inverted range is refused.
+                let inverted = Filter {
+                    min_size: 4,
+                    max_size: 3,
+                    ..Filter::default()
+                };
+                let mut device_labels = stream.alloc_zeros::<u32>(width * height).unwrap();
+                let refused = variant.label_device_filtered(
+                    &device_image,
+                    &mut device_labels.slice_mut(..),
+                    connectivity,
+                    &inverted,
+                    None,
+                    &mut StageClock::disabled(),
+                );
+                assert!(refused.is_err(), "{}: {inverted:?} ran", algorithm.name);
+                // So is a mask shorter than the image.
+                let mut short = stream.alloc_zeros::<u8>(width * height - 1).unwrap();
+                let refused = variant.label_device_filtered(
+                    &device_image,
+                    &mut device_labels.slice_mut(..),
+                    connectivity,
+                    &Filter::default(),
+                    Some(&mut short.slice_mut(..)),
+                    &mut StageClock::disabled(),
+                );
+                assert!(
+                    refused.is_err(),
+                    "{}: a short mask was taken",
+                    algorithm.name
+                );
+            }
+        }
+    }
+}

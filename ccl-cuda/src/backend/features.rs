@@ -25,6 +25,7 @@ use cudarc::driver::{
     CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits,
 };
 
+use super::filter::{Cleanup, RankedFeatures};
 use super::stats::DeviceStats;
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, StageClock,
@@ -72,6 +73,10 @@ pub struct RootIndexArgs {
     /// Rows of one image of a batch, whose labels `ccl_root_label` counts
     /// apart; 0 for one image or a volume.
     pub slice_rows: u32,
+    /// Each rank's label after a clean-up (0: removed), which
+    /// `ccl_root_label` reads instead of the rank + 1; null without one
+    /// ([`RootsFlagged::number_filtered_with`]).
+    pub remap: DevPtr<u32>,
 }
 
 // SAFETY: plain old data with C layout, matching CclRootIndex.
@@ -539,6 +544,7 @@ impl Features {
             offsets: DevPtr::of(self.word_offset.get()?, stream),
             words_per_row: layout.words_u32()?.1,
             slice_rows: self.slice_rows,
+            remap: DevPtr::null(),
         })
     }
 
@@ -584,12 +590,19 @@ impl Features {
     /// than the stats array holds, the array is grown for the next run,
     /// which the caller makes (reads back the count: a synchronisation).
     pub fn complete(&mut self, stream: &Arc<CudaStream>) -> Result<bool> {
+        Ok(self.stored_count(stream)?.is_some())
+    }
+
+    /// The component count of the last analysis where the stats array
+    /// stored every component; else `None`, the array grown for the next
+    /// run (a read-back, as [`complete`](Self::complete)).
+    fn stored_count(&mut self, stream: &Arc<CudaStream>) -> Result<Option<usize>> {
         let count = self.component_count(stream)?;
         if count <= self.capacity {
-            return Ok(true);
+            return Ok(Some(count));
         }
         self.capacity = count + count / 8;
-        Ok(false)
+        Ok(None)
     }
 
     /// The number of components the last analysis or labeling found (a
@@ -777,6 +790,67 @@ impl<'f> RootsFlagged<'f> {
         Ok(Numbered { _private: () })
     }
 
+    /// The end of a labeling that keeps only what a filter keeps, whose
+    /// labels are written once, by the variant's own last pass: ranks the
+    /// roots (stage `roots`); then `accumulate`, the variant's own kernels,
+    /// adds every foreground pixel to its component by rank, into the
+    /// [`FilterVotes`] it is given (stage `features`): the areas alone where
+    /// the filter reads no extent, else the stats array (as in
+    /// [`Ranked::accumulate_with`]); `cleanup` decides from them which
+    /// components stay and numbers them
+    /// ([`DeviceFilter::renumber_ranked`](super::DeviceFilter::renumber_ranked),
+    /// stage `filter`); and `last_pass` writes each pixel's label through
+    /// the root index it is given, whose `ccl_root_label` reads the new
+    /// labels (stage `labels`).
+    ///
+    /// Reads back the component count (a synchronisation) to size the
+    /// clean-up. Where the stats array held fewer components, it is grown
+    /// and nothing is written: [`Filtered::Grown`], the caller labels again.
+    pub fn number_filtered_with(
+        self,
+        clock: &mut StageClock,
+        cleanup: Cleanup<'_>,
+        accumulate: impl FnOnce(RootIndexArgs, FilterVotes, &Arc<CudaStream>) -> Result<()>,
+        last_pass: impl FnOnce(RootIndexArgs, &Arc<CudaStream>) -> Result<()>,
+    ) -> Result<Filtered> {
+        let stream = self.stream.clone();
+        let reads_extent = cleanup.filter.reads_extent();
+        let output = if reads_extent {
+            self.features.output(&stream)?
+        } else {
+            StatsOutArgs {
+                stats: DevPtr::null(),
+                capacity: 0,
+            }
+        };
+        self.features.rank_into(&stream, self.layout, output)?;
+        self.features.stats_initialised = reads_extent;
+        let mut index = self.features.index(&stream, self.layout)?;
+        clock.mark("roots")?;
+        let (count, features) = if reads_extent {
+            accumulate(index, FilterVotes::Stats(output), &stream)?;
+            let Some(count) = self.features.stored_count(&stream)? else {
+                return Ok(Filtered::Grown);
+            };
+            (count, RankedFeatures::Stats(output.stats))
+        } else {
+            let count = self.features.component_count(&stream)?;
+            let areas = cleanup.device.zeroed_areas(&stream, count)?;
+            accumulate(index, FilterVotes::Areas(areas), &stream)?;
+            (count, RankedFeatures::Areas(areas))
+        };
+        clock.mark("features")?;
+        let count = u32::try_from(count)
+            .map_err(|_| Error::InvalidDimensions(format!("{count} components")))?;
+        index.remap = cleanup
+            .device
+            .renumber_ranked(&stream, features, count, cleanup.filter)?;
+        clock.mark("filter")?;
+        last_pass(index, &stream)?;
+        clock.mark("labels")?;
+        Ok(Filtered::Numbered(Numbered { _private: () }))
+    }
+
     /// The end of a labeling with the shared last pass: ranks the roots as
     /// [`number_with`](Self::number_with) does (stage `roots`), then writes
     /// each pixel's root's rank + 1 from `forest` (width × height labels of
@@ -832,6 +906,28 @@ impl<'f> RootsFlagged<'f> {
 #[derive(Debug)]
 pub struct Numbered {
     _private: (),
+}
+
+/// Where a labeling that keeps what a filter keeps adds its pixels, by
+/// rank ([`RootsFlagged::number_filtered_with`]).
+#[derive(Clone, Copy)]
+pub enum FilterVotes {
+    /// One `u32` area per component, zeroed: the filter reads no extent.
+    Areas(DevPtr<u32>),
+    /// The stats array, initialised by the ranking, as an analysis fills it.
+    Stats(StatsOutArgs),
+}
+
+/// How a labeling that keeps what a filter keeps ended
+/// ([`RootsFlagged::number_filtered_with`]).
+#[derive(Debug)]
+pub enum Filtered {
+    /// The kept components' labels are written (the kept count is the
+    /// clean-up's, [`DeviceFilter::kept_count`](super::DeviceFilter::kept_count)).
+    Numbered(Numbered),
+    /// The image had more components than the stats array held: the array
+    /// was grown, no label was written, and the labeling is to run again.
+    Grown,
 }
 
 /// The roots are ranked and the stats initialised: what is left is to add

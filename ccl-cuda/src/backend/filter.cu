@@ -10,12 +10,15 @@
 //
 // Order: ccl_scan_root_groups (features.cu) of the counts into offsets;
 // ccl_filter_init; ccl_filter_measure (area per component; box and sums
-// where they are read); ccl_filter_flag (range test, selection keys); for
+// where they are read); ccl_filter_flag (range test, selection keys; on an
+// analysis' records by rank, ccl_filter_flag_ranked, with no measure); for
 // the k largest, rounds of ccl_filter_histogram + ccl_filter_select from
 // the highest byte of the keys down (a radix select per image, which stops
 // for an image once its k-th key is known; none for the largest alone,
 // which ccl_filter_flag's per-image maximum gives); ccl_filter_decide; two
-// ccl_scan_root_groups; then ccl_filter_number and ccl_filter_apply.
+// ccl_scan_root_groups; then ccl_filter_number and ccl_filter_apply (none
+// where the labeling's own last pass reads the renumbering as the remap of
+// its root index, ccl_root_label).
 
 #define NO_RANK 0xffffffffu
 #define NO_BIN 0xffffffffu
@@ -338,14 +341,37 @@ extern "C" __global__ void __launch_bounds__(32 * FILTER_MEASURE_WARPS)
                                            tails);
 }
 
+// A record's extent along x, y and z: a volume's (CclVolumeStats, what the
+// measuring pass gathers) or an image's (CclStats, an analysis' by rank,
+// one slice deep).
+__device__ __forceinline__ void filter_extent(const CclVolumeStats& s, u32 extent[3]) {
+    extent[0] = s.x_max - s.x_min + 1;
+    extent[1] = s.y_max - s.y_min + 1;
+    extent[2] = s.z_max - s.z_min + 1;
+}
+__device__ __forceinline__ void filter_extent(const CclStats& s, u32 extent[3]) {
+    extent[0] = s.x_max - s.x_min + 1;
+    extent[1] = s.y_max - s.y_min + 1;
+    extent[2] = 1;
+}
+
+// A component's area alone, where the filter reads no extent (its extent
+// ranges let every extent pass, 1 included).
+struct CclArea {
+    u32 area;
+};
+__device__ __forceinline__ void filter_extent(const CclArea&, u32 extent[3]) {
+    extent[0] = extent[1] = extent[2] = 1;
+}
+
 // The image of each component (the last image whose offset is at most r),
 // whether it lies in the ranges, and its selection key: area in the high
 // word, the complement of its label in the low word (larger areas first,
 // then the first label), 0 where it is out of range. With a selection, each
 // image's largest key.
-extern "C" __global__ void __launch_bounds__(256)
-    ccl_filter_flag(const CclVolumeStats* records, u32 total, const u32* offsets, u32 images,
-                    CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
+template <typename Record>
+__device__ void filter_flag(const Record* records, u32 total, const u32* offsets, u32 images,
+                            CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
     const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
     u32 image = 0;
     u64 key = 0;
@@ -356,8 +382,9 @@ extern "C" __global__ void __launch_bounds__(256)
             if (offsets[middle] <= r) low = middle; else high = middle;
         }
         image = low;
-        const CclVolumeStats s = records[r];
-        const u32 extent[3] = {s.x_max - s.x_min + 1, s.y_max - s.y_min + 1, s.z_max - s.z_min + 1};
+        const Record s = records[r];
+        u32 extent[3];
+        filter_extent(s, extent);
         bool in_range = s.area >= ranges.min_size && s.area <= ranges.max_size && ranges.largest != 0;
         for (int axis = 0; axis < 3; ++axis)
             in_range = in_range && extent[axis] >= ranges.min_extent[axis] &&
@@ -367,9 +394,28 @@ extern "C" __global__ void __launch_bounds__(256)
         image_of[r] = image;
     }
     if (ranges.largest == FILTER_ALL) return;
+    const u32 lane = threadIdx.x & 31u;
+    if (images == 1) {
+        // The block's largest key, one atomic per block: one image's
+        // millions of components would otherwise queue an atomic per warp on
+        // one address.
+        __shared__ u64 warp_best[32];
+        u64 best = key;
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            const u64 other = __shfl_down_sync(CCL_FULL_MASK, best, offset);
+            best = other > best ? other : best;
+        }
+        if (lane == 0) warp_best[threadIdx.x / 32u] = best;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (u32 w = 1; w < blockDim.x / 32u; ++w) best = warp_best[w] > best ? warp_best[w] : best;
+            if (best != 0) atomicMax(&selection[0].max_key, best);
+        }
+        return;
+    }
     // The warp's largest key per image: one atomic where the warp's
     // components are of one image (the usual case), else one per component.
-    const u32 lane = threadIdx.x & 31u;
+
     const u32 first_image = __shfl_sync(CCL_FULL_MASK, image, 0);
     if (__all_sync(CCL_FULL_MASK, r >= total || image == first_image)) {
         u64 best = key;
@@ -381,6 +427,28 @@ extern "C" __global__ void __launch_bounds__(256)
     } else if (key != 0) {
         atomicMax(&selection[image].max_key, key);
     }
+}
+
+// ccl_filter_flag on the measured records.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_flag(const CclVolumeStats* records, u32 total, const u32* offsets, u32 images,
+                    CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
+    filter_flag(records, total, offsets, images, ranges, keys, image_of, selection);
+}
+
+// ccl_filter_flag on an image's analysis by rank (the records of a labeling
+// that keeps what the filter keeps, RootsFlagged::number_filtered_with).
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_flag_ranked(const CclStats* records, u32 total, const u32* offsets, u32 images,
+                           CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
+    filter_flag(records, total, offsets, images, ranges, keys, image_of, selection);
+}
+
+// ccl_filter_flag on the areas alone by rank, where no extent is read.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_flag_areas(const CclArea* areas, u32 total, const u32* offsets, u32 images,
+                          CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
+    filter_flag(areas, total, offsets, images, ranges, keys, image_of, selection);
 }
 
 // One round of the radix select: per image, how many of its candidate keys
@@ -489,6 +557,23 @@ extern "C" __global__ void __launch_bounds__(1024)
     const u32 group = __match_any_sync(CCL_FULL_MASK, kept ? image : NO_BIN);
     if (kept && (threadIdx.x & 31u) == (u32)(__ffs(group) - 1))
         atomicAdd(&kept_per_image[image], (u32)__popc(group));
+}
+
+// The largest alone of one image (FILTER_SELECT_LARGEST, images == 1), in
+// place of ccl_filter_decide, the scans and ccl_filter_number: label 1 for
+// the component whose key is the image's largest (unique: keys hold the
+// label), 0 for every other, and the kept count.
+extern "C" __global__ void __launch_bounds__(256)
+    ccl_filter_keep_largest(const u64* keys, u32 total, const CclSelection* selection, u32* renumbering,
+                            u32* kept_per_image, u32* image_base) {
+    const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    const u64 largest = selection[0].max_key;
+    if (r < total) renumbering[r] = largest != 0 && keys[r] == largest;
+    if (r == 0) {
+        kept_per_image[0] = largest != 0;
+        image_base[0] = 0;
+        image_base[1] = largest != 0;
+    }
 }
 
 // The new label of each component: its rank among the kept of all images

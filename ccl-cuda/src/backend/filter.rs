@@ -21,6 +21,7 @@ use ccl_core::{Error, Filter, Result, VolumeStats};
 use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits};
 
 use super::features::KERNELS as FEATURE_KERNELS;
+use super::stats::DeviceStats;
 use super::volume::DeviceVolumeStats;
 use crate::runtime::{
     DevPtr, DeviceBuffer, Gpu, Kernel, KernelSource, cuda_error, linear_grid, warp_grid,
@@ -213,6 +214,20 @@ unsafe impl DeviceRepr for Selection {}
 // SAFETY: all-zero bytes are a valid value of every field.
 unsafe impl ValidAsZeroBits for Selection {}
 
+/// A clean-up applied within a labeling
+/// ([`DeviceVariant::label_filtered`](super::DeviceVariant::label_filtered)):
+/// what is kept, and the filter's kernels and scratch that decide it.
+pub struct Cleanup<'a> {
+    /// The kernels and scratch.
+    pub device: &'a mut DeviceFilter,
+    /// What is kept.
+    pub filter: &'a Filter,
+    /// Where the mask of the kept pixels goes (a byte per pixel: 1 where
+    /// kept, else 0), written by the last pass in place of the labels; `None`
+    /// for the labels.
+    pub mask: Option<DevPtr<u8>>,
+}
+
 /// What a filter writes.
 pub enum FilterOutput<'a, 'b> {
     /// The kept components' new labels over the labels, and the kept count
@@ -228,6 +243,36 @@ type Records = DevPtr<DeviceVolumeStats>;
 /// `ccl_filter_measure`'s: labels, shape, offsets, records, spans per row,
 /// spans, what to measure.
 type MeasureArgs = (DevPtr<u32>, ShapeArgs, DevPtr<u32>, Records, u32, u64, u32);
+
+/// `ccl_filter_flag`'s and `ccl_filter_flag_ranked`'s: records, total,
+/// offsets, images, ranges, keys, images of the keys, selections.
+type FlagArgs<R> = (
+    DevPtr<R>,
+    u32,
+    DevPtr<u32>,
+    u32,
+    RangeArgs,
+    DevPtr<u64>,
+    DevPtr<u32>,
+    DevPtr<Selection>,
+);
+
+/// What [`DeviceFilter::renumber_ranked`] reads of each component, by rank.
+#[derive(Clone, Copy)]
+pub enum RankedFeatures {
+    /// An analysis' features (the stats array of the shared back end).
+    Stats(DevPtr<DeviceStats>),
+    /// The areas alone ([`DeviceFilter::zeroed_areas`]), for a filter that
+    /// reads no extent.
+    Areas(DevPtr<u32>),
+}
+
+/// The records the range test reads: measured from labels, or by rank.
+#[derive(Clone, Copy)]
+enum RecordsIn {
+    Measured(Records),
+    Ranked(RankedFeatures),
+}
 
 /// `ccl_filter_decide`'s: keys, images, total, selections, whether they
 /// select, the renumbering, the kept per block and per image.
@@ -246,16 +291,9 @@ struct Kernels {
     scan: Kernel<(DevPtr<u32>, DevPtr<u32>, DevPtr<u32>, u32)>,
     init: Kernel<(Records, u32, DevPtr<Selection>, u32, u32)>,
     measure: Kernel<MeasureArgs>,
-    flag: Kernel<(
-        Records,
-        u32,
-        DevPtr<u32>,
-        u32,
-        RangeArgs,
-        DevPtr<u64>,
-        DevPtr<u32>,
-        DevPtr<Selection>,
-    )>,
+    flag: Kernel<FlagArgs<DeviceVolumeStats>>,
+    flag_ranked: Kernel<FlagArgs<DeviceStats>>,
+    flag_areas: Kernel<FlagArgs<u32>>,
     histogram: Kernel<(
         DevPtr<u64>,
         DevPtr<u32>,
@@ -266,6 +304,14 @@ struct Kernels {
     )>,
     select: Kernel<(DevPtr<u32>, DevPtr<Selection>, u32, u32)>,
     decide: Kernel<DecideArgs>,
+    keep_largest: Kernel<(
+        DevPtr<u64>,
+        u32,
+        DevPtr<Selection>,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        DevPtr<u32>,
+    )>,
     number: Kernel<(
         DevPtr<u32>,
         u32,
@@ -291,6 +337,8 @@ pub struct DeviceFilter {
     selection: DeviceBuffer<Selection>,
     histogram: DeviceBuffer<u32>,
     renumbering: DeviceBuffer<u32>,
+    /// The areas by rank of [`zeroed_areas`](Self::zeroed_areas).
+    areas: DeviceBuffer<u32>,
     block_kept: DeviceBuffer<u32>,
     block_offset: DeviceBuffer<u32>,
     kept_per_image: DeviceBuffer<u32>,
@@ -310,9 +358,12 @@ impl DeviceFilter {
                 init: Kernel::load(gpu, &KERNELS, "ccl_filter_init")?,
                 measure: Kernel::load(gpu, &KERNELS, "ccl_filter_measure")?,
                 flag: Kernel::load(gpu, &KERNELS, "ccl_filter_flag")?,
+                flag_ranked: Kernel::load(gpu, &KERNELS, "ccl_filter_flag_ranked")?,
+                flag_areas: Kernel::load(gpu, &KERNELS, "ccl_filter_flag_areas")?,
                 histogram: Kernel::load(gpu, &KERNELS, "ccl_filter_histogram")?,
                 select: Kernel::load(gpu, &KERNELS, "ccl_filter_select")?,
                 decide: Kernel::load(gpu, &KERNELS, "ccl_filter_decide")?,
+                keep_largest: Kernel::load(gpu, &KERNELS, "ccl_filter_keep_largest")?,
                 number: Kernel::load(gpu, &KERNELS, "ccl_filter_number")?,
                 apply: Kernel::load(gpu, &KERNELS, "ccl_filter_apply")?,
             },
@@ -324,6 +375,7 @@ impl DeviceFilter {
             selection: DeviceBuffer::new(),
             histogram: DeviceBuffer::new(),
             renumbering: DeviceBuffer::new(),
+            areas: DeviceBuffer::new(),
             block_kept: DeviceBuffer::new(),
             block_offset: DeviceBuffer::new(),
             kept_per_image: DeviceBuffer::new(),
@@ -464,104 +516,20 @@ impl DeviceFilter {
                 ),
             )?;
         }
-        let keys = DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream);
-        let image_of = DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream);
-        let selection_kind = SelectionKind::of(filter);
-        // A grid needs a block: no launch without components.
-        if total > 0 {
-            // SAFETY: as above.
-            unsafe {
-                self.kernels.flag.launch(
-                    stream,
-                    linear_grid(total_items, 256)?,
-                    (
-                        records, total, offsets, images, ranges, keys, image_of, selection,
-                    ),
-                )?;
-            }
-        }
-        if selection_kind == SelectionKind::Radix && total > 0 {
-            let histogram = self.histogram.reserve(stream, 256 * shape.images)?;
-            let bins = 256 * shape.images;
-            for shift in (0..64).step_by(8).rev() {
-                stream
-                    .memset_zeros(&mut histogram.slice_mut(..bins))
-                    .map_err(cuda_error)?;
-                let bins_ptr = DevPtr::of_mut(histogram, stream);
-                // SAFETY: as above; the histogram holds 256 bins per image.
-                unsafe {
-                    self.kernels.histogram.launch(
-                        stream,
-                        linear_grid(total_items.div_ceil(HISTOGRAM_ITEMS as usize) * 256, 256)?,
-                        (keys, image_of, total, selection, bins_ptr, shift),
-                    )?;
-                    self.kernels.select.launch(
-                        stream,
-                        linear_grid(shape.images, 256)?,
-                        (bins_ptr, selection, images, shift),
-                    )?;
-                }
-            }
-        }
-        let blocks = total_items.div_ceil(NUMBER_BLOCK as usize);
-        let renumbering = DevPtr::of_mut(self.renumbering.reserve(stream, total_items)?, stream);
-        let block_kept = DevPtr::of_mut(self.block_kept.reserve(stream, blocks)?, stream);
-        let block_offset = self.block_offset.reserve(stream, blocks + 1)?;
-        let block_offset = DevPtr::of_mut(block_offset, stream);
-        let kept_per_image = self.kept_per_image.reserve(stream, shape.images)?;
-        stream
-            .memset_zeros(&mut kept_per_image.slice_mut(..shape.images))
-            .map_err(cuda_error)?;
-        let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
-        let image_base = DevPtr::of_mut(self.image_base.reserve(stream, shape.images + 1)?, stream);
-        let kept_records = if with_features {
-            DevPtr::of_mut(self.kept_records.reserve(stream, total_items)?, stream)
-        } else {
-            DevPtr::null()
-        };
-        let blocks_u32 = u32::try_from(blocks)
-            .map_err(|_| Error::InvalidDimensions("too many components".into()))?;
-        // SAFETY: as above; `blocks` blocks of NUMBER_BLOCK components.
+        let renumbering = self.renumber(
+            stream,
+            RecordsIn::Measured(records),
+            total,
+            offsets,
+            images,
+            ranges,
+            SelectionKind::of(filter),
+            with_features,
+        )?;
+        // SAFETY: the labels and the mask hold `pixels` entries (checked);
+        // `offsets` an entry per image and one past, `renumbering` one per
+        // component.
         unsafe {
-            if total > 0 {
-                let number_grid = LaunchConfig {
-                    grid_dim: (blocks_u32, 1, 1),
-                    block_dim: (NUMBER_BLOCK, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                self.kernels.decide.launch(
-                    stream,
-                    number_grid,
-                    (
-                        keys,
-                        image_of,
-                        total,
-                        selection,
-                        selection_kind as u32,
-                        renumbering,
-                        block_kept,
-                        kept_per_image,
-                    ),
-                )?;
-                let kept_total =
-                    DevPtr::from_address(block_offset.address() + 4 * u64::from(blocks_u32));
-                self.scan(stream, block_kept, block_offset, kept_total, blocks_u32)?;
-                let base_end = DevPtr::from_address(image_base.address() + 4 * u64::from(images));
-                self.scan(stream, kept_per_image, image_base, base_end, images)?;
-                self.kernels.number.launch(
-                    stream,
-                    number_grid,
-                    (
-                        renumbering,
-                        total,
-                        image_of,
-                        block_offset,
-                        image_base,
-                        records,
-                        kept_records,
-                    ),
-                )?;
-            }
             let writes_labels = mask.is_none();
             if total > 0 || !writes_labels {
                 self.kernels.apply.launch(
@@ -609,6 +577,260 @@ impl DeviceFilter {
             .clone_dtoh(&self.kept_records.get()?.slice(..kept))
             .map_err(cuda_error)?;
         Ok(records.into_iter().map(VolumeStats::from).collect())
+    }
+
+    /// A zeroed area per component of one image (`count` of them), for a
+    /// labeling to add its pixels to by rank, then
+    /// [`renumber_ranked`](Self::renumber_ranked) to read
+    /// ([`RankedFeatures::Areas`]). Queued on `stream`.
+    pub fn zeroed_areas(&mut self, stream: &Arc<CudaStream>, count: usize) -> Result<DevPtr<u32>> {
+        let areas = self.areas.reserve(stream, count.max(1))?;
+        stream
+            .memset_zeros(&mut areas.slice_mut(..count.max(1)))
+            .map_err(cuda_error)?;
+        Ok(DevPtr::of_mut(areas, stream))
+    }
+
+    /// Renumbers one image's components by what `filter` keeps, from their
+    /// features by rank (`count` of them: an analysis' as the shared back
+    /// end leaves them, or the areas alone where `filter` reads no extent):
+    /// the returned table gives component r
+    /// its new label 1..=k, 0 where it is removed. It is the remap of a
+    /// root index ([`RootIndexArgs::remap`](super::RootIndexArgs::remap)),
+    /// through which a labeling's own last pass writes the kept labels with
+    /// no pass over them here; [`kept_count`](Self::kept_count) reads the
+    /// kept count. Queued on `stream`, without waiting.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for areas alone with a filter that reads
+    /// extents; those of [`Filter::check`].
+    pub fn renumber_ranked(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        features: RankedFeatures,
+        count: u32,
+        filter: &Filter,
+    ) -> Result<DevPtr<u32>> {
+        filter.check()?;
+        if matches!(features, RankedFeatures::Areas(_)) && filter.reads_extent() {
+            return Err(Error::InvalidArgument(
+                "a filter of extents reads the bounding boxes, not the areas alone".into(),
+            ));
+        }
+        self.features = None;
+        // One image: its components begin at 0, and the range test reads no
+        // other offset.
+        let offsets = self.offsets.reserve(stream, 1)?;
+        stream
+            .memset_zeros(&mut offsets.slice_mut(..1))
+            .map_err(cuda_error)?;
+        let offsets = DevPtr::of_mut(offsets, stream);
+        let selection = DevPtr::of_mut(self.selection.reserve(stream, 1)?, stream);
+        // SAFETY: one selection, and no record (a total of 0) to initialise.
+        unsafe {
+            self.kernels.init.launch(
+                stream,
+                linear_grid(1, 256)?,
+                (
+                    DevPtr::null(),
+                    0,
+                    selection,
+                    1,
+                    filter.largest.unwrap_or(ALL),
+                ),
+            )?;
+        }
+        self.renumber(
+            stream,
+            RecordsIn::Ranked(features),
+            count,
+            offsets,
+            1,
+            RangeArgs::from(filter),
+            SelectionKind::of(filter),
+            false,
+        )
+    }
+
+    /// The kept count of the last [`renumber_ranked`](Self::renumber_ranked)
+    /// (a read-back: waits for the stream).
+    pub fn kept_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
+        let kept = self.kept_per_image.get()?.slice(..1);
+        Ok(stream.clone_dtoh(&kept).map_err(cuda_error)?[0] as usize)
+    }
+
+    /// From the records of `total` components of `images` images (whose
+    /// components begin at `offsets`; the selections initialised) on: the
+    /// range test, the selection of the k largest, and the new labels, in
+    /// the returned renumbering (one per component), the kept per image in
+    /// `kept_per_image` and before each image in `image_base`; with
+    /// `with_features`, the kept records compacted (measured ones only).
+    #[allow(clippy::too_many_arguments)] // the records, where they lie and the request, apart
+    fn renumber(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        records: RecordsIn,
+        total: u32,
+        offsets: DevPtr<u32>,
+        images: u32,
+        ranges: RangeArgs,
+        selection_kind: SelectionKind,
+        with_features: bool,
+    ) -> Result<DevPtr<u32>> {
+        let total_items = total as usize;
+        let image_count = images as usize;
+        let selection = DevPtr::of_mut(self.selection.reserve(stream, image_count)?, stream);
+        let keys = DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream);
+        let image_of = DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream);
+        // A grid needs a block: no launch without components.
+        if total > 0 {
+            let grid = linear_grid(total_items, 256)?;
+            // SAFETY: (this launch and those below) the buffers were
+            // reserved here or by the caller for `total` components and
+            // `images` images, the sizes the kernels index by; the records
+            // hold `total`.
+            unsafe {
+                match records {
+                    RecordsIn::Measured(records) => self.kernels.flag.launch(
+                        stream,
+                        grid,
+                        (
+                            records, total, offsets, images, ranges, keys, image_of, selection,
+                        ),
+                    ),
+                    RecordsIn::Ranked(RankedFeatures::Stats(stats)) => {
+                        self.kernels.flag_ranked.launch(
+                            stream,
+                            grid,
+                            (
+                                stats, total, offsets, images, ranges, keys, image_of, selection,
+                            ),
+                        )
+                    }
+                    RecordsIn::Ranked(RankedFeatures::Areas(areas)) => {
+                        self.kernels.flag_areas.launch(
+                            stream,
+                            grid,
+                            (
+                                areas, total, offsets, images, ranges, keys, image_of, selection,
+                            ),
+                        )
+                    }
+                }?;
+            }
+        }
+        if selection_kind == SelectionKind::Radix && total > 0 {
+            let histogram = self.histogram.reserve(stream, 256 * image_count)?;
+            let bins = 256 * image_count;
+            for shift in (0..64).step_by(8).rev() {
+                stream
+                    .memset_zeros(&mut histogram.slice_mut(..bins))
+                    .map_err(cuda_error)?;
+                let bins_ptr = DevPtr::of_mut(histogram, stream);
+                // SAFETY: as above; the histogram holds 256 bins per image.
+                unsafe {
+                    self.kernels.histogram.launch(
+                        stream,
+                        linear_grid(total_items.div_ceil(HISTOGRAM_ITEMS as usize) * 256, 256)?,
+                        (keys, image_of, total, selection, bins_ptr, shift),
+                    )?;
+                    self.kernels.select.launch(
+                        stream,
+                        linear_grid(image_count, 256)?,
+                        (bins_ptr, selection, images, shift),
+                    )?;
+                }
+            }
+        }
+        let blocks = total_items.div_ceil(NUMBER_BLOCK as usize);
+        let renumbering = DevPtr::of_mut(
+            self.renumbering.reserve(stream, total_items.max(1))?,
+            stream,
+        );
+        let block_kept = DevPtr::of_mut(self.block_kept.reserve(stream, blocks)?, stream);
+        let block_offset = self.block_offset.reserve(stream, blocks + 1)?;
+        let block_offset = DevPtr::of_mut(block_offset, stream);
+        let kept_per_image = self.kept_per_image.reserve(stream, image_count)?;
+        stream
+            .memset_zeros(&mut kept_per_image.slice_mut(..image_count))
+            .map_err(cuda_error)?;
+        let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
+        let image_base = DevPtr::of_mut(self.image_base.reserve(stream, image_count + 1)?, stream);
+        // Kept records are compacted from measured ones only.
+        let keeps_records = with_features && matches!(records, RecordsIn::Measured(_));
+        let kept_records = if keeps_records {
+            DevPtr::of_mut(self.kept_records.reserve(stream, total_items)?, stream)
+        } else {
+            DevPtr::null()
+        };
+        let blocks_u32 = u32::try_from(blocks)
+            .map_err(|_| Error::InvalidDimensions("too many components".into()))?;
+        if selection_kind == SelectionKind::Largest && images == 1 && !keeps_records {
+            // SAFETY: as above: `total` keys and renumbered components, one
+            // selection, one kept count and two bases.
+            unsafe {
+                self.kernels.keep_largest.launch(
+                    stream,
+                    linear_grid(total_items.max(1), 256)?,
+                    (
+                        keys,
+                        total,
+                        selection,
+                        renumbering,
+                        kept_per_image,
+                        image_base,
+                    ),
+                )?;
+            }
+            return Ok(renumbering);
+        }
+        // SAFETY: as above; `blocks` blocks of NUMBER_BLOCK components.
+        unsafe {
+            if total > 0 {
+                let number_grid = LaunchConfig {
+                    grid_dim: (blocks_u32, 1, 1),
+                    block_dim: (NUMBER_BLOCK, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                self.kernels.decide.launch(
+                    stream,
+                    number_grid,
+                    (
+                        keys,
+                        image_of,
+                        total,
+                        selection,
+                        selection_kind as u32,
+                        renumbering,
+                        block_kept,
+                        kept_per_image,
+                    ),
+                )?;
+                let kept_total =
+                    DevPtr::from_address(block_offset.address() + 4 * u64::from(blocks_u32));
+                self.scan(stream, block_kept, block_offset, kept_total, blocks_u32)?;
+                let base_end = DevPtr::from_address(image_base.address() + 4 * u64::from(images));
+                self.scan(stream, kept_per_image, image_base, base_end, images)?;
+                self.kernels.number.launch(
+                    stream,
+                    number_grid,
+                    (
+                        renumbering,
+                        total,
+                        image_of,
+                        block_offset,
+                        image_base,
+                        match records {
+                            RecordsIn::Measured(records) => records,
+                            // Not read: no kept records without features.
+                            RecordsIn::Ranked(_) => DevPtr::null(),
+                        },
+                        kept_records,
+                    ),
+                )?;
+            }
+        }
+        Ok(renumbering)
     }
 
     fn scan(

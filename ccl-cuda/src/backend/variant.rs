@@ -9,14 +9,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ccl_core::{
-    Analyzer, BinaryImage, BinaryVolume, ComponentStats, Connectivity, Error, LabelImage,
+    Analyzer, BinaryImage, BinaryVolume, ComponentStats, Connectivity, Error, Filter, LabelImage,
     LabelVolume, Labeler, Result, StageTime, Task, TimedRun, VolumeStats, check_connectivity,
     not_loaded, not_run,
 };
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
 use super::bits::BitImageArgs;
-use super::features::{Analyzed, Features, Numbered};
+use super::features::{Analyzed, Features, Filtered, Numbered};
+use super::filter::{Cleanup, DeviceFilter, FilterOutput, LabelShape};
 use super::stats::DeviceStats;
 use super::volume::{DeviceVolumeStats, Slices, VolumeFeatures, with_rows};
 use crate::runtime::{
@@ -107,6 +108,39 @@ pub trait DeviceVariant {
     ) -> Result<Numbered> {
         self.forest(run, image, forest)?;
         numbering.number_forest(run.stream, image, forest, labels, run.clock)
+    }
+
+    /// Whether [`label_filtered`](Self::label_filtered) is the variant's:
+    /// whether its last pass writes the labels a clean-up keeps. Without it,
+    /// [`CudaVariant::label_device_filtered`] labels and then filters the
+    /// labels in passes of their own.
+    fn filters_labels(&self) -> bool {
+        false
+    }
+
+    /// Writes into `labels` the labels of `image` that `cleanup` keeps: as
+    /// [`label`](Self::label), but only the components its filter keeps,
+    /// numbered 1..=k in raster order of their first pixels, every other
+    /// pixel 0. The variant gathers its features by rank, and its own last
+    /// pass writes through a root index that maps each rank to its new
+    /// label ([`RootsFlagged::number_filtered_with`]): no pass over the
+    /// labels is added. Called only where
+    /// [`filters_labels`](Self::filters_labels) says so, for one image (no
+    /// `run.slices`); by default an error.
+    ///
+    /// [`RootsFlagged::number_filtered_with`]: super::features::RootsFlagged::number_filtered_with
+    fn label_filtered(
+        &mut self,
+        _run: &mut Run<'_>,
+        _image: &DeviceImage<'_>,
+        _forest: &mut CudaViewMut<'_, u32>,
+        _labels: &mut CudaViewMut<'_, u32>,
+        _numbering: &mut Features,
+        _cleanup: Cleanup<'_>,
+    ) -> Result<Filtered> {
+        Err(Error::Unavailable(
+            "this variant filters labels after labeling them, not in its last pass".into(),
+        ))
     }
 
     /// Computes the features of `image` into `features`, with `forest`
@@ -204,6 +238,9 @@ pub struct CudaVariant<V> {
     labeled: bool,
     /// A volume's features, from its canonical labels.
     volume_features: VolumeFeatures,
+    /// The clean-up of [`label_device_filtered`](Self::label_device_filtered),
+    /// loaded on its first use.
+    filter: Option<DeviceFilter>,
 }
 
 impl<V: DeviceVariant> CudaVariant<V> {
@@ -242,6 +279,7 @@ impl<V: DeviceVariant> CudaVariant<V> {
             forest: DeviceBuffer::new(),
             labeled: false,
             volume_features,
+            filter: None,
         })
     }
 
@@ -278,6 +316,124 @@ impl<V: DeviceVariant> CudaVariant<V> {
         self.features.set_label_stats(false);
         let mut parts = self.parts();
         parts.label(image, labels, connectivity, None, clock)
+    }
+
+    /// Device-resident labeling that keeps only what `filter` keeps: into
+    /// `labels`, the kept components numbered 1..=k in raster order of
+    /// their first pixels, every other pixel 0, as
+    /// [`label_device`](Self::label_device) followed by a [`DeviceFilter`]
+    /// gives them; with `mask` (a byte per pixel), 1 where a pixel is kept
+    /// and 0 elsewhere into it instead, `labels` then the scratch. A variant
+    /// that [filters labels](DeviceVariant::filters_labels) writes either
+    /// in its own last pass, from its features by rank; any other labels,
+    /// then filters in passes over the labels. Returns k (a read-back).
+    /// [`component_count`](Self::component_count) stays the labeling's,
+    /// before the clean-up.
+    pub fn label_device_filtered(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<usize> {
+        self.info.check(Task::Label, connectivity, 2)?;
+        self.variant.check_size(image.width(), image.height())?;
+        filter.check()?;
+        crate::backend::check_forest(labels.len(), image)?;
+        let pixels = image.pixel_count();
+        if let Some(mask) = &mask
+            && mask.len() < pixels
+        {
+            return Err(Error::InvalidDimensions(format!(
+                "a mask of {} bytes for {pixels} pixels",
+                mask.len()
+            )));
+        }
+        if self.filter.is_none() {
+            self.filter = Some(DeviceFilter::new(&self.gpu)?);
+        }
+        if !self.variant.filters_labels() || image.is_empty() {
+            return self.label_then_filter(image, labels, connectivity, filter, mask, clock);
+        }
+        self.features.set_label_stats(false);
+        let mask = mask.map(|mask| DevPtr::of_mut(mask, &self.stream));
+        for _ in 0..2 {
+            let forest = self.forest.reserve(&self.stream, pixels)?;
+            let device = self.filter.as_mut().expect("loaded above");
+            let mut run = Run {
+                stream: &self.stream,
+                connectivity,
+                clock,
+                slices: None,
+                packed: None,
+            };
+            let filtered = self.variant.label_filtered(
+                &mut run,
+                image,
+                &mut forest.slice_mut(..pixels),
+                labels,
+                &mut self.features,
+                Cleanup {
+                    device: &mut *device,
+                    filter,
+                    mask,
+                },
+            )?;
+            if let Filtered::Numbered(_) = filtered {
+                return device.kept_count(&self.stream);
+            }
+        }
+        Err(count_grew())
+    }
+
+    /// [`label_device_filtered`](Self::label_device_filtered) of a variant
+    /// whose last pass does not filter: the labels, then the filter's passes
+    /// over them.
+    fn label_then_filter(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<usize> {
+        self.label_device(image, labels, connectivity, clock)?;
+        let count = self.component_count()?;
+        let count = u32::try_from(count)
+            .map_err(|_| Error::InvalidDimensions(format!("{count} components")))?;
+        let shape = LabelShape {
+            width: image.width(),
+            height: image.height(),
+            depth: 1,
+            images: 1,
+        };
+        let writes_mask = mask.is_some();
+        let output = match mask {
+            Some(mask) => FilterOutput::Mask(mask),
+            None => FilterOutput::Labels,
+        };
+        let kept = self.counts.reserve(&self.stream, 1)?;
+        let mut kept = kept.slice_mut(..1);
+        let device = self.filter.as_mut().expect("loaded by the caller");
+        device.run(
+            &self.stream,
+            labels,
+            &mut kept,
+            Some(count),
+            shape,
+            filter,
+            output,
+            false,
+        )?;
+        if writes_mask && shape.pixels() > 0 {
+            // A mask leaves the count as it was; the filter counted the kept.
+            return device.kept_count(&self.stream);
+        }
+        let kept = self.stream.clone_dtoh(&kept).map_err(cuda_error)?;
+        Ok(kept[0] as usize)
     }
 
     /// [`label_device`](Self::label_device), and the features of the labels
@@ -1058,6 +1214,17 @@ pub trait DynVariant: Send {
         clock: &mut StageClock,
     ) -> Result<()>;
 
+    /// [`CudaVariant::label_device_filtered`].
+    fn label_device_filtered(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<usize>;
+
     /// [`CudaVariant::label_device_with_stats`].
     fn label_device_with_stats(
         &mut self,
@@ -1146,6 +1313,18 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<()> {
         CudaVariant::label_device(self, image, labels, connectivity, clock)
+    }
+
+    fn label_device_filtered(
+        &mut self,
+        image: &DeviceImage<'_>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<usize> {
+        CudaVariant::label_device_filtered(self, image, labels, connectivity, filter, mask, clock)
     }
 
     fn label_device_with_stats(

@@ -242,6 +242,52 @@ impl ArrayLabeler {
         self.variant.component_count()
     }
 
+    /// Labels `array` into `labels` as [`label`](Self::label) does, keeping
+    /// only the components `filter` keeps, numbered 1..=k in raster order
+    /// of their first pixels (every other pixel 0): what
+    /// [`filter`](Self::filter) leaves after [`label`](Self::label), written
+    /// once where the variant's last pass filters
+    /// ([`CudaVariant::label_device_filtered`](crate::backend::CudaVariant::label_device_filtered)).
+    /// With `mask` (one byte per pixel), writes 1 there where a pixel is
+    /// kept, 0 elsewhere, and `labels` is scratch. Returns k (a read-back).
+    ///
+    /// # Safety
+    /// As [`label`](Self::label); `mask` holds the image's pixels.
+    pub unsafe fn label_filtered(
+        &mut self,
+        array: &DeviceArray,
+        labels: u64,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<u64>,
+    ) -> Result<usize> {
+        self.last = Last::None;
+        let stream = self.variant.stream().clone();
+        let pixels = array.width * array.height;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(array)? };
+        let image = source.image(&self.packed)?;
+        // SAFETY: the caller's contract: `labels` and `mask` hold the
+        // image's pixels.
+        let (mut labels, mut mask) = unsafe {
+            (
+                Borrowed::<u32>::new(&stream, labels, pixels),
+                mask.map(|address| Borrowed::<u8>::new(&stream, address, pixels)),
+            )
+        };
+        let mut labels = labels.0.slice_mut(..pixels);
+        let mut mask_view = mask.as_mut().map(|m| m.0.slice_mut(..pixels));
+        let mut clock = StageClock::disabled();
+        self.variant.label_device_filtered(
+            &image,
+            &mut labels,
+            connectivity,
+            filter,
+            mask_view.as_mut(),
+            &mut clock,
+        )
+    }
+
     /// Cleans up canonical labels in the caller's memory (`labels`, one
     /// `u32` per pixel of `shape`, as the calls above leave them) by
     /// `filter`: with `mask` (one byte per pixel), writes 1 where a pixel's

@@ -306,7 +306,11 @@ def label(
     elif cleanup is None and _strips_are_faster(image, connectivity, algorithm, out):
         labels, n = _label_strips(image, connectivity, algorithm, out, None, None)
     else:
-        labels, n = _label(image, connectivity, algorithm, out, volumes=True)
+        filtered = _label_filtered(image, connectivity, algorithm, out, cleanup)
+        if filtered is not None:
+            (labels, n), cleanup = filtered, None
+        else:
+            labels, n = _label(image, connectivity, algorithm, out, volumes=True)
     if cleanup is not None:
         n = cleanup.apply(labels, n, batch, connectivity, algorithm)
     if dtype is not None:
@@ -504,6 +508,9 @@ def keep(
     elif batch:
         labels, n = _label_batch(image, connectivity, algorithm, None)
     else:
+        filtered = _label_filtered(image, connectivity, algorithm, None, cleanup, mask=True)
+        if filtered is not None:
+            return filtered[0]
         labels, n = _label(image, connectivity, algorithm, None, volumes=True)
     if cleanup is None:
         return _signed_view(labels) != 0
@@ -699,6 +706,38 @@ def _label_batch(image: Any, connectivity: Any, algorithm: Any, out: Any) -> Tup
         labels if out is not None else host.result(labels.reshape(shape)),
         host.result(np.asarray(counts)),
     )
+
+
+def _label_filtered(
+    image: Any,
+    connectivity: Any,
+    algorithm: Any,
+    out: Any,
+    cleanup: Optional["_Cleanup"],
+    mask: bool = False,
+) -> Optional[Tuple[Any, int]]:
+    """:func:`label` with ``cleanup`` of a GPU image (2-D) in one call: ``(labels, k)``, the
+    labels of the kept components 1..k; with ``mask``, ``(kept, k)``, the bool mask of the
+    kept pixels (:func:`keep`'s) in place of the labels. A variant whose last pass filters
+    (``flsl``'s) writes either once, from its features by rank; any other labels, then
+    filters. ``None`` where this does not apply (no clean-up, ``out=``, a host array, a
+    volume, an empty image)."""
+    if cleanup is None or out is not None or not _is_device(image):
+        return None
+    if len(getattr(image, "shape", ())) != 2:
+        return None
+    connectivity = _for_dimensions(_connectivity(connectivity, True), 2)
+    device = _DeviceInput.of(image, True)
+    if device.height * device.width == 0:
+        return None
+    labels = device.empty((device.height, device.width), device.label_dtype)
+    kept = device.empty((device.height, device.width), "bool") if mask else None
+    k = _ccl.label_device(
+        device.ordinal, device.stream, device.args, device.address_of(labels), connectivity,
+        _algorithm(algorithm), cleanup._native(2),
+        None if kept is None else device.address_of(kept),
+    )  # fmt: skip
+    return (device.result(kept) if mask else device.result(labels)), k
 
 
 def _label(
