@@ -629,7 +629,7 @@ impl DeviceVariant for Flsl {
         _forest: &mut CudaViewMut<'_, u32>,
         labels: &mut CudaViewMut<'_, u32>,
         numbering: &mut Features,
-        cleanup: Cleanup<'_>,
+        cleanup: Cleanup<'_, '_>,
     ) -> Result<Filtered> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let stream = run.stream;

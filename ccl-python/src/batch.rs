@@ -8,9 +8,11 @@
 use ccl::{ComponentStats, Task};
 use ccl_cuda::cudarc::driver::CudaStream;
 use ccl_cuda::interop::ArrayLabeler;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::cuda::{ArrayArgs, cuda_variant, device_array, on_stream, slices};
+use crate::filter::{FilterArgs, filter_of};
 use crate::host::feature_columns;
 use crate::host_array::HostArray;
 use crate::volume::{VolumeArgs, volume};
@@ -85,14 +87,16 @@ fn analyze_batch_host(
 /// Labels a device batch, given as the 2-D array of its rows (`rows`,
 /// image after image, `height` rows each, `images` images), on the
 /// caller's `stream`: the labels into `labels` (one `u32` per pixel) and
-/// each image's count into `counts` (one `u32` per image). Nothing is read
-/// back.
+/// each image's count into `counts` (one `u32` per image). With `filter`,
+/// each image's kept components and kept count (and with `mask`, one byte
+/// per pixel, whether it is kept, `labels` then scratch). Nothing is read
+/// back but, with a filter, the component total.
 ///
 /// # Safety (the Python caller's contract)
 /// The addresses must be device memory of `device` as described, alive
 /// until the work queued on `stream` is done.
 #[pyfunction]
-#[pyo3(signature = (device, stream, rows, images, height, labels, counts, connectivity_value, algorithm=None))]
+#[pyo3(signature = (device, stream, rows, images, height, labels, counts, connectivity_value, algorithm=None, filter=None, mask=None))]
 #[allow(clippy::too_many_arguments)] // the Python signature
 fn label_batch_device(
     py: Python<'_>,
@@ -105,16 +109,37 @@ fn label_batch_device(
     counts: u64,
     connectivity_value: u32,
     algorithm: Option<&str>,
+    filter: Option<FilterArgs>,
+    mask: Option<u64>,
 ) -> PyResult<()> {
     let connectivity = connectivity(connectivity_value)?;
     let variant = cuda_variant(algorithm, Task::Label, connectivity)?;
     let rows = device_array(rows)?;
     let slices = slices(&rows, images, height)?;
+    let filter = filter.map(filter_of).transpose()?;
+    if mask.is_some() && filter.is_none() {
+        return Err(PyValueError::new_err(
+            "a mask is the clean-up's: pass a filter with it",
+        ));
+    }
     py.detach(|| {
         let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
             // SAFETY: the Python caller's contract above.
-            unsafe { labeler.label_batch(&rows, slices, labels, counts, connectivity) }
-                .map_err(to_python)
+            unsafe {
+                match &filter {
+                    None => labeler.label_batch(&rows, slices, labels, counts, connectivity),
+                    Some(filter) => labeler.label_batch_filtered(
+                        &rows,
+                        slices,
+                        labels,
+                        counts,
+                        connectivity,
+                        filter,
+                        mask,
+                    ),
+                }
+            }
+            .map_err(to_python)
         };
         // SAFETY: the Python caller passes its framework's current stream.
         unsafe { on_stream(variant, device, stream, work) }

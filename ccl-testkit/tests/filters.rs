@@ -431,3 +431,110 @@ fn labeling_and_filtering_in_one_call_equals_the_host_filter() {
         }
     }
 }
+
+/// Batches labeled and filtered in one call
+/// (`CudaVariant::label_device_batch_filtered`) by every CUDA variant that
+/// labels 8-connected images, against each image's host labels filtered by
+/// the host: labels, masks and the kept counts, an empty image among them.
+#[test]
+fn batches_labeled_and_filtered_in_one_call_equal_the_host_filter() {
+    use ccl_cuda::backend::{Slices, variant_on};
+    use ccl_cuda::runtime::{DeviceImage, StageClock};
+
+    let Some(stream) = stream() else {
+        return;
+    };
+    let gpu = ccl_cuda::runtime::default_gpu().unwrap();
+    let (width, height, images) = (61, 37, 6);
+    let pixels: Vec<u8> = (0..images)
+        .flat_map(|i| {
+            let density = if i == 2 { 0 } else { 45 };
+            random_image(
+                width,
+                height,
+                density,
+                1 + (i as u32 % 2) * 3,
+                20 + i as u32,
+            )
+            .unwrap()
+            .pixels()
+            .to_vec()
+        })
+        .collect();
+    let reference = ccl::Variant::named("cpu-uf", Task::Label, Connectivity::Eight).unwrap();
+    let plane = width * height;
+    let (mut host_labels, mut host_counts) = (Vec::new(), Vec::new());
+    for image in pixels.chunks(plane) {
+        let image = ccl_core::BinaryImage::new(image, width, height).unwrap();
+        let (labels, count) = reference.label(&image, Connectivity::Eight).unwrap();
+        host_labels.extend(labels.into_labels());
+        host_counts.push(count as u32);
+    }
+    let slices = Slices {
+        height,
+        depth: images,
+    };
+    let device_pixels = stream.clone_htod(&pixels).unwrap();
+    let rows = DeviceImage::new(device_pixels.slice(..), width, height * images, width).unwrap();
+    let variants = testable_variants()
+        .into_iter()
+        .filter(|a| a.backend == Backend::Cuda && a.connectivities.contains(&Connectivity::Eight));
+    for algorithm in variants {
+        let mut variant = variant_on(algorithm.name, gpu.clone(), stream.clone()).unwrap();
+        for filter in filters() {
+            let mut want = host_labels.clone();
+            let mut want_counts = host_counts.clone();
+            filter
+                .apply(&mut want, [width, height, 1], &mut want_counts)
+                .unwrap();
+            let what = format!("{} {filter:?}", algorithm.name);
+            let mut labels = stream.alloc_zeros::<u32>(plane * images).unwrap();
+            let mut counts = stream.alloc_zeros::<u32>(images).unwrap();
+            variant
+                .label_device_batch_filtered(
+                    &rows,
+                    slices,
+                    &mut labels.slice_mut(..),
+                    &mut counts.slice_mut(..),
+                    Connectivity::Eight,
+                    &filter,
+                    None,
+                    &mut StageClock::disabled(),
+                )
+                .unwrap();
+            assert!(
+                stream.clone_dtoh(&labels).unwrap() == want,
+                "{what}: labels differ"
+            );
+            assert_eq!(
+                stream.clone_dtoh(&counts).unwrap(),
+                want_counts,
+                "{what}: counts"
+            );
+            let mut mask = stream.clone_htod(&vec![7u8; plane * images]).unwrap();
+            let mut counts = stream.alloc_zeros::<u32>(images).unwrap();
+            variant
+                .label_device_batch_filtered(
+                    &rows,
+                    slices,
+                    &mut labels.slice_mut(..),
+                    &mut counts.slice_mut(..),
+                    Connectivity::Eight,
+                    &filter,
+                    Some(&mut mask.slice_mut(..)),
+                    &mut StageClock::disabled(),
+                )
+                .unwrap();
+            let want_mask: Vec<u8> = want.iter().map(|&l| u8::from(l != 0)).collect();
+            assert!(
+                stream.clone_dtoh(&mask).unwrap() == want_mask,
+                "{what}: mask differs"
+            );
+            assert_eq!(
+                stream.clone_dtoh(&counts).unwrap(),
+                want_counts,
+                "{what}: counts (mask)"
+            );
+        }
+    }
+}

@@ -803,18 +803,27 @@ impl<'f> RootsFlagged<'f> {
     /// the root index it is given, whose `ccl_root_label` reads the new
     /// labels (stage `labels`).
     ///
-    /// Reads back the component count (a synchronisation) to size the
-    /// clean-up. Where the stats array held fewer components, it is grown
-    /// and nothing is written: [`Filtered::Grown`], the caller labels again.
+    /// The images of a batch (numbered apart,
+    /// [`Features::set_batch_numbering`]) are cleaned each on its own, with
+    /// the cleanup's `counts`. Reads back the component count (a
+    /// synchronisation) to size the clean-up. Where the stats array held
+    /// fewer components, it is grown and nothing is written:
+    /// [`Filtered::Grown`], the caller labels again.
     pub fn number_filtered_with(
         self,
         clock: &mut StageClock,
-        cleanup: Cleanup<'_>,
+        cleanup: Cleanup<'_, '_>,
         accumulate: impl FnOnce(RootIndexArgs, FilterVotes, &Arc<CudaStream>) -> Result<()>,
         last_pass: impl FnOnce(RootIndexArgs, &Arc<CudaStream>) -> Result<()>,
     ) -> Result<Filtered> {
+        let Cleanup {
+            device,
+            filter,
+            mut counts,
+            ..
+        } = cleanup;
         let stream = self.stream.clone();
-        let reads_extent = cleanup.filter.reads_extent();
+        let reads_extent = filter.reads_extent();
         let output = if reads_extent {
             self.features.output(&stream)?
         } else {
@@ -826,6 +835,12 @@ impl<'f> RootsFlagged<'f> {
         self.features.rank_into(&stream, self.layout, output)?;
         self.features.stats_initialised = reads_extent;
         let mut index = self.features.index(&stream, self.layout)?;
+        if let Some(counts) = counts.as_deref_mut() {
+            // Each image's components, which the clean-up's offsets follow.
+            let images = counts.len();
+            let counts = DevPtr::of_mut(counts, &stream);
+            self.features.batch_counts(&stream, images, counts)?;
+        }
         clock.mark("roots")?;
         let (count, features) = if reads_extent {
             accumulate(index, FilterVotes::Stats(output), &stream)?;
@@ -835,16 +850,14 @@ impl<'f> RootsFlagged<'f> {
             (count, RankedFeatures::Stats(output.stats))
         } else {
             let count = self.features.component_count(&stream)?;
-            let areas = cleanup.device.zeroed_areas(&stream, count)?;
+            let areas = device.zeroed_areas(&stream, count)?;
             accumulate(index, FilterVotes::Areas(areas), &stream)?;
             (count, RankedFeatures::Areas(areas))
         };
         clock.mark("features")?;
         let count = u32::try_from(count)
             .map_err(|_| Error::InvalidDimensions(format!("{count} components")))?;
-        index.remap = cleanup
-            .device
-            .renumber_ranked(&stream, features, count, cleanup.filter)?;
+        index.remap = device.renumber_ranked(&stream, features, count, counts, filter)?;
         clock.mark("filter")?;
         last_pass(index, &stream)?;
         clock.mark("labels")?;

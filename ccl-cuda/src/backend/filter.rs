@@ -217,7 +217,7 @@ unsafe impl ValidAsZeroBits for Selection {}
 /// A clean-up applied within a labeling
 /// ([`DeviceVariant::label_filtered`](super::DeviceVariant::label_filtered)):
 /// what is kept, and the filter's kernels and scratch that decide it.
-pub struct Cleanup<'a> {
+pub struct Cleanup<'a, 'b> {
     /// The kernels and scratch.
     pub device: &'a mut DeviceFilter,
     /// What is kept.
@@ -226,6 +226,10 @@ pub struct Cleanup<'a> {
     /// kept, else 0), written by the last pass in place of the labels; `None`
     /// for the labels.
     pub mask: Option<DevPtr<u8>>,
+    /// A batch's component count per image (one `u32` each, on the device):
+    /// written by the labeling, read by the clean-up and rewritten with
+    /// each image's kept count; `None` for one image.
+    pub counts: Option<&'a mut CudaViewMut<'b, u32>>,
 }
 
 /// What a filter writes.
@@ -579,8 +583,8 @@ impl DeviceFilter {
         Ok(records.into_iter().map(VolumeStats::from).collect())
     }
 
-    /// A zeroed area per component of one image (`count` of them), for a
-    /// labeling to add its pixels to by rank, then
+    /// A zeroed area per component (`count` of them, of one image or a
+    /// batch), for a labeling to add its pixels to by rank, then
     /// [`renumber_ranked`](Self::renumber_ranked) to read
     /// ([`RankedFeatures::Areas`]). Queued on `stream`.
     pub fn zeroed_areas(&mut self, stream: &Arc<CudaStream>, count: usize) -> Result<DevPtr<u32>> {
@@ -591,15 +595,17 @@ impl DeviceFilter {
         Ok(DevPtr::of_mut(areas, stream))
     }
 
-    /// Renumbers one image's components by what `filter` keeps, from their
-    /// features by rank (`count` of them: an analysis' as the shared back
-    /// end leaves them, or the areas alone where `filter` reads no extent):
-    /// the returned table gives component r
-    /// its new label 1..=k, 0 where it is removed. It is the remap of a
-    /// root index ([`RootIndexArgs::remap`](super::RootIndexArgs::remap)),
-    /// through which a labeling's own last pass writes the kept labels with
-    /// no pass over them here; [`kept_count`](Self::kept_count) reads the
-    /// kept count. Queued on `stream`, without waiting.
+    /// Renumbers components by what `filter` keeps, from their features by
+    /// rank (`total` of them: an analysis' as the shared back end leaves
+    /// them, or the areas alone where `filter` reads no extent), of one
+    /// image, or of a batch whose per-image counts are `counts` (one per
+    /// image, on the device; rewritten with the kept counts): the returned
+    /// table gives component r its new label 1..=k in its image, 0 where it
+    /// is removed. It is the remap of a root index
+    /// ([`RootIndexArgs::remap`](super::RootIndexArgs::remap)), through which
+    /// a labeling's own last pass writes the kept labels with no pass over
+    /// them here; [`kept_count`](Self::kept_count) reads one image's kept
+    /// count. Queued on `stream`, without waiting.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for areas alone with a filter that reads
@@ -608,7 +614,8 @@ impl DeviceFilter {
         &mut self,
         stream: &Arc<CudaStream>,
         features: RankedFeatures,
-        count: u32,
+        total: u32,
+        counts: Option<&mut CudaViewMut<'_, u32>>,
         filter: &Filter,
     ) -> Result<DevPtr<u32>> {
         filter.check()?;
@@ -618,45 +625,79 @@ impl DeviceFilter {
             ));
         }
         self.features = None;
-        // One image: its components begin at 0, and the range test reads no
-        // other offset.
-        let offsets = self.offsets.reserve(stream, 1)?;
-        stream
-            .memset_zeros(&mut offsets.slice_mut(..1))
-            .map_err(cuda_error)?;
-        let offsets = DevPtr::of_mut(offsets, stream);
-        let selection = DevPtr::of_mut(self.selection.reserve(stream, 1)?, stream);
-        // SAFETY: one selection, and no record (a total of 0) to initialise.
+        let images = counts.as_ref().map_or(1, |counts| counts.len());
+        let images_u32 = u32::try_from(images)
+            .map_err(|_| Error::InvalidDimensions(format!("a batch of {images} images")))?;
+        let offsets_buffer = self.offsets.reserve(stream, images + 1)?;
+        if counts.is_none() {
+            // One image: its components begin at 0, and the range test
+            // reads no other offset.
+            stream
+                .memset_zeros(&mut offsets_buffer.slice_mut(..1))
+                .map_err(cuda_error)?;
+        }
+        let offsets = DevPtr::of_mut(offsets_buffer, stream);
+        if let Some(counts) = &counts {
+            let end = DevPtr::from_address(offsets.address() + 4 * u64::from(images_u32));
+            self.scan(
+                stream,
+                DevPtr::of(*counts, stream),
+                offsets,
+                end,
+                images_u32,
+            )?;
+        }
+        let selection = DevPtr::of_mut(self.selection.reserve(stream, images)?, stream);
+        // SAFETY: a selection per image, and no record (a total of 0) to
+        // initialise.
         unsafe {
             self.kernels.init.launch(
                 stream,
-                linear_grid(1, 256)?,
+                linear_grid(images, 256)?,
                 (
                     DevPtr::null(),
                     0,
                     selection,
-                    1,
+                    images_u32,
                     filter.largest.unwrap_or(ALL),
                 ),
             )?;
         }
-        self.renumber(
+        let renumbering = self.renumber(
             stream,
             RecordsIn::Ranked(features),
-            count,
+            total,
             offsets,
-            1,
+            images_u32,
             RangeArgs::from(filter),
             SelectionKind::of(filter),
             false,
-        )
+        )?;
+        if let Some(counts) = counts {
+            self.copy_kept_counts(stream, counts)?;
+        }
+        Ok(renumbering)
     }
 
-    /// The kept count of the last [`renumber_ranked`](Self::renumber_ranked)
-    /// (a read-back: waits for the stream).
+    /// The kept count of one image of the last [`run`](Self::run) or
+    /// [`renumber_ranked`](Self::renumber_ranked) (a read-back: waits for
+    /// the stream).
     pub fn kept_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
         let kept = self.kept_per_image.get()?.slice(..1);
         Ok(stream.clone_dtoh(&kept).map_err(cuda_error)?[0] as usize)
+    }
+
+    /// Copies the kept count of each image of the last run into `counts`
+    /// (one per image), on the device.
+    pub fn copy_kept_counts(
+        &self,
+        stream: &Arc<CudaStream>,
+        counts: &mut CudaViewMut<'_, u32>,
+    ) -> Result<()> {
+        let images = counts.len();
+        stream
+            .memcpy_dtod(&self.kept_per_image.get()?.slice(..images), counts)
+            .map_err(cuda_error)
     }
 
     /// From the records of `total` components of `images` images (whose

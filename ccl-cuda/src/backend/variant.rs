@@ -126,7 +126,9 @@ pub trait DeviceVariant {
     /// label ([`RootsFlagged::number_filtered_with`]): no pass over the
     /// labels is added. Called only where
     /// [`filters_labels`](Self::filters_labels) says so, for one image (no
-    /// `run.slices`); by default an error.
+    /// `run.slices`) or, where the variant [labels batches](Self::labels_batches),
+    /// a batch numbered apart (`cleanup.counts` then holds its counts); by
+    /// default an error.
     ///
     /// [`RootsFlagged::number_filtered_with`]: super::features::RootsFlagged::number_filtered_with
     fn label_filtered(
@@ -136,7 +138,7 @@ pub trait DeviceVariant {
         _forest: &mut CudaViewMut<'_, u32>,
         _labels: &mut CudaViewMut<'_, u32>,
         _numbering: &mut Features,
-        _cleanup: Cleanup<'_>,
+        _cleanup: Cleanup<'_, '_>,
     ) -> Result<Filtered> {
         Err(Error::Unavailable(
             "this variant filters labels after labeling them, not in its last pass".into(),
@@ -339,6 +341,65 @@ impl<V: DeviceVariant> CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<usize> {
         self.info.check(Task::Label, connectivity, 2)?;
+        let kept = self.filtered(image, None, labels, connectivity, filter, mask, clock)?;
+        kept.ok_or_else(|| Error::Unavailable("one image's clean-up counted nothing".into()))
+    }
+
+    /// [`label_device_filtered`](Self::label_device_filtered) of a batch of
+    /// images of one size, given as the image of their rows (as
+    /// [`label_device_batch`](Self::label_device_batch)): each image cleaned
+    /// on its own, its kept components numbered 1..=k_i into its plane of
+    /// `labels` (or its mask into `mask`), and k_i into `counts[i]` (one
+    /// `u32` per image), on the device. A variant that filters labels and
+    /// labels batches does it in one launch sequence. Nothing waits for the
+    /// device but the read-back of the component total.
+    #[allow(clippy::too_many_arguments)] // the labels, their shape and the request, apart
+    pub fn label_device_batch_filtered(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        self.info.check(Task::Label, connectivity, 2)?;
+        check_slices(rows, slices)?;
+        if counts.len() < slices.depth {
+            return Err(Error::InvalidDimensions(format!(
+                "{} counts for a batch of {} images",
+                counts.len(),
+                slices.depth
+            )));
+        }
+        let mut counts = counts.slice_mut(..slices.depth);
+        self.filtered(
+            rows,
+            Some((slices, &mut counts)),
+            labels,
+            connectivity,
+            filter,
+            mask,
+            clock,
+        )
+        .map(|_| ())
+    }
+
+    /// The labeling with a clean-up of one image, whose kept count it
+    /// returns (a read-back), or of a batch with its counts (`None`).
+    #[allow(clippy::too_many_arguments)] // as `label_device_batch_filtered`
+    fn filtered(
+        &mut self,
+        image: &DeviceImage<'_>,
+        batch: Option<(Slices, &mut CudaViewMut<'_, u32>)>,
+        labels: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<Option<usize>> {
         self.variant.check_size(image.width(), image.height())?;
         filter.check()?;
         crate::backend::check_forest(labels.len(), image)?;
@@ -354,19 +415,27 @@ impl<V: DeviceVariant> CudaVariant<V> {
         if self.filter.is_none() {
             self.filter = Some(DeviceFilter::new(&self.gpu)?);
         }
-        if !self.variant.filters_labels() || image.is_empty() {
-            return self.label_then_filter(image, labels, connectivity, filter, mask, clock);
+        let in_last_pass = self.variant.filters_labels()
+            && !image.is_empty()
+            && (batch.is_none() || self.variant.labels_batches());
+        if !in_last_pass {
+            return self.label_then_filter(image, batch, labels, connectivity, filter, mask, clock);
         }
         self.features.set_label_stats(false);
+        let one_image = batch.is_none();
+        let (slices, mut counts) = batch.unzip();
         let mask = mask.map(|mask| DevPtr::of_mut(mask, &self.stream));
+        let forest = self.forest.reserve(&self.stream, pixels)?;
+        self.features
+            .set_batch_numbering(slices.map(|slices| slices.height))?;
+        let mut result = Err(count_grew());
         for _ in 0..2 {
-            let forest = self.forest.reserve(&self.stream, pixels)?;
             let device = self.filter.as_mut().expect("loaded above");
             let mut run = Run {
                 stream: &self.stream,
                 connectivity,
                 clock,
-                slices: None,
+                slices,
                 packed: None,
             };
             let filtered = self.variant.label_filtered(
@@ -376,64 +445,104 @@ impl<V: DeviceVariant> CudaVariant<V> {
                 labels,
                 &mut self.features,
                 Cleanup {
-                    device: &mut *device,
+                    device,
                     filter,
                     mask,
+                    counts: counts.as_deref_mut(),
                 },
-            )?;
-            if let Filtered::Numbered(_) = filtered {
-                return device.kept_count(&self.stream);
+            );
+            match filtered {
+                Ok(Filtered::Grown) => continue,
+                Ok(Filtered::Numbered(_)) if one_image => {
+                    result = device.kept_count(&self.stream).map(Some);
+                }
+                Ok(Filtered::Numbered(_)) => result = Ok(None),
+                Err(error) => result = Err(error),
             }
+            break;
         }
-        Err(count_grew())
+        self.features.set_batch_numbering(None)?;
+        result
     }
 
-    /// [`label_device_filtered`](Self::label_device_filtered) of a variant
-    /// whose last pass does not filter: the labels, then the filter's passes
-    /// over them.
+    /// [`filtered`](Self::filtered) of a variant whose last pass does not
+    /// filter (or of an image without pixels): the labels, then the
+    /// filter's passes over them.
+    #[allow(clippy::too_many_arguments)] // as `filtered`
     fn label_then_filter(
         &mut self,
         image: &DeviceImage<'_>,
+        batch: Option<(Slices, &mut CudaViewMut<'_, u32>)>,
         labels: &mut CudaViewMut<'_, u32>,
         connectivity: Connectivity,
         filter: &Filter,
         mask: Option<&mut CudaViewMut<'_, u8>>,
         clock: &mut StageClock,
-    ) -> Result<usize> {
-        self.label_device(image, labels, connectivity, clock)?;
-        let count = self.component_count()?;
-        let count = u32::try_from(count)
-            .map_err(|_| Error::InvalidDimensions(format!("{count} components")))?;
-        let shape = LabelShape {
-            width: image.width(),
-            height: image.height(),
-            depth: 1,
-            images: 1,
-        };
+    ) -> Result<Option<usize>> {
         let writes_mask = mask.is_some();
         let output = match mask {
             Some(mask) => FilterOutput::Mask(mask),
             None => FilterOutput::Labels,
         };
-        let kept = self.counts.reserve(&self.stream, 1)?;
-        let mut kept = kept.slice_mut(..1);
-        let device = self.filter.as_mut().expect("loaded by the caller");
-        device.run(
-            &self.stream,
-            labels,
-            &mut kept,
-            Some(count),
-            shape,
-            filter,
-            output,
-            false,
-        )?;
-        if writes_mask && shape.pixels() > 0 {
-            // A mask leaves the count as it was; the filter counted the kept.
-            return device.kept_count(&self.stream);
+        match batch {
+            Some((slices, counts)) => {
+                self.parts()
+                    .label_batch(image, slices, labels, counts, connectivity, clock)?;
+                let shape = LabelShape {
+                    width: image.width(),
+                    height: slices.height,
+                    depth: 1,
+                    images: slices.depth,
+                };
+                let device = self.filter.as_mut().expect("loaded by the caller");
+                device.run(
+                    &self.stream,
+                    labels,
+                    counts,
+                    None,
+                    shape,
+                    filter,
+                    output,
+                    false,
+                )?;
+                if writes_mask && shape.pixels() > 0 {
+                    // A mask leaves the counts as they were; the filter
+                    // counted the kept, which the labels' path writes there.
+                    device.copy_kept_counts(&self.stream, counts)?;
+                }
+                Ok(None)
+            }
+            None => {
+                self.label_device(image, labels, connectivity, clock)?;
+                let count = self.component_count()?;
+                let count = u32::try_from(count)
+                    .map_err(|_| Error::InvalidDimensions(format!("{count} components")))?;
+                let shape = LabelShape {
+                    width: image.width(),
+                    height: image.height(),
+                    depth: 1,
+                    images: 1,
+                };
+                let kept = self.counts.reserve(&self.stream, 1)?;
+                let mut kept = kept.slice_mut(..1);
+                let device = self.filter.as_mut().expect("loaded by the caller");
+                device.run(
+                    &self.stream,
+                    labels,
+                    &mut kept,
+                    Some(count),
+                    shape,
+                    filter,
+                    output,
+                    false,
+                )?;
+                if writes_mask && shape.pixels() > 0 {
+                    return device.kept_count(&self.stream).map(Some);
+                }
+                let kept = self.stream.clone_dtoh(&kept).map_err(cuda_error)?;
+                Ok(Some(kept[0] as usize))
+            }
         }
-        let kept = self.stream.clone_dtoh(&kept).map_err(cuda_error)?;
-        Ok(kept[0] as usize)
     }
 
     /// [`label_device`](Self::label_device), and the features of the labels
@@ -1225,6 +1334,20 @@ pub trait DynVariant: Send {
         clock: &mut StageClock,
     ) -> Result<usize>;
 
+    /// [`CudaVariant::label_device_batch_filtered`].
+    #[allow(clippy::too_many_arguments)] // as the method it forwards to
+    fn label_device_batch_filtered(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<()>;
+
     /// [`CudaVariant::label_device_with_stats`].
     fn label_device_with_stats(
         &mut self,
@@ -1325,6 +1448,30 @@ impl<V: DeviceVariant + Send> DynVariant for CudaVariant<V> {
         clock: &mut StageClock,
     ) -> Result<usize> {
         CudaVariant::label_device_filtered(self, image, labels, connectivity, filter, mask, clock)
+    }
+
+    fn label_device_batch_filtered(
+        &mut self,
+        rows: &DeviceImage<'_>,
+        slices: Slices,
+        labels: &mut CudaViewMut<'_, u32>,
+        counts: &mut CudaViewMut<'_, u32>,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<&mut CudaViewMut<'_, u8>>,
+        clock: &mut StageClock,
+    ) -> Result<()> {
+        CudaVariant::label_device_batch_filtered(
+            self,
+            rows,
+            slices,
+            labels,
+            counts,
+            connectivity,
+            filter,
+            mask,
+            clock,
+        )
     }
 
     fn label_device_with_stats(

@@ -529,6 +529,55 @@ impl ArrayLabeler {
         )
     }
 
+    /// [`label_batch`](Self::label_batch) keeping only what `filter` keeps of
+    /// each image, as [`label_filtered`](Self::label_filtered) does for one:
+    /// each image's kept components numbered 1..=k_i (or, with `mask`, one
+    /// byte per pixel, 1 where kept, `labels` then scratch) and k_i into
+    /// `counts`, on the device
+    /// ([`CudaVariant::label_device_batch_filtered`](crate::backend::CudaVariant::label_device_batch_filtered)).
+    ///
+    /// # Safety
+    /// As [`label_batch`](Self::label_batch); `mask` holds the batch's
+    /// pixels.
+    #[allow(clippy::too_many_arguments)] // the arrays, their shape and the request, apart
+    pub unsafe fn label_batch_filtered(
+        &mut self,
+        rows: &DeviceArray,
+        slices: Slices,
+        labels: u64,
+        counts: u64,
+        connectivity: Connectivity,
+        filter: &Filter,
+        mask: Option<u64>,
+    ) -> Result<()> {
+        self.last = Last::None;
+        let stream = self.variant.stream().clone();
+        let pixels = rows.width * rows.height;
+        // SAFETY: the caller's contract.
+        let source = unsafe { self.source(rows)? };
+        let image = source.image(&self.packed)?;
+        // SAFETY: the caller's contract: `labels` and `mask` hold the
+        // batch's pixels and `counts` a count per image.
+        let (mut labels, mut counts, mut mask) = unsafe {
+            (
+                Borrowed::<u32>::new(&stream, labels, pixels),
+                Borrowed::<u32>::new(&stream, counts, slices.depth),
+                mask.map(|address| Borrowed::<u8>::new(&stream, address, pixels)),
+            )
+        };
+        let mut mask_view = mask.as_mut().map(|m| m.0.slice_mut(..pixels));
+        self.variant.label_device_batch_filtered(
+            &image,
+            slices,
+            &mut labels.0.slice_mut(..pixels),
+            &mut counts.0.slice_mut(..slices.depth),
+            connectivity,
+            filter,
+            mask_view.as_mut(),
+            &mut StageClock::disabled(),
+        )
+    }
+
     /// The features of every image of a batch given as `rows` (as
     /// [`label_batch`](Self::label_batch)), copied to the host: entry `i`
     /// holds image `i`'s components in its raster order. Waits for the

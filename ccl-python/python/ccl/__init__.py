@@ -302,7 +302,13 @@ def label(
             )
         labels, n = _label_strips(image, connectivity, algorithm, out, max_gpu_memory, devices)
     elif batch:
-        labels, n = _label_batch(image, connectivity, algorithm, out)
+        filtered = None if out is not None else _label_batch_filtered(
+            image, connectivity, algorithm, cleanup, mask=False
+        )
+        if filtered is not None:
+            (labels, n), cleanup = filtered, None
+        else:
+            labels, n = _label_batch(image, connectivity, algorithm, out)
     elif cleanup is None and _strips_are_faster(image, connectivity, algorithm, out):
         labels, n = _label_strips(image, connectivity, algorithm, out, None, None)
     else:
@@ -506,6 +512,9 @@ def keep(
         labels, n = _label_each_class(image, connectivity, algorithm, batch)
         algorithm = None
     elif batch:
+        filtered = _label_batch_filtered(image, connectivity, algorithm, cleanup, mask=True)
+        if filtered is not None:
+            return filtered[0]
         labels, n = _label_batch(image, connectivity, algorithm, None)
     else:
         filtered = _label_filtered(image, connectivity, algorithm, None, cleanup, mask=True)
@@ -679,18 +688,7 @@ def _label_batch(image: Any, connectivity: Any, algorithm: Any, out: Any) -> Tup
     if _is_device(image):
         if out is not None:
             raise ValueError("out= takes the labels of a host (numpy) image, not of a GPU array")
-        device = _DeviceInput.of(_as_batch(image, (images, height, width)), volumes=True)
-        labels = device.empty((images, height, width), device.label_dtype)
-        counts = device.empty((images,), "uint32")
-        if device.empty_input:
-            if images:
-                counts[...] = 0
-        else:
-            _ccl.label_batch_device(
-                device.ordinal, device.stream, device.args, images, height,
-                device.address_of(labels), device.address_of(counts), connectivity, algorithm,
-            )  # fmt: skip
-        return device.result(labels.reshape(shape)), device.result(counts)
+        return _label_device_batch(image, shape, connectivity, algorithm, None, False)
     host = _HostInput.of(_as_batch(image, (images, height, width)), volumes=True)
     if out is not None:
         _check_out(out, host.data)
@@ -706,6 +704,50 @@ def _label_batch(image: Any, connectivity: Any, algorithm: Any, out: Any) -> Tup
         labels if out is not None else host.result(labels.reshape(shape)),
         host.result(np.asarray(counts)),
     )
+
+
+def _label_device_batch(
+    image: Any,
+    shape: Tuple[int, ...],
+    connectivity: int,
+    algorithm: Any,
+    cleanup: Optional["_Cleanup"],
+    mask: bool,
+) -> Tuple[Any, Any]:
+    """A GPU batch of ``shape`` labeled in one call: ``(labels, counts)``; with ``cleanup``,
+    each image's kept components and kept counts, and with ``mask`` too the bool mask of the
+    kept pixels in place of the labels (a variant whose last pass filters writes either
+    once)."""
+    images, height, width = _batch_shape(shape)
+    device = _DeviceInput.of(_as_batch(image, (images, height, width)), volumes=True)
+    labels = device.empty((images, height, width), device.label_dtype)
+    counts = device.empty((images,), "uint32")
+    kept = device.empty((images, height, width), "bool") if mask else None
+    if device.empty_input:
+        if images:
+            counts[...] = 0
+    else:
+        _ccl.label_batch_device(
+            device.ordinal, device.stream, device.args, images, height,
+            device.address_of(labels), device.address_of(counts), connectivity, algorithm,
+            None if cleanup is None else cleanup._native(2),
+            None if kept is None else device.address_of(kept),
+        )  # fmt: skip
+    result = kept if mask else labels
+    return device.result(result.reshape(shape)), device.result(counts)
+
+
+def _label_batch_filtered(
+    image: Any, connectivity: Any, algorithm: Any, cleanup: Optional["_Cleanup"], mask: bool
+) -> Optional[Tuple[Any, Any]]:
+    """:func:`label` (or, with ``mask``, :func:`keep`) with ``batch=True`` and ``cleanup`` of
+    a GPU batch in one call (:func:`_label_device_batch`); ``None`` where this does not apply
+    (no clean-up, a host batch)."""
+    if cleanup is None or not _is_device(image):
+        return None
+    connectivity = _batch_connectivity(connectivity)
+    shape = _batch_input_shape(image)
+    return _label_device_batch(image, shape, connectivity, _algorithm(algorithm), cleanup, mask)
 
 
 def _label_filtered(
