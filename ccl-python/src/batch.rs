@@ -8,7 +8,6 @@
 use ccl::{ComponentStats, Task};
 use ccl_cuda::cudarc::driver::CudaStream;
 use ccl_cuda::interop::ArrayLabeler;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::cuda::{ArrayArgs, cuda_variant, device_array, on_stream, slices};
@@ -117,27 +116,19 @@ fn label_batch_device(
     let rows = device_array(rows)?;
     let slices = slices(&rows, images, height)?;
     let filter = filter.map(filter_of).transpose()?;
-    if mask.is_some() && filter.is_none() {
-        return Err(PyValueError::new_err(
-            "a mask is the clean-up's: pass a filter with it",
-        ));
-    }
     py.detach(|| {
         let work = |labeler: &mut ArrayLabeler, _: &CudaStream| {
             // SAFETY: the Python caller's contract above.
             unsafe {
-                match &filter {
-                    None => labeler.label_batch(&rows, slices, labels, counts, connectivity),
-                    Some(filter) => labeler.label_batch_filtered(
-                        &rows,
-                        slices,
-                        labels,
-                        counts,
-                        connectivity,
-                        filter,
-                        mask,
-                    ),
-                }
+                labeler.label_batch(
+                    &rows,
+                    slices,
+                    labels,
+                    counts,
+                    connectivity,
+                    filter.as_ref(),
+                    mask,
+                )
             }
             .map_err(to_python)
         };

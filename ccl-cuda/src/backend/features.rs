@@ -803,8 +803,8 @@ impl<'f> RootsFlagged<'f> {
     /// the root index it is given, whose `ccl_root_label` reads the new
     /// labels (stage `labels`).
     ///
-    /// The images of a batch (numbered apart,
-    /// [`Features::set_batch_numbering`]) are cleaned each on its own, with
+    /// The images of a batch (numbered apart, as
+    /// `Features::set_batch_numbering` asks) are cleaned each on its own, with
     /// the cleanup's `counts`. Reads back the component count (a
     /// synchronisation) to size the clean-up. Where the stats array held
     /// fewer components, it is grown and nothing is written:

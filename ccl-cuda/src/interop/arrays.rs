@@ -492,11 +492,18 @@ impl ArrayLabeler {
     /// whose images lie one after the other, seen as `(images * height,
     /// width)`), in an image's connectivity: into `labels` (one `u32` per
     /// pixel, packed) each image's canonical labels, 1..=n_i in its own
-    /// raster order, and n_i into `counts` (one `u32` per image). Nothing
-    /// is read back: the results are ready in the stream's order.
+    /// raster order, and n_i into `counts` (one `u32` per image). With
+    /// `filter`, only what it keeps of each image, numbered 1..=k_i, and k_i
+    /// into `counts`; with `mask` too (one byte per pixel), 1 there where a
+    /// pixel is kept and 0 elsewhere, `labels` then scratch
+    /// ([`CudaVariant::label_device_batch_filtered`](crate::backend::CudaVariant::label_device_batch_filtered)).
+    /// Nothing is read back but, with a filter, the component total: the
+    /// results are ready in the stream's order.
     ///
     /// # Safety
-    /// As [`label`](Self::label); `counts` holds `slices.depth` `u32`.
+    /// As [`label`](Self::label); `counts` holds `slices.depth` `u32`,
+    /// `mask` the batch's pixels.
+    #[allow(clippy::too_many_arguments)] // the arrays, their shape and the request, apart
     pub unsafe fn label_batch(
         &mut self,
         rows: &DeviceArray,
@@ -504,53 +511,15 @@ impl ArrayLabeler {
         labels: u64,
         counts: u64,
         connectivity: Connectivity,
-    ) -> Result<()> {
-        self.last = Last::None;
-        let stream = self.variant.stream().clone();
-        let pixels = rows.width * rows.height;
-        // SAFETY: the caller's contract.
-        let source = unsafe { self.source(rows)? };
-        let image = source.image(&self.packed)?;
-        // SAFETY: the caller's contract: `labels` holds the batch's pixels
-        // and `counts` a count per image.
-        let (mut labels, mut counts) = unsafe {
-            (
-                Borrowed::<u32>::new(&stream, labels, pixels),
-                Borrowed::<u32>::new(&stream, counts, slices.depth),
-            )
-        };
-        self.variant.label_device_batch(
-            &image,
-            slices,
-            &mut labels.0.slice_mut(..pixels),
-            &mut counts.0.slice_mut(..slices.depth),
-            connectivity,
-            &mut StageClock::disabled(),
-        )
-    }
-
-    /// [`label_batch`](Self::label_batch) keeping only what `filter` keeps of
-    /// each image, as [`label_filtered`](Self::label_filtered) does for one:
-    /// each image's kept components numbered 1..=k_i (or, with `mask`, one
-    /// byte per pixel, 1 where kept, `labels` then scratch) and k_i into
-    /// `counts`, on the device
-    /// ([`CudaVariant::label_device_batch_filtered`](crate::backend::CudaVariant::label_device_batch_filtered)).
-    ///
-    /// # Safety
-    /// As [`label_batch`](Self::label_batch); `mask` holds the batch's
-    /// pixels.
-    #[allow(clippy::too_many_arguments)] // the arrays, their shape and the request, apart
-    pub unsafe fn label_batch_filtered(
-        &mut self,
-        rows: &DeviceArray,
-        slices: Slices,
-        labels: u64,
-        counts: u64,
-        connectivity: Connectivity,
-        filter: &Filter,
+        filter: Option<&Filter>,
         mask: Option<u64>,
     ) -> Result<()> {
         self.last = Last::None;
+        if mask.is_some() && filter.is_none() {
+            return Err(Error::InvalidArgument(
+                "a mask is the clean-up's: it comes with a filter".into(),
+            ));
+        }
         let stream = self.variant.stream().clone();
         let pixels = rows.width * rows.height;
         // SAFETY: the caller's contract.
@@ -565,17 +534,29 @@ impl ArrayLabeler {
                 mask.map(|address| Borrowed::<u8>::new(&stream, address, pixels)),
             )
         };
-        let mut mask_view = mask.as_mut().map(|m| m.0.slice_mut(..pixels));
-        self.variant.label_device_batch_filtered(
-            &image,
-            slices,
-            &mut labels.0.slice_mut(..pixels),
-            &mut counts.0.slice_mut(..slices.depth),
-            connectivity,
-            filter,
-            mask_view.as_mut(),
-            &mut StageClock::disabled(),
-        )
+        let mut labels = labels.0.slice_mut(..pixels);
+        let mut counts = counts.0.slice_mut(..slices.depth);
+        let mut clock = StageClock::disabled();
+        match filter {
+            None => self.variant.label_device_batch(
+                &image,
+                slices,
+                &mut labels,
+                &mut counts,
+                connectivity,
+                &mut clock,
+            ),
+            Some(filter) => self.variant.label_device_batch_filtered(
+                &image,
+                slices,
+                &mut labels,
+                &mut counts,
+                connectivity,
+                filter,
+                mask.as_mut().map(|m| m.0.slice_mut(..pixels)).as_mut(),
+                &mut clock,
+            ),
+        }
     }
 
     /// The features of every image of a batch given as `rows` (as
