@@ -862,14 +862,12 @@ fn write_gray_stack(path: &Path, (width, height, _): (usize, usize, usize), gray
 /// (130..=229), its background dark (0..=109), both noisy, so that the
 /// nonzero rule, a threshold and Otsu's each give other components.
 fn gray_over(volume: &BinaryVolumeBuf) -> Vec<u8> {
-    let mut state = 0x2545_F491u32;
+    let mut numbers = ccl_testdata::Xorshift32::new(0x2545_F491);
     volume
         .voxels()
         .iter()
         .map(|&v| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
+            let state = numbers.next_u32();
             if v != 0 {
                 130 + (state % 100) as u8
             } else {

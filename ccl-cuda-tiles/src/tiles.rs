@@ -492,13 +492,8 @@ mod tests {
 
     #[test]
     fn division_magics_divide_every_32_bit_index_exactly() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut numbers = ccl_testdata::Xorshift64::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || numbers.next_u64();
         let mut divisors: Vec<u32> = vec![1, 2, 3, 5, 7, 33, 100, 511, 512, 513, 1000, 8191];
         divisors.extend([u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) + 1, 65537]);
         divisors.extend((0..200).map(|_| (next() as u32).max(1)));

@@ -1609,14 +1609,8 @@ mod tests {
                 4,
             ),
         ];
-        // xorshift64
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % below as u64) as usize
-        };
+        let mut numbers = ccl_testdata::Xorshift64::new(0x2545_F491_4F6C_DD1D);
+        let mut next = move |below: usize| numbers.below(below as u64) as usize;
         for case in 0..10_000 {
             let mut bytes = seeds[case % seeds.len()].clone();
             for _ in 0..1 + next(3) {

@@ -373,13 +373,10 @@ mod tests {
             height: 5,
             depth: 7,
         };
-        let mut state = 0x9E37_79B9u32;
+        let mut numbers = ccl_testdata::Xorshift32::new(0x9E37_79B9);
         let bytes = (0..shape.pixels())
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 17;
-                state ^= state << 5;
-                let noise = (state % 40) as u8;
+                let noise = numbers.below(40) as u8;
                 if i % 3 == 0 { 170 + noise } else { 20 + noise }
             })
             .collect();

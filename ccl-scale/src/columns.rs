@@ -234,13 +234,8 @@ mod tests {
     /// every size from one label: the rows of the merged [`LargeStats`].
     #[test]
     fn columns_hold_the_merged_features_in_tasks_of_any_size() {
-        let mut state = 0x9e37_79b9_u32;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state % 1000
-        };
+        let mut numbers = ccl_testdata::Xorshift32::new(0x9e37_79b9);
+        let mut next = move || numbers.below(1000);
         let mut features = |count: usize| -> Vec<LargeStats> {
             (0..count)
                 .map(|_| {

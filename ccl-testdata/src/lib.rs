@@ -42,6 +42,7 @@ mod patterns_volume;
 mod random;
 mod random_volume;
 mod real;
+mod xorshift;
 
 pub use patterns::{PATTERN_SIZES, Pattern, pattern, pattern_kinds, patterns};
 pub use patterns_volume::{
@@ -50,3 +51,4 @@ pub use patterns_volume::{
 pub use random::{DEFAULT_SEED, random_image};
 pub use random_volume::random_volume;
 pub use real::{REAL_DIR, RealImage, real_images};
+pub use xorshift::{Xorshift32, Xorshift64};

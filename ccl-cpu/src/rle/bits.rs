@@ -150,15 +150,10 @@ mod tests {
     /// Rows of every length up to three words and a bit, of bytes that
     /// include 0x80 and 0x01 (the edge cases of the SWAR test) and 0xff.
     fn rows() -> impl Iterator<Item = Vec<u8>> {
-        let mut state = 0x9e37_79b9_u32;
+        let mut numbers = ccl_testdata::Xorshift32::new(0x9e37_79b9);
         (0..200).map(move |len| {
             (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 17;
-                    state ^= state << 5;
-                    [0, 0, 0, 1, 0x80, 0xff, 0x7f, 2][(state % 8) as usize]
-                })
+                .map(|_| [0, 0, 0, 1, 0x80, 0xff, 0x7f, 2][numbers.below(8) as usize])
                 .collect()
         })
     }

@@ -465,13 +465,8 @@ mod tests {
     /// height from one row up: every border case of the merge.
     #[test]
     fn any_band_cut_gives_the_reference() {
-        let mut state = 0x2545_f491_u32;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut numbers = ccl_testdata::Xorshift32::new(0x2545_f491);
+        let mut next = move || numbers.next_u32();
         // One set of merge tables for every image: stale entries of a larger
         // image before must not leak into the next.
         let mut join_buffers = JoinBuffers::default();
@@ -524,14 +519,11 @@ mod tests {
         assert_every_cut_gives_the_reference(&two_classes.view(), &mut join_buffers, "two classes");
         // Dense images, where most rows are one class, in cells of several
         // sides, so that runs are long and short.
-        let mut state = 0x0bad_cafe_u32;
+        let mut numbers = ccl_testdata::Xorshift32::new(0x0bad_cafe);
         for granularity in [1, 2, 3] {
             for density in [60, 75, 88, 96] {
                 let cells = BinaryImageBuf::from_fn(130 / granularity + 1, 40, |_, _| {
-                    state ^= state << 13;
-                    state ^= state >> 17;
-                    state ^= state << 5;
-                    state % 100 < density
+                    numbers.below(100) < density
                 })
                 .unwrap();
                 let image = BinaryImageBuf::from_fn(130, 40, |x, y| {
@@ -666,15 +658,9 @@ mod tests {
         assert!(!single.parallel_for(&large.view()));
         assert_eq!(single.bands(&large.view()).len(), 1);
         // Both paths give the same labels past the threshold.
-        let mut state = 0x9e37_79b9_u32;
+        let mut numbers = ccl_testdata::Xorshift32::new(0x9e37_79b9);
         let n = threshold.max(64);
-        let image = BinaryImageBuf::from_fn(n, n, |_, _| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state % 100 < 55
-        })
-        .unwrap();
+        let image = BinaryImageBuf::from_fn(n, n, |_, _| numbers.below(100) < 55).unwrap();
         for connectivity in Connectivity::PLANE {
             let one = RunLabeler::single_threaded()
                 .label(&image.view(), connectivity)
@@ -692,13 +678,8 @@ mod tests {
     /// buffer and over a dirty one, and for a volume.
     #[test]
     fn large_label_images_give_the_reference() {
-        let mut state = 0x1234_5679_u32;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut numbers = ccl_testdata::Xorshift32::new(0x1234_5679);
+        let mut next = move || numbers.next_u32();
         let height = 1024;
         for width in [1024, 1027, 1088] {
             assert!(width * height >= write::MIN_STREAMED_PIXELS);

@@ -232,17 +232,12 @@ mod tests {
 
     #[test]
     fn the_index_agrees_with_the_walk() {
-        let mut state = 0x1234_5678_u32;
+        let mut numbers = ccl_testdata::Xorshift32::new(0x1234_5678);
         for width in [1, 2, 63, 64, 65, 127, 128, 200] {
             for density in [20, 50, 80] {
                 let mut row = || -> Vec<u8> {
                     (0..width)
-                        .map(|_| {
-                            state ^= state << 13;
-                            state ^= state >> 17;
-                            state ^= state << 5;
-                            u8::from(state % 100 < density)
-                        })
+                        .map(|_| u8::from(numbers.below(100) < density))
                         .collect()
                 };
                 let (top, bottom) = (row(), row());

@@ -108,14 +108,9 @@ mod tests {
         density: u32,
         seed: u32,
     ) -> BinaryVolumeBuf {
-        let mut state = seed.max(1);
-        BinaryVolumeBuf::from_fn(width, height, depth, |_, _, _| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state % 100 < density
-        })
-        .unwrap()
+        let mut numbers = ccl_testdata::Xorshift32::new(seed);
+        BinaryVolumeBuf::from_fn(width, height, depth, |_, _, _| numbers.below(100) < density)
+            .unwrap()
     }
 
     #[test]

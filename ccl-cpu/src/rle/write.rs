@@ -366,16 +366,11 @@ mod tests {
     /// runs it) writes what the pixel-at-a-time path writes.
     #[test]
     fn both_paths_agree_on_random_rows() {
-        let mut state = 0x9e37_79b9_u32;
+        let mut numbers = ccl_testdata::Xorshift32::new(0x9e37_79b9);
         for width in [1, 63, 64, 65, 200, 512, 1000] {
             for density in [3, 20, 50, 80, 97] {
                 let row: Vec<u8> = (0..width)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 17;
-                        state ^= state << 5;
-                        u8::from(state % 100 < density)
-                    })
+                    .map(|_| u8::from(numbers.below(100) < density))
                     .collect();
                 let mut words = vec![0; row.len().div_ceil(64)];
                 row_to_bits(&row, &mut words);
