@@ -275,10 +275,6 @@ fn row_grid(height: usize) -> Result<LaunchConfig> {
     })
 }
 
-/// The grid of the kernels that find their row with `flsl_grid_row` (the
-/// unions, the runs' labels): a block of [`ROW_BLOCK`] threads per row of
-/// an image; a warp per row of a volume's or a batch's rows (`slices`),
-/// which are short and many, [`WORD_WARPS`] rows a block.
 /// A warp per span of `LABEL_SPAN_WORDS` words of each row: the pixel
 /// pass's grid.
 fn pixel_grid(geometry: Geometry) -> Result<LaunchConfig> {
@@ -290,6 +286,10 @@ fn pixel_grid(geometry: Geometry) -> Result<LaunchConfig> {
     warp_grid(spans, WORD_WARPS)
 }
 
+/// The grid of the kernels that find their row with `flsl_grid_row` (the
+/// unions, the runs' labels): a block of [`ROW_BLOCK`] threads per row of
+/// an image; a warp per row of a volume's or a batch's rows (`slices`),
+/// which are short and many, [`WORD_WARPS`] rows a block.
 fn run_grid(height: usize, slices: Option<Slices>) -> Result<LaunchConfig> {
     match slices {
         None => row_grid(height),
@@ -617,11 +617,13 @@ impl DeviceVariant for Flsl {
     }
 
     /// Runs, unions, the root runs flagged and ranked (stage `roots`); the
-    /// votes into the stats array, per run (`flsl`, and `flsl-otf`, whose
-    /// moves on the fly are for its analysis) or per root and warp
-    /// (`flsl-cd`) (stage `features`); the clean-up's decision (stage
-    /// `filter`); then each run's new label and the pixels' from their runs
-    /// (stage `labels`), as [`label`](DeviceVariant::label) writes them.
+    /// votes by rank (stage `features`): each stretch of runs of one root
+    /// adds its length to the component's area, or, where the filter reads
+    /// extents, the analysis' votes into the stats array, per run (`flsl`,
+    /// and `flsl-otf`, whose moves on the fly are for its analysis) or per
+    /// root and warp (`flsl-cd`); the clean-up's decision (stage `filter`);
+    /// then each run's new label and the pixels' labels, or mask, from their
+    /// runs (stage `labels`), as [`label`](DeviceVariant::label) writes them.
     fn label_filtered(
         &mut self,
         run: &mut Run<'_>,
