@@ -14,6 +14,11 @@
 //! The k largest of every image are found together by a radix select over
 //! (area, label) keys whose rounds stop as soon as every image's k-th key
 //! is known.
+//!
+//! Within a labeling ([`Cleanup`], [`DeviceFilter::renumber_ranked`]) the
+//! filter skips both passes over the labels: it reads the variant's areas
+//! (or features) by rank, and its renumbering becomes the remap through
+//! which the variant's own last pass writes the kept labels or mask.
 
 use std::sync::Arc;
 
