@@ -508,44 +508,78 @@ impl Flsl {
         Ok(flagging.flagged())
     }
 
-    /// Each pixel's label from its run's (in `extra`), into `labels`
-    /// (width × height).
-    fn label_pixels(
+    /// A labeling's last pass: each run's label from the root index (its
+    /// rank + 1, or a clean-up's remap), on `rows` (`run_grid`), then the
+    /// pixels' from their runs into `output` (width × height).
+    #[allow(clippy::too_many_arguments)] // the table, its geometry and the output, apart
+    fn number_pixels(
+        &self,
+        stream: &Arc<CudaStream>,
+        rows: LaunchConfig,
+        geometry: Geometry,
+        table: RunTableArgs,
+        bits: BitImageArgs,
+        index: RootIndexArgs,
+        output: PixelOutput,
+    ) -> Result<()> {
+        // SAFETY: a block or a warp per row (run_grid), walking the runs its
+        // row's count gives; the root index covers every slot (its remap, if
+        // any, holds an entry per rank).
+        unsafe {
+            self.kernels
+                .number_runs
+                .launch(stream, rows, (table, index))
+        }?;
+        self.write_pixels(stream, geometry, table, bits, output)
+    }
+
+    /// Each pixel's label from its run's (in `extra`) into `output` (width ×
+    /// height): the label, or whether it is nonzero.
+    fn write_pixels(
         &self,
         stream: &Arc<CudaStream>,
         geometry: Geometry,
         table: RunTableArgs,
         bits: BitImageArgs,
-        labels: DevPtr<u32>,
+        output: PixelOutput,
     ) -> Result<()> {
+        let grid = pixel_grid(geometry)?;
         // SAFETY: the pixel kernel (a warp per span of a row) writes the
-        // width * height labels (checked by the variant layer) and reads
-        // the labels of runs its row has.
+        // width * height labels or mask bytes (checked by the variant layer)
+        // and reads the labels of runs its row has.
         unsafe {
-            self.kernels
-                .label_pixels
-                .launch(stream, pixel_grid(geometry)?, (bits, table, labels))
+            match output {
+                PixelOutput::Labels(labels) => {
+                    self.kernels
+                        .label_pixels
+                        .launch(stream, grid, (bits, table, labels))
+                }
+                PixelOutput::Mask(mask) => {
+                    self.kernels
+                        .mask_pixels
+                        .launch(stream, grid, (bits, table, mask))
+                }
+            }
         }
     }
 
-    /// Whether each pixel's run has a nonzero label (in `extra`), a byte
-    /// per pixel into `mask` (width × height).
-    fn mask_pixels(
-        &self,
-        stream: &Arc<CudaStream>,
-        geometry: Geometry,
-        table: RunTableArgs,
-        bits: BitImageArgs,
-        mask: DevPtr<u8>,
-    ) -> Result<()> {
-        // SAFETY: as `label_pixels`, a byte per pixel of `mask` (checked by
-        // the variant layer).
-        unsafe {
-            self.kernels
-                .mask_pixels
-                .launch(stream, pixel_grid(geometry)?, (bits, table, mask))
+    /// The analysis' voting kernel into a stats array: `flsl-cd`'s per root
+    /// and warp, else per run (`flsl-otf`'s own is its moves on the fly).
+    fn stats_vote(&self) -> &Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)> {
+        match self.voting {
+            Voting::ConflictDetection => &self.kernels.vote_cd,
+            Voting::PerRun | Voting::OnTheFly => &self.kernels.vote,
         }
     }
+}
+
+/// Where FLSL's pixel pass writes.
+#[derive(Clone, Copy)]
+enum PixelOutput {
+    /// The labels, a `u32` per pixel.
+    Labels(DevPtr<u32>),
+    /// Whether each pixel's label is nonzero, a byte per pixel.
+    Mask(DevPtr<u8>),
 }
 
 impl DeviceVariant for Flsl {
@@ -578,7 +612,13 @@ impl DeviceVariant for Flsl {
             )
         }?;
         let forest = DevPtr::of_mut(forest, run.stream);
-        self.label_pixels(run.stream, geometry, table, bits, forest)?;
+        self.write_pixels(
+            run.stream,
+            geometry,
+            table,
+            bits,
+            PixelOutput::Labels(forest),
+        )?;
         run.clock.mark("labels")
     }
 
@@ -596,18 +636,10 @@ impl DeviceVariant for Flsl {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
         let rows = run_grid(geometry.height, run.slices)?;
-        let labels = DevPtr::of_mut(labels, run.stream);
+        let labels = PixelOutput::Labels(DevPtr::of_mut(labels, run.stream));
         self.flag_roots(run.stream, geometry, table, numbering)?
             .number_with(run.clock, |index, stream| {
-                // SAFETY: a block or a warp per row (run_grid), walking the
-                // runs its row's count gives; the root index covers every
-                // slot.
-                unsafe {
-                    self.kernels
-                        .number_runs
-                        .launch(stream, rows, (table, index))
-                }?;
-                self.label_pixels(stream, geometry, table, bits, labels)
+                self.number_pixels(stream, rows, geometry, table, bits, index, labels)
             })
     }
 
@@ -639,13 +671,12 @@ impl DeviceVariant for Flsl {
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
         let rows = run_grid(geometry.height, run.slices)?;
         let vote_grid = row_grid(geometry.height)?;
-        let labels = DevPtr::of_mut(labels, stream);
-        let vote = match self.voting {
-            Voting::ConflictDetection => &self.kernels.vote_cd,
-            Voting::PerRun | Voting::OnTheFly => &self.kernels.vote,
+        let output = match cleanup.mask {
+            Some(mask) => PixelOutput::Mask(mask),
+            None => PixelOutput::Labels(DevPtr::of_mut(labels, stream)),
         };
+        let vote = self.stats_vote();
         let vote_areas = &self.kernels.vote_areas;
-        let mask = cleanup.mask;
         self.flag_roots(stream, geometry, table, numbering)?
             .number_filtered_with(
                 run.clock,
@@ -665,17 +696,7 @@ impl DeviceVariant for Flsl {
                     },
                 },
                 |index, stream| {
-                    // SAFETY: as in `label`; the index's remap holds an
-                    // entry per rank.
-                    unsafe {
-                        self.kernels
-                            .number_runs
-                            .launch(stream, rows, (table, index))
-                    }?;
-                    match mask {
-                        Some(mask) => self.mask_pixels(stream, geometry, table, bits, mask),
-                        None => self.label_pixels(stream, geometry, table, bits, labels),
-                    }
+                    self.number_pixels(stream, rows, geometry, table, bits, index, output)
                 },
             )
     }
@@ -712,13 +733,9 @@ impl DeviceVariant for Flsl {
                             .store_roots
                             .launch(stream, grid, (table, nodes, index, output))
                     }
-                    None => {
-                        let vote = match self.voting {
-                            Voting::ConflictDetection => &self.kernels.vote_cd,
-                            _ => &self.kernels.vote,
-                        };
-                        vote.launch(stream, grid, (table, index, output, counts))
-                    }
+                    None => self
+                        .stats_vote()
+                        .launch(stream, grid, (table, index, output, counts)),
                 }
             }
         })?;
