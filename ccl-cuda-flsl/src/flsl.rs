@@ -19,7 +19,8 @@ use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
 
 /// Threads per block of the kernels that give a block one row's runs.
 const ROW_BLOCK: u32 = 256;
-/// Warps (rows) per block of the run kernel.
+/// Warps (rows) per block of the run kernel: its stages in shared memory
+/// are sized for `FLSL_RUN_WARPS` (flsl.cu), which must be the same.
 const RUN_WARPS: u32 = 4;
 /// Warps per block of the per-word and per-row kernels.
 const WORD_WARPS: u32 = 8;
