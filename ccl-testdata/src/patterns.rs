@@ -25,7 +25,8 @@ pub struct Pattern {
 
 /// The sizes `(width, height)` at which [`patterns`] draws every kind:
 /// degenerate (0, 1 and 1-wide / 1-high), around the 32 / 64 / 128 warp
-/// and block borders, around the 4-row strip border, and odd.
+/// and block borders, around the 4-row strip border, odd, and one wider
+/// than a GPU warp's 1024-pixel pass over a row.
 pub const PATTERN_SIZES: &[(usize, usize)] = &[
     (0, 0),
     (0, 5),
@@ -48,6 +49,10 @@ pub const PATTERN_SIZES: &[(usize, usize)] = &[
     (200, 1),
     (1, 200),
     (37, 53),
+    // Wider than one iteration of FLSL's run kernel (1024 pixels), where
+    // checkerboards and combs end more runs in an iteration (512) than the
+    // kernel's stage holds.
+    (1100, 3),
 ];
 
 type Generator = fn(usize, usize) -> Result<BinaryImageBuf>;
