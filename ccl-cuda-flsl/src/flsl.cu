@@ -34,17 +34,49 @@ struct FlslRuns {
     u32 capacity;    // slots per row
     u32 row_words;   // words per row: width / 32 + 1 (the last one closes a run at the edge)
     u32 rows;        // rows of the image (of all slices)
+    u32 group_rows;  // rows per block of the per-run kernels (1 to 32; flsl_group_runs)
 };
 
-// The row of a thread of a kernel launched on flsl.rs's `run_grid`: a block
-// per row of an image, a warp per row (WORD_WARPS rows a block) of a
-// volume's or a batch's rows, which are short and many: a block of 32
-// threads per row, 262144 of them at 512^3, took 161 us on the H100 to
-// number a 5 % volume's few runs, most of it in scheduling blocks. False
-// past the last row, for the block's whole warp.
-__device__ __forceinline__ bool flsl_grid_row(FlslRuns t, u32* y) {
-    *y = blockIdx.x * blockDim.y + threadIdx.y;
-    return *y < t.rows;
+// The band (or group) row of index i among `rows` (<= 32) rows whose
+// first indices are `row_start` (nondecreasing, from 0): the last row that
+// begins at or before i.
+__device__ __forceinline__ u32 flsl_row_of(const u32* row_start, u32 rows, u32 i) {
+    u32 r = 0;
+#pragma unroll
+    for (u32 step = 16; step; step >>= 1)
+        if (r + step < rows && row_start[r + step] <= i) r += step;
+    return r;
+}
+
+// The grid of the per-run kernels (flsl.rs's `run_grid`): a block per group
+// of t.group_rows consecutive rows, about 8192 pixels (one row of a wide
+// image, 16 rows of 512), and a thread per run of the group, its runs
+// taken in order across its rows. A warp per row left most lanes idle on
+// a batch's or a volume's short rows: on 256 images of 512^2 at g = 16,
+// 10 %, `flsl_number_runs` took 36 us, 19 in groups of 16 rows (ncu,
+// H200). A group of one row (a wide image) is the row's loop alone, with
+// no count scan or barrier. Calls visit(y, j) for run j of row y; every
+// thread of the block must call it (it may wait on the block).
+template <typename Visit> __device__ __forceinline__ void flsl_group_runs(FlslRuns t, Visit visit) {
+    if (t.group_rows == 1) {
+        const u32 y = blockIdx.x, runs = t.count[y];
+        for (u32 j = threadIdx.x; j < runs; j += blockDim.x) visit(y, j);
+        return;
+    }
+    __shared__ u32 row_start[33];
+    const u32 y0 = blockIdx.x * t.group_rows, rows = min(t.group_rows, t.rows - y0);
+    if (threadIdx.x < 32) {
+        const u32 lane = threadIdx.x;
+        const u32 inclusive = ccl_warp_inclusive_scan(lane < rows ? t.count[y0 + lane] : 0);
+        if (lane == 0) row_start[0] = 0;
+        row_start[lane + 1] = inclusive;
+    }
+    __syncthreads();
+    const u32 total = row_start[rows];
+    for (u32 i = threadIdx.x; i < total; i += blockDim.x) {
+        const u32 r = flsl_row_of(row_start, rows, i);
+        visit(y0 + r, i - row_start[r]);
+    }
 }
 
 // `first` of a run that begins at bit q of a word (column s = 32 w + q):
@@ -104,11 +136,10 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
 // in an image's connectivity, with bands as tall as its slices (the
 // images), never joined.
 //
-// FLSL_RUN_WARPS rows a block (the launch bounds' 128 threads; flsl.rs's
-// RUN_WARPS), and a stage of FLSL_STAGED_RUNS records a warp: 24 KiB a
-// block, which leaves nine blocks on an SM. At 50 %, g = 1 an iteration
+// RUN_WARPS rows a block (flsl.rs's constant), and a stage of
+// FLSL_STAGED_RUNS records a warp: 24 KiB a block, which leaves nine
+// blocks on an SM. At 50 %, g = 1 an iteration
 // ends 256 runs on average.
-#define FLSL_RUN_WARPS 4
 #define FLSL_STAGED_RUNS 384
 
 // A run's record in the stage: its columns, then its parent and `extra`.
@@ -119,7 +150,7 @@ struct FlslStagedRun {
 
 template <bool Eight>
 __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {
-    __shared__ FlslStagedRun stages[FLSL_RUN_WARPS][FLSL_STAGED_RUNS];
+    __shared__ FlslStagedRun stages[RUN_WARPS][FLSL_STAGED_RUNS];
     const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
     if (y >= bits.height) return;
     FlslStagedRun* stage = stages[threadIdx.y];
@@ -234,21 +265,17 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
     if (lane == 0) t.count[y] = runs_carry;
 }
 
-// Unions (a row per block or warp, flsl_grid_row; a thread per run): a run
-// linked to the first run above it compresses its own path, moves its
-// features to its root (OTF), and merges with the other runs above it
-// touches. Whether a run was linked is read from `extra`, not from its
-// parent: a run that the run kernel left a root may already have been linked
-// by another thread.
+// Unions (flsl_group_runs: a thread per run): a run linked to the first run
+// above it compresses its own path, moves its features to its root (OTF),
+// and merges with the other runs above it touches. Whether a run was linked
+// is read from `extra`, not from its parent: a run that the run kernel left
+// a root may already have been linked by another thread.
 template <bool Otf>
 __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
-    u32 y;
-    if (!flsl_grid_row(t, &y)) return;
-    const u32 runs = t.count[y];
-    for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
+    flsl_group_runs(t, [=](u32 y, u32 j) {
         const u32 slot = y * t.capacity + j;
         const u32 extra = t.extra[slot];
-        if (extra == UNLINKED) continue;
+        if (extra == UNLINKED) return;
         // Only this thread writes a linked run's parent.
         const u32 parent = t.parent[slot];
         // Any ancestor will do.
@@ -263,7 +290,7 @@ __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
             else
                 ccl_merge(t.parent, slot, parent - 1 + k);
         }
-    }
+    });
 }
 
 // Analysis, step 1 (one warp per row): flags the root runs of each word of
@@ -430,21 +457,17 @@ __device__ void store_root_runs(FlslRuns t, const CclNode* nodes, CclRootIndex r
     }
 }
 
-// Labeling, step 1 (a row per block or warp, flsl_grid_row; a thread per
-// run): each run's label in `extra`: canonical (Ranked: the rank of its root
-// run in `roots` + 1), or raw (1 + the raster index of its component's
-// first pixel).
+// Labeling, step 1 (flsl_group_runs: a thread per run): each run's label in
+// `extra`: canonical (Ranked: the rank of its root run in `roots` + 1), or
+// raw (1 + the raster index of its component's first pixel).
 template <bool Ranked>
 __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
-    u32 y;
-    if (!flsl_grid_row(t, &y)) return;
-    const u32 runs = t.count[y];
-    for (u32 j = threadIdx.x; j < runs; j += blockDim.x) {
+    flsl_group_runs(t, [=](u32 y, u32 j) {
         const u32 slot = y * t.capacity + j;
         const u32 root = ccl_find_final(t.parent, slot);
         t.extra[slot] = Ranked ? ccl_root_label(roots, root % t.capacity, root / t.capacity)
                               : (root / t.capacity) * width + t.runs[root].x + 1;
-    }
+    });
 }
 
 // Labeling, step 2 (one warp per span of LABEL_SPAN_WORDS words of a row):
@@ -518,7 +541,7 @@ template <typename Label> __device__ void label_pixels(CclBits bits, FlslRuns t,
 // ------------------------------------------------------------ entry points
 
 #define FLSL_RUN_KERNELS(NAME, EIGHT)                                                                  \
-    extern "C" __global__ void __launch_bounds__(128)                                                  \
+    extern "C" __global__ void __launch_bounds__(32 * RUN_WARPS)                                       \
         NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {            \
         find_runs<EIGHT>(bits, t, nodes, slice_height, band_height);                                   \
     }
@@ -639,14 +662,23 @@ __device__ __forceinline__ void unite_touching(CclBits bits, FlslRuns t, unsigne
 // (0: 4- and 6-connectivity, 1 otherwise), and every row of a slice but the
 // first with row y of the slice before within `face_reach` (negative: not
 // at all, the images of a batch), rows y - 1 and y + 1 within `edge_reach`
-// (negative: not at all, 6-connectivity).
+// (negative: not at all, 6-connectivity). A volume's warps take every row;
+// a batch's, only the first rows of its images' bands after the first: a
+// warp for each row left 15 of 16 warps with nothing to do, and each block
+// cleared its table of pairs for them (256 images of 512^2, 4-conn.: 264
+// -> 102 us at g = 1, 60 %; 27 -> 9 at g = 16, 10 %; ncu, H200).
 extern "C" __global__ void __launch_bounds__(256)
     flsl_band_joins(CclBits bits, FlslRuns t, u32 slice_height, u32 band_height, u32 band_reach, int face_reach,
                     int edge_reach) {
     __shared__ unsigned long long merged[MERGED_PAIRS];
     for (u32 i = threadIdx.y * 32 + threadIdx.x; i < MERGED_PAIRS; i += blockDim.x * blockDim.y) merged[i] = NO_PAIR;
     __syncthreads();
-    const u32 row = blockIdx.x * blockDim.y + threadIdx.y;
+    const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
+    u32 row = warp;
+    if (face_reach < 0) {
+        const u32 joined_bands = (slice_height + band_height - 1) / band_height - 1;
+        row = warp / joined_bands * slice_height + (warp % joined_bands + 1) * band_height;
+    }
     if (row >= bits.height) return;
     const u32 y = row % slice_height;
     const bool below_band = y != 0 && y % band_height == 0, behind_slice = face_reach >= 0 && row >= slice_height;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use ccl_core::{Connectivity, Error, Result, Task};
 use ccl_cuda::backend::{
     Analyzed, BitImage, BitImageArgs, Cleanup, DeviceNode, DeviceVariant, Features, FilterVotes,
-    Filtered, Numbered, RootIndexArgs, RootLayout, RootsFlagged, Run, Slices, StatsOutArgs,
-    VariantInfo, VolumeFeatures, VolumeStatsOutArgs,
+    Filtered, Numbered, RootIndexArgs, RootLayout, RootsFlagged, Run, StatsOutArgs, VariantInfo,
+    VolumeFeatures, VolumeStatsOutArgs,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
@@ -19,11 +19,14 @@ use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
 
 /// Threads per block of the kernels that give a block one row's runs.
 const ROW_BLOCK: u32 = 256;
-/// Warps (rows) per block of the run kernel: its stages in shared memory
-/// are sized for `FLSL_RUN_WARPS` (flsl.cu), which must be the same.
+/// Warps (rows) per block of the run kernel, each with its stage of run
+/// records in shared memory.
 const RUN_WARPS: u32 = 4;
 /// Warps per block of the per-word and per-row kernels.
 const WORD_WARPS: u32 = 8;
+/// Pixels of the rows of one block of the per-run kernels (`run_grid`): a
+/// row of an 8192-pixel image, 16 rows of a batch of 512-pixel images.
+const GROUP_PIXELS: usize = 8192;
 /// Rows of a slice of a volume (an image of a batch) that one warp joins,
 /// row after row.
 const BAND_ROWS: u32 = 16;
@@ -43,6 +46,7 @@ const KERNELS: KernelSource = KernelSource {
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
+        ("RUN_WARPS", RUN_WARPS),
     ],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
@@ -52,6 +56,7 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
+        ("RUN_WARPS", RUN_WARPS),
         ("CCL_COUNT_UPDATES", 1),
     ],
 };
@@ -113,6 +118,7 @@ struct RunTableArgs {
     capacity: u32,
     row_words: u32,
     rows: u32,
+    group_rows: u32,
 }
 
 // SAFETY: plain old data with C layout, matching FlslRuns.
@@ -152,6 +158,12 @@ impl Geometry {
         self.height * self.capacity
     }
 
+    /// Rows per block of the per-run kernels: about [`GROUP_PIXELS`]
+    /// pixels, 1 to 32 rows (flsl.cu's `flsl_group_runs`).
+    fn group_rows(&self) -> usize {
+        (GROUP_PIXELS / self.width.max(1)).clamp(1, 32)
+    }
+
     /// Root bits: one per slot.
     fn root_layout(&self) -> RootLayout {
         RootLayout {
@@ -188,6 +200,7 @@ impl RunTable {
             capacity: geometry.capacity as u32,
             row_words: geometry.row_words as u32,
             rows: geometry.height as u32,
+            group_rows: geometry.group_rows() as u32,
         })
     }
 
@@ -287,15 +300,14 @@ fn pixel_grid(geometry: Geometry) -> Result<LaunchConfig> {
     warp_grid(spans, WORD_WARPS)
 }
 
-/// The grid of the kernels that find their row with `flsl_grid_row` (the
-/// unions, the runs' labels): a block of [`ROW_BLOCK`] threads per row of
-/// an image; a warp per row of a volume's or a batch's rows (`slices`),
-/// which are short and many, [`WORD_WARPS`] rows a block.
-fn run_grid(height: usize, slices: Option<Slices>) -> Result<LaunchConfig> {
-    match slices {
-        None => row_grid(height),
-        Some(_) => warp_grid(height, WORD_WARPS),
-    }
+/// The grid of the per-run kernels (the unions, the runs' labels): a block
+/// of [`ROW_BLOCK`] threads per group of [`Geometry::group_rows`] rows.
+fn run_grid(geometry: Geometry) -> Result<LaunchConfig> {
+    Ok(LaunchConfig {
+        grid_dim: (blocks(geometry.height, geometry.group_rows())?, 1, 1),
+        block_dim: (ROW_BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    })
 }
 
 impl Flsl {
@@ -396,10 +408,10 @@ impl Flsl {
         if banded {
             self.join_bands(run, geometry, bits, table, slice_height, band_height)?;
         } else {
-            let grid = run_grid(geometry.height, run.slices)?;
-            // SAFETY: each row's block (an image's) or warp (a volume's or a
-            // batch's, run_grid) walks the runs its row's count gives;
-            // parents and the runs above they name are slots of the table.
+            let grid = run_grid(geometry)?;
+            // SAFETY: each group's block (run_grid) walks the runs its rows'
+            // counts give; parents and the runs above they name are slots
+            // of the table.
             unsafe {
                 match otf {
                     Some((nodes, counts)) => {
@@ -457,13 +469,24 @@ impl Flsl {
             Connectivity::Eighteen => (1, 1, 0),
             Connectivity::TwentySix => (1, 1, 1),
         };
+        // A volume's rows all join the slice before; a batch's images, only
+        // the first rows of their bands after the first (the kernel maps
+        // its warps to them).
+        let joined_rows = if face_reach < 0 {
+            slices * (bands_per_slice as usize - 1)
+        } else {
+            geometry.height
+        };
+        if joined_rows == 0 {
+            return Ok(());
+        }
         // SAFETY: each warp walks the runs its row's count gives and those
         // of the rows of the band above and the slice before, all slots of
         // the table, and reads the bit image's words (0 outside it).
         unsafe {
             self.kernels.band_joins.launch(
                 stream,
-                warp_grid(geometry.height, WORD_WARPS)?,
+                warp_grid(joined_rows, WORD_WARPS)?,
                 (
                     bits,
                     table,
@@ -523,8 +546,8 @@ impl Flsl {
         index: RootIndexArgs,
         output: PixelOutput,
     ) -> Result<()> {
-        // SAFETY: a block or a warp per row (run_grid), walking the runs its
-        // row's count gives; the root index covers every slot (its remap, if
+        // SAFETY: a block per group of rows (run_grid), walking the runs
+        // its rows' counts give; the root index covers every slot (its remap, if
         // any, holds an entry per rank).
         unsafe {
             self.kernels
@@ -603,12 +626,12 @@ impl DeviceVariant for Flsl {
     ) -> Result<()> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        // SAFETY: a block or a warp per row (run_grid), walking the runs
-        // its row's count gives.
+        // SAFETY: a block per group of rows (run_grid), walking the runs
+        // its rows' counts give.
         unsafe {
             self.kernels.label_runs.launch(
                 run.stream,
-                run_grid(geometry.height, run.slices)?,
+                run_grid(geometry)?,
                 (table, geometry.width as u32),
             )
         }?;
@@ -636,7 +659,7 @@ impl DeviceVariant for Flsl {
     ) -> Result<Numbered> {
         let geometry = Geometry::of(image.width(), image.height())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        let rows = run_grid(geometry.height, run.slices)?;
+        let rows = run_grid(geometry)?;
         let labels = PixelOutput::Labels(DevPtr::of_mut(labels, run.stream));
         self.flag_roots(run.stream, geometry, table, numbering)?
             .number_with(run.clock, |index, stream| {
@@ -670,7 +693,7 @@ impl DeviceVariant for Flsl {
         let stream = run.stream;
         let counts = self.counter.begin(stream, geometry.slots())?;
         let (table, bits) = self.build_forest(run, image, geometry, None)?;
-        let rows = run_grid(geometry.height, run.slices)?;
+        let rows = run_grid(geometry)?;
         let vote_grid = row_grid(geometry.height)?;
         let output = match cleanup.mask {
             Some(mask) => PixelOutput::Mask(mask),
