@@ -93,30 +93,32 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
     return (int)begun - (touching ? 1 : 0);
 }
 
-// Algorithm 1: the runs of one row (one warp per row, blockDim 32 x 4), on
-// the bit image. For a run from column s to e, the runs of the row above it
-// touches are a range of ranks [first, last] (empty when first > last):
-// runs of the row above begun up to column e (e + 1 with 8-connectivity)
-// and not ended before column s (s - 1).
+// Algorithm 1: the runs of one row, on the bit image, by a segment of Seg
+// lanes: a warp, or half a warp for rows of at most 16 words (two rows a
+// warp); blockDim 32 x RUN_WARPS. For a run from column s to e, the runs
+// of the row above it touches are a range of ranks [first, last] (empty
+// when first > last): runs of the row above begun up to column e (e + 1
+// with 8-connectivity) and not ended before column s (s - 1).
 //
-// A lane owns a word of 32 pixels per iteration (word w = 32 i + lane, 1024
-// pixels per iteration): the previous word comes from the lane below
-// (__shfl_up_sync; lane 0 takes lane 31's of the previous iteration), run
-// starts and ends are shifts of the word against it (bit p of `left` is
-// pixel p - 1), and the runs (and runs above) begun before each word are
-// the carry of the previous iterations plus a warp exclusive scan of the
-// lanes' popcounts. Each lane then writes the record of every run that ends
-// in its word (an end at bit p: pixel p is the first background after the
-// run): the start is the last start below p in the word, or, when the run
-// entered the word, the last start before the word: that of the highest
-// lower lane whose word has a start (a ballot), else the carry of the last
+// A lane owns a word of 32 pixels per iteration (word w = Seg i + its lane
+// in the segment): the previous word comes from the lane below
+// (__shfl_up_sync within the segment; its first lane takes the last word
+// of the previous iteration), run starts and ends are shifts of the word
+// against it (bit p of `left` is pixel p - 1), and the runs (and runs
+// above) begun before each word are the carry of the previous iterations
+// plus the segment's exclusive scan of the lanes' popcounts. Each lane
+// then writes the record of every run that ends in its word (an end at
+// bit p: pixel p is the first background after the run): the start is the
+// last start below p in the word, or, when the run entered the word, the
+// last start before the word: that of the highest lower lane of the
+// segment whose word has a start (a ballot), else the carry of the last
 // start of the previous iterations. With `nodes`, each run that is a root
 // (not linked to a run above) gets its own features as its OTF record.
 //
 // The records go out through shared memory: the runs that end in one
 // iteration have consecutive ranks (a row's k-th end closes its k-th run),
-// so each lane puts its records in the warp's stage at rank - (ends before
-// the iteration), and the warp then stores the stage to the run table,
+// so each lane puts its records in its row's stage at rank - (ends before
+// the iteration), and the segment then stores the stage to the run table,
 // consecutive lanes on consecutive slots. Stored straight from the lanes'
 // loops, each store put 32 runs ~7 slots apart into 32 sectors: at 8192^2,
 // g = 1, 30 % this kernel took 490 us of a 990 us call (ncu, H200). An
@@ -124,9 +126,13 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
 // of single pixels) stores them straight.
 //
 // The row_words = width / 32 + 1 words cover column `width`, the first past
-// the edge (background: 0 bits of the last word, or the word past the bit
-// image's row, which ccl_bits_word gives as 0), so a run touching the right
-// edge ends in them; lanes past row_words see empty words and no edges.
+// the edge, so that a run touching the right edge ends in them. Where the
+// width is not a multiple of 32, that column is a 0 bit of the bit image's
+// last word. Where it is, the last word is wholly past the edge: the loop
+// stops before it (rows of 512 pixels would take a second iteration for
+// it, 8192 a ninth), and the segment's first lane then writes its count of
+// runs before it and closes the run still open at the edge, if any. Lanes
+// past the loop's words see empty words.
 //
 // A volume is labeled as the image of its rows, slice after slice
 // (ccl_cuda::backend::Slices): with slice_height > 0, the first row of each
@@ -136,10 +142,10 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
 // in an image's connectivity, with bands as tall as its slices (the
 // images), never joined.
 //
-// RUN_WARPS rows a block (flsl.rs's constant), and a stage of
-// FLSL_STAGED_RUNS records a warp: 24 KiB a block, which leaves nine
-// blocks on an SM. At 50 %, g = 1 an iteration
-// ends 256 runs on average.
+// RUN_WARPS warps a block (flsl.rs's constant), and a stage of
+// FLSL_STAGED_RUNS records a warp (half each for two rows): 24 KiB a
+// block, which leaves nine blocks on an SM. At 50 %, g = 1 an iteration of
+// a warp ends 256 runs on average; a 512-pixel row ends at most 256.
 #define FLSL_STAGED_RUNS 384
 
 // A run's record in the stage: its columns, then its parent and `extra`.
@@ -148,31 +154,65 @@ struct FlslStagedRun {
     uint2 links;
 };
 
-template <bool Eight>
+// A segment's inclusive scan (Seg consecutive lanes, Seg a power of two).
+template <u32 Seg> __device__ __forceinline__ u32 segment_inclusive_scan(u32 value, u32 segment_lane) {
+#pragma unroll
+    for (u32 offset = 1; offset < Seg; offset <<= 1) {
+        const u32 other = __shfl_up_sync(CCL_FULL_MASK, value, offset, Seg);
+        if (segment_lane >= offset) value += other;
+    }
+    return value;
+}
+
+// The record of a run of row y that ends at column `end` (inclusive), of
+// rank `rank`, begun at column `start` with first run above `first` and
+// `last` the last run above it touches (linked when first <= last): its
+// columns and links, as the stage and the run table hold them.
+__device__ __forceinline__ FlslStagedRun run_record(u32 slot0, u32 above_slot0, u32 rank, u32 start, u32 end,
+                                                    int first, int last) {
+    const bool linked = first <= last;
+    return FlslStagedRun{make_uint2(start, end), linked ? make_uint2(above_slot0 + first + 1, (u32)(last - first))
+                                                        : make_uint2(slot0 + rank + 1, UNLINKED)};
+}
+
+template <bool Eight, u32 Seg>
 __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {
     __shared__ FlslStagedRun stages[RUN_WARPS][FLSL_STAGED_RUNS];
-    const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
-    if (y >= bits.height) return;
-    FlslStagedRun* stage = stages[threadIdx.y];
+    constexpr u32 rows_per_warp = 32 / Seg, stage_runs = FLSL_STAGED_RUNS / rows_per_warp;
+    const u32 lane = threadIdx.x, segment_lane = lane % Seg, segment = lane / Seg;
+    const u32 y = (blockIdx.x * blockDim.y + threadIdx.y) * rows_per_warp + segment;
+    // Past the last row a segment reads empty words and stores nothing; it
+    // stays in the loop, whose shuffles take the whole warp.
+    if ((blockIdx.x * blockDim.y + threadIdx.y) * rows_per_warp >= bits.height) return;
+    const bool valid = y < bits.height;
+    FlslStagedRun* stage = stages[threadIdx.y] + segment * stage_runs;
     // The row above, or none (-1: ccl_bits_word gives 0 words there).
     const int above = (slice_height != 0 && y % slice_height % band_height == 0) ? -1 : (int)y - 1;
-    const u32 lane = threadIdx.x, lt = ccl_lanemask_lt();
+    const u32 lt = ccl_lanemask_lt() >> (segment * Seg);
+    const u32 segment_mask = Seg == 32 ? 0xffffffffu : (1u << Seg) - 1u;
     const u32 slot0 = y * t.capacity, above_slot0 = slot0 - t.capacity;
+    // The words the loop walks: all row_words, or, where the width is a
+    // multiple of 32, all but the last, which is past the edge and empty:
+    // the run it would close, if any, is closed after the loop.
+    const u32 loop_words = bits.width % 32 == 0 ? t.row_words - 1 : t.row_words;
     // Carried from one iteration to the next: the runs of the row and of
-    // the row above begun before it, lane 31's words, and the last start
-    // before it with its `first`.
+    // the row above begun before it, the segment's last lane's words, and
+    // the last start before it with its `first`.
     u32 runs_carry = 0, above_carry = 0, previous = 0, previous_above = 0, open_start = 0;
     int open_first = 0;
     u32 ends_carry = 0;  // runs ended before the iteration: the rank of the first to end in it
-    u32 here = ccl_bits_word(bits, (int)y, (int)lane), up = ccl_bits_word(bits, above, (int)lane);
-    for (u32 w0 = 0; w0 < t.row_words; w0 += 32) {
-        const u32 w = w0 + lane, base = w * 32;
+    u32 here = ccl_bits_word(bits, (int)y, (int)segment_lane), up = ccl_bits_word(bits, above, (int)segment_lane);
+    for (u32 w0 = 0; w0 < loop_words; w0 += Seg) {
+        const u32 w = w0 + segment_lane, base = w * 32;
+        // The segment's last lane in the loop's words this iteration (the
+        // lanes past them see empty words: the bit image's rows end there).
+        const u32 last_lane_in = min(Seg - 1, loop_words - 1 - w0);
         // The next iteration's words, loaded before this one's work.
-        const u32 next_here = ccl_bits_word(bits, (int)y, (int)(w + 32));
-        const u32 next_up = ccl_bits_word(bits, above, (int)(w + 32));
-        u32 prev = __shfl_up_sync(CCL_FULL_MASK, here, 1);
-        u32 prev_up = __shfl_up_sync(CCL_FULL_MASK, up, 1);
-        if (lane == 0) {
+        const u32 next_here = ccl_bits_word(bits, (int)y, (int)(w + Seg));
+        const u32 next_up = ccl_bits_word(bits, above, (int)(w + Seg));
+        u32 prev = __shfl_up_sync(CCL_FULL_MASK, here, 1, Seg);
+        u32 prev_up = __shfl_up_sync(CCL_FULL_MASK, up, 1, Seg);
+        if (segment_lane == 0) {
             prev = previous;
             prev_up = previous_above;
         }
@@ -181,31 +221,35 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
         // Both counts in one scan: a word holds at most 16 starts, so each
         // half sums to at most 32 * 16 = 512 and never carries into the other.
         const u32 counts = (u32)__popc(starts) | ((u32)__popc(up_starts) << 16);
-        const u32 inclusive = ccl_warp_inclusive_scan(counts);
+        const u32 inclusive = segment_inclusive_scan<Seg>(counts, segment_lane);
         const u32 exclusive = inclusive - counts;
         const u32 runs_before = runs_carry + (exclusive & 0xffffu);
         const u32 above_before = above_carry + (exclusive >> 16);
-        if (w < t.row_words) t.word_runs[y * t.row_words + w] = runs_before;
+        if (valid && w < loop_words) t.word_runs[y * t.row_words + w] = runs_before;
         // This word's last start and its `first` (meaningless without a start).
         const int last_start = 31 - __clz(starts);
         const u32 last_column = base + (u32)last_start;
         const int last_first = starts ? first_above<Eight>(above_before, up, up_left, up_starts, last_start) : 0;
-        // The last start before this word: the highest lower lane's with a
-        // start, else the previous iterations'.
-        const u32 with_starts = __ballot_sync(CCL_FULL_MASK, starts != 0);
+        // The last start before this word: the highest lower lane's of the
+        // segment with a start, else the previous iterations'.
+        const u32 with_starts = (__ballot_sync(CCL_FULL_MASK, starts != 0) >> (segment * Seg)) & segment_mask;
         const u32 earlier = with_starts & lt;
         const int from = earlier ? 31 - __clz(earlier) : 0;
-        const u32 lane_column = __shfl_sync(CCL_FULL_MASK, last_column, from);
-        const int lane_first = __shfl_sync(CCL_FULL_MASK, last_first, from);
+        const u32 lane_column = __shfl_sync(CCL_FULL_MASK, last_column, from, Seg);
+        const int lane_first = __shfl_sync(CCL_FULL_MASK, last_first, from, Seg);
         const u32 open_column = earlier ? lane_column : open_start;
         const int open_run_first = earlier ? lane_first : open_first;
         // The runs begun up to the iteration's end, less one still open
-        // past it (lane 31's last pixel), less those ended before.
-        const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
-        const u32 open_after = __shfl_sync(CCL_FULL_MASK, here, 31) >> 31;
-        const u32 iteration_ends = runs_carry + (total & 0xffffu) - open_after - ends_carry;
-        const bool staged = iteration_ends <= FLSL_STAGED_RUNS;
-        for (u32 pending = ends; pending; pending &= pending - 1) {
+        // past it (the last pixel of its last word), less those ended
+        // before.
+        const u32 total = __shfl_sync(CCL_FULL_MASK, inclusive, Seg - 1, Seg);
+        const u32 last_word = __shfl_sync(CCL_FULL_MASK, here, last_lane_in, Seg);
+        const u32 last_word_above = __shfl_sync(CCL_FULL_MASK, up, last_lane_in, Seg);
+        const u32 iteration_ends = runs_carry + (total & 0xffffu) - (last_word >> 31) - ends_carry;
+        const bool staged = iteration_ends <= stage_runs;
+        // A lane just past the loop's words would see the end of a run open
+        // at the edge: that run is closed after the loop.
+        for (u32 pending = valid && w < loop_words ? ends : 0; pending; pending &= pending - 1) {
             const int p = __ffs(pending) - 1;
             const u32 below = (1u << p) - 1u;
             const u32 begun_here = starts & below;
@@ -216,53 +260,67 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
                 start = base + (u32)q;
                 run_first = first_above<Eight>(above_before, up, up_left, up_starts, q);
             }
-            const u32 rank = runs_before + __popc(begun_here) - 1, slot = slot0 + rank;
+            const u32 rank = runs_before + __popc(begun_here) - 1;
             // Runs above begun at or before e (e + 1), e = column base + p - 1.
             const int last = (int)(above_before + __popc(up_starts & (Eight ? below | (1u << p) : below))) - 1;
-            const u32 end = base + (u32)p - 1;
-            const bool linked = run_first <= last;
-            const uint2 columns = make_uint2(start, end);
-            const uint2 links = linked ? make_uint2(above_slot0 + run_first + 1, (u32)(last - run_first))
-                                       : make_uint2(slot + 1, UNLINKED);
+            const FlslStagedRun record = run_record(slot0, above_slot0, rank, start, base + (u32)p - 1, run_first, last);
             if (staged) {
-                stage[rank - ends_carry] = FlslStagedRun{columns, links};
+                stage[rank - ends_carry] = record;
             } else {
-                t.runs[slot] = columns;
-                t.parent[slot] = links.x;
-                t.extra[slot] = links.y;
+                t.runs[slot0 + rank] = record.columns;
+                t.parent[slot0 + rank] = record.links.x;
+                t.extra[slot0 + rank] = record.links.y;
             }
             // A linked run's features go to its root in the union kernel;
             // its own record stays empty, so that nothing is counted twice.
-            if (nodes) nodes[slot] = linked ? ccl_node_empty() : ccl_node_of_run(start, end, y);
+            if (nodes)
+                nodes[slot0 + rank] =
+                    run_first <= last ? ccl_node_empty() : ccl_node_of_run(start, base + (u32)p - 1, y);
         }
-        if (staged) {
-            __syncwarp();
-            for (u32 i = lane; i < iteration_ends; i += 32) {
-                const FlslStagedRun run = stage[i];
-                const u32 slot = slot0 + ends_carry + i;
-                t.runs[slot] = run.columns;
-                t.parent[slot] = run.links.x;
-                t.extra[slot] = run.links.y;
-            }
-            // The next iteration's lanes write over the stage.
-            __syncwarp();
+        // The stage written (the segments of a warp may differ in whether
+        // they staged, so both barriers are the whole warp's).
+        __syncwarp();
+        for (u32 i = segment_lane; staged && valid && i < iteration_ends; i += Seg) {
+            const FlslStagedRun run = stage[i];
+            const u32 slot = slot0 + ends_carry + i;
+            t.runs[slot] = run.columns;
+            t.parent[slot] = run.links.x;
+            t.extra[slot] = run.links.y;
         }
+        // The next iteration's lanes write over the stage.
+        __syncwarp();
         ends_carry += iteration_ends;
         runs_carry += total & 0xffffu;
         above_carry += total >> 16;
         const int last_lane = with_starts ? 31 - __clz(with_starts) : 0;
-        const u32 carried_column = __shfl_sync(CCL_FULL_MASK, last_column, last_lane);
-        const int carried_first = __shfl_sync(CCL_FULL_MASK, last_first, last_lane);
+        const u32 carried_column = __shfl_sync(CCL_FULL_MASK, last_column, last_lane, Seg);
+        const int carried_first = __shfl_sync(CCL_FULL_MASK, last_first, last_lane, Seg);
         if (with_starts) {
             open_start = carried_column;
             open_first = carried_first;
         }
-        previous = __shfl_sync(CCL_FULL_MASK, here, 31);
-        previous_above = __shfl_sync(CCL_FULL_MASK, up, 31);
+        previous = last_word;
+        previous_above = last_word_above;
         here = next_here;
         up = next_up;
     }
-    if (lane == 0) t.count[y] = runs_carry;
+    if (!valid || segment_lane != 0) return;
+    if (loop_words < t.row_words) {
+        // The word past the edge: all runs begun before it, and the run
+        // still open at the edge (the last pixel set) ends at width - 1,
+        // touching every run above begun up to there.
+        t.word_runs[y * t.row_words + loop_words] = runs_carry;
+        if (previous >> 31) {
+            const u32 rank = ends_carry, end = bits.width - 1;
+            const int last = (int)above_carry - 1;
+            const FlslStagedRun record = run_record(slot0, above_slot0, rank, open_start, end, open_first, last);
+            t.runs[slot0 + rank] = record.columns;
+            t.parent[slot0 + rank] = record.links.x;
+            t.extra[slot0 + rank] = record.links.y;
+            if (nodes) nodes[slot0 + rank] = open_first <= last ? ccl_node_empty() : ccl_node_of_run(open_start, end, y);
+        }
+    }
+    t.count[y] = runs_carry;
 }
 
 // Unions (flsl_group_runs: a thread per run): a run linked to the first run
@@ -540,13 +598,16 @@ template <typename Label> __device__ void label_pixels(CclBits bits, FlslRuns t,
 
 // ------------------------------------------------------------ entry points
 
-#define FLSL_RUN_KERNELS(NAME, EIGHT)                                                                  \
+#define FLSL_RUN_KERNELS(NAME, EIGHT, SEG)                                                             \
     extern "C" __global__ void __launch_bounds__(32 * RUN_WARPS)                                       \
         NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {            \
-        find_runs<EIGHT>(bits, t, nodes, slice_height, band_height);                                   \
+        find_runs<EIGHT, SEG>(bits, t, nodes, slice_height, band_height);                              \
     }
-FLSL_RUN_KERNELS(flsl_runs_c4, false)
-FLSL_RUN_KERNELS(flsl_runs_c8, true)
+FLSL_RUN_KERNELS(flsl_runs_c4, false, 32)
+FLSL_RUN_KERNELS(flsl_runs_c8, true, 32)
+// Rows of at most 16 words (512 pixels) two a warp, a row per half.
+FLSL_RUN_KERNELS(flsl_runs_c4_pairs, false, 16)
+FLSL_RUN_KERNELS(flsl_runs_c8_pairs, true, 16)
 
 extern "C" __global__ void __launch_bounds__(256) flsl_unions(FlslRuns t) { unite_runs<false>(t, nullptr, nullptr); }
 
