@@ -17,12 +17,14 @@ use ccl_cuda::runtime::{
 
 use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
 
-/// Threads per block of the kernels that give a block one row's runs.
+/// Threads per block of the kernels that give a block one row's runs (or a
+/// group of short rows', `run_grid`).
 const ROW_BLOCK: u32 = 256;
 /// Warps per block of the run kernel, each with its stage of run records in
 /// shared memory.
 const RUN_WARPS: u32 = 4;
-/// The widest rows that the run kernel takes two a warp (16 words of 32).
+/// The widest rows that the run kernel takes two a warp (16 words of 32;
+/// a half-warp labels a row of any width, in more iterations).
 const PAIRED_ROW_PIXELS: usize = 512;
 /// Warps per block of the per-word and per-row kernels.
 const WORD_WARPS: u32 = 8;
@@ -561,8 +563,8 @@ impl Flsl {
         output: PixelOutput,
     ) -> Result<()> {
         // SAFETY: a block per group of rows (run_grid), walking the runs
-        // its rows' counts give; the root index covers every slot (its remap, if
-        // any, holds an entry per rank).
+        // its rows' counts give; the root index covers every slot (its
+        // remap, if any, holds an entry per rank).
         unsafe {
             self.kernels
                 .number_runs
