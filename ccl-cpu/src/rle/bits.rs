@@ -10,7 +10,7 @@
 ///
 /// `words` must hold `row.len().div_ceil(64)` words; the bits past the end of
 /// the row in the last word are 0.
-pub(super) fn row_to_bits(row: &[u8], words: &mut [u64]) {
+pub(crate) fn row_to_bits(row: &[u8], words: &mut [u64]) {
     debug_assert_eq!(words.len(), row.len().div_ceil(64));
     #[cfg(target_arch = "x86_64")]
     {

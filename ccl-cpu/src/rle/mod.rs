@@ -20,7 +20,7 @@
 //! no run past its row, labeling one `u32` per run.
 
 mod band;
-mod bits;
+pub(crate) mod bits;
 mod forest;
 mod merge;
 mod runs;

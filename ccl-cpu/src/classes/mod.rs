@@ -39,6 +39,8 @@ use ccl_core::{
     Result,
 };
 
+mod byte_images;
+
 /// One run: columns `start..=end` of one row, all of `value` (nonzero).
 #[derive(Clone, Copy, Debug)]
 struct Run<T> {
@@ -105,6 +107,35 @@ pub fn label_classes<T: ClassValue>(
     }
 
     let values = map.values();
+    let (runs, row_starts, forest) = if T::BYTES == 1 && connectivity.dimensions() == 2 {
+        // SAFETY: a one-byte class value is a `u8` or an `i8` (the trait is
+        // sealed): every byte is a valid `u8`, and two values are equal, or
+        // zero, exactly when their bytes are.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len()) };
+        let diagonals = connectivity == Connectivity::Eight;
+        byte_images::label_byte_image(values, bytes, width, diagonals)
+    } else {
+        label_runs(values, width, height, depth, connectivity)
+    };
+    let (labels, classes) = write_labels(forest, &runs, &row_starts, values.len(), width);
+    Ok(ClassLabels {
+        labels: LabelVolume::new(width, height, depth, labels)?,
+        classes,
+    })
+}
+
+/// The runs of every row, where each row's runs begin, and the forest over
+/// the runs with every touching pair of one value joined: each run joins
+/// the runs of its value that touch it in the rows before it (the module's
+/// table), row after row.
+fn label_runs<T: ClassValue>(
+    values: &[T],
+    width: usize,
+    height: usize,
+    depth: usize,
+    connectivity: Connectivity,
+) -> (Vec<Run<T>>, Vec<usize>, Forest) {
     let (runs, row_starts) = find_runs(values, width);
     let mut forest = Forest::new(runs.len());
     let rows = |y: usize, z: usize| {
@@ -128,22 +159,7 @@ pub fn label_classes<T: ClassValue>(
         }
     }
 
-    let (run_labels, classes) = number(forest, &runs);
-
-    // `vec![0; n]` gets memory the allocator or the OS has zeroed already,
-    // so only runs are written: measured faster than writing every label,
-    // background included, in one sweep.
-    let mut labels = vec![0u32; values.len()];
-    for (row_labels, row_runs) in labels.chunks_exact_mut(width).zip(row_starts.windows(2)) {
-        let (first, last) = (row_runs[0], row_runs[1]);
-        for (run, &label) in runs[first..last].iter().zip(&run_labels[first..last]) {
-            row_labels[run.start as usize..=run.end as usize].fill(label);
-        }
-    }
-    Ok(ClassLabels {
-        labels: LabelVolume::new(width, height, depth, labels)?,
-        classes,
-    })
+    (runs, row_starts, forest)
 }
 
 /// The earlier rows a run meets, as `(dy, dz, reach)`: row `y + dy` of
@@ -220,26 +236,46 @@ fn join_rows<T: ClassValue>(
     }
 }
 
-/// The label of every run and the class of every label: roots are
-/// their component's first run (union keeps the smaller index), so
-/// numbering them as they are met in raster order numbers components by
-/// their first voxel. A non-root's parent comes before it, so by the
-/// time a run is met its parent's entry already holds the parent's
-/// label, which is the run's: one pass, no `find`, and the forest's own
-/// memory becomes the labels.
-fn number<T: ClassValue>(forest: Forest, runs: &[Run<T>]) -> (Vec<u32>, Vec<T>) {
-    let mut labels = forest.into_parents();
+/// The labels of a map of `len` values, `width` a row, and the class of
+/// every label: roots are their component's first run (union keeps the
+/// smaller index), so numbering them as they are met in raster order
+/// numbers components by their first voxel. A non-root's parent comes
+/// before it, so by the time a run is met its parent's entry already holds
+/// the parent's label, which is the run's: one pass, no `find`, and the
+/// forest's own memory becomes the runs' labels. Each run's pixels are
+/// written as it is numbered, in the same pass.
+fn write_labels<T: ClassValue>(
+    forest: Forest,
+    runs: &[Run<T>],
+    row_starts: &[usize],
+    len: usize,
+    width: usize,
+) -> (Vec<u32>, Vec<T>) {
+    let mut run_labels = forest.into_parents();
     let mut classes = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let parent = labels[i] as usize;
-        labels[i] = if parent == i {
-            classes.push(run.value);
-            // At most one component per voxel, and a map has at most
-            // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
-            classes.len() as u32
-        } else {
-            labels[parent]
-        };
+    // Memory the allocator or the OS has zeroed already, so only runs are
+    // written: measured faster than writing every label, background
+    // included, in one sweep. Advised for huge pages before its first
+    // write, as `cpu-rle`'s labels are: a page fault per 4 KiB of a fresh
+    // label image cost more than the writes.
+    let mut labels = ccl_core::pages::zeroed::<u32>(len);
+    for (row_labels, row_runs) in labels
+        .chunks_exact_mut(width.max(1))
+        .zip(row_starts.windows(2))
+    {
+        for i in row_runs[0]..row_runs[1] {
+            let (run, parent) = (&runs[i], run_labels[i] as usize);
+            let label = if parent == i {
+                classes.push(run.value);
+                // At most one component per voxel, and a map has at most
+                // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
+                classes.len() as u32
+            } else {
+                run_labels[parent]
+            };
+            run_labels[i] = label;
+            row_labels[run.start as usize..=run.end as usize].fill(label);
+        }
     }
     (labels, classes)
 }
@@ -268,6 +304,61 @@ mod tests {
         let spans: Vec<_> = runs.iter().map(|r| (r.start, r.end, r.value)).collect();
         assert_eq!(spans, [(1, 2, 3), (3, 3, -3), (6, 6, 3)]);
         assert_eq!(row_starts, [0, 3]);
+    }
+
+    /// The byte images' masks find the runs and components that the runs'
+    /// value-by-value joins find, on widths around the 64-value words.
+    #[test]
+    fn byte_images_equal_the_run_joins() {
+        let mut numbers = ccl_testdata::Xorshift32::new(0x5eed_0042);
+        for width in [1, 2, 3, 63, 64, 65, 127, 128, 130, 200] {
+            for height in [1, 2, 17] {
+                for (density, classes, granularity) in
+                    [(30, 4, 1), (60, 2, 1), (90, 4, 2), (75, 1, 3)]
+                {
+                    let cells: Vec<u8> = (0..width * height)
+                        .map(|_| {
+                            if numbers.below(100) < density {
+                                1 + numbers.below(classes) as u8
+                            } else {
+                                0
+                            }
+                        })
+                        .collect();
+                    let values: Vec<u8> = (0..width * height)
+                        .map(|i| {
+                            let (x, y) = (i % width / granularity, i / width / granularity);
+                            cells[y * width + x]
+                        })
+                        .collect();
+                    for connectivity in Connectivity::PLANE {
+                        let diagonals = connectivity == Connectivity::Eight;
+                        let (runs, starts, forest) =
+                            byte_images::label_byte_image(&values, &values, width, diagonals);
+                        let (expected_runs, expected_starts, expected_forest) =
+                            label_runs(&values, width, height, 1, connectivity);
+                        let spans = |runs: &[Run<u8>]| -> Vec<(u32, u32, u8)> {
+                            runs.iter().map(|r| (r.start, r.end, r.value)).collect()
+                        };
+                        let case = format!("{width}x{height}, {density} %, {connectivity}");
+                        assert_eq!(spans(&runs), spans(&expected_runs), "{case}");
+                        assert_eq!(starts, expected_starts, "{case}");
+                        let len = width * height;
+                        assert_eq!(
+                            write_labels(forest, &runs, &starts, len, width),
+                            write_labels(
+                                expected_forest,
+                                &expected_runs,
+                                &expected_starts,
+                                len,
+                                width
+                            ),
+                            "{case}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
