@@ -8,6 +8,9 @@
 //! it in the rows before it (a union-find forest over runs), and the roots
 //! are numbered in raster order. Work and memory follow the number of runs,
 //! and a run's pixels are touched twice: once to find it, once to write it.
+//! Images of one-byte values find their runs and the pairs to join from
+//! bit masks, 64 values at a time ([`byte_images`]); other maps value by
+//! value (below).
 //!
 //! # Which earlier rows a run meets
 //!
