@@ -8,9 +8,8 @@
 //! it in the rows before it (a union-find forest over runs), and the roots
 //! are numbered in raster order. Work and memory follow the number of runs,
 //! and a run's pixels are touched twice: once to find it, once to write it.
-//! Images of one-byte values find their runs and the pairs to join from
-//! bit masks, 64 values at a time ([`byte_images`]); other maps value by
-//! value (below).
+//! Images find their runs and the pairs to join from bit masks, 64 values
+//! at a time ([`image_masks`]); volumes value by value (below).
 //!
 //! # Which earlier rows a run meets
 //!
@@ -42,7 +41,7 @@ use ccl_core::{
     Result,
 };
 
-mod byte_images;
+mod image_masks;
 
 /// One run: columns `start..=end` of one row, all of `value` (nonzero).
 #[derive(Clone, Copy, Debug)]
@@ -110,14 +109,8 @@ pub fn label_classes<T: ClassValue>(
     }
 
     let values = map.values();
-    let (runs, row_starts, forest) = if T::BYTES == 1 && connectivity.dimensions() == 2 {
-        // SAFETY: a one-byte class value is a `u8` or an `i8` (the trait is
-        // sealed): every byte is a valid `u8`, and two values are equal, or
-        // zero, exactly when their bytes are.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len()) };
-        let diagonals = connectivity == Connectivity::Eight;
-        byte_images::label_byte_image(values, bytes, width, diagonals)
+    let (runs, row_starts, forest) = if connectivity.dimensions() == 2 {
+        image_masks::label_image(values, width, connectivity == Connectivity::Eight)
     } else {
         label_runs(values, width, height, depth, connectivity)
     };
@@ -309,10 +302,10 @@ mod tests {
         assert_eq!(row_starts, [0, 3]);
     }
 
-    /// The byte images' masks find the runs and components that the runs'
+    /// The images' masks find the runs and components that the runs'
     /// value-by-value joins find, on widths around the 64-value words.
     #[test]
-    fn byte_images_equal_the_run_joins() {
+    fn image_masks_equal_the_run_joins() {
         let mut numbers = ccl_testdata::Xorshift32::new(0x5eed_0042);
         for width in [1, 2, 3, 63, 64, 65, 127, 128, 130, 200] {
             for height in [1, 2, 17] {
@@ -334,33 +327,41 @@ mod tests {
                             cells[y * width + x]
                         })
                         .collect();
-                    for connectivity in Connectivity::PLANE {
-                        let diagonals = connectivity == Connectivity::Eight;
-                        let (runs, starts, forest) =
-                            byte_images::label_byte_image(&values, &values, width, diagonals);
-                        let (expected_runs, expected_starts, expected_forest) =
-                            label_runs(&values, width, height, 1, connectivity);
-                        let spans = |runs: &[Run<u8>]| -> Vec<(u32, u32, u8)> {
-                            runs.iter().map(|r| (r.start, r.end, r.value)).collect()
-                        };
-                        let case = format!("{width}x{height}, {density} %, {connectivity}");
-                        assert_eq!(spans(&runs), spans(&expected_runs), "{case}");
-                        assert_eq!(starts, expected_starts, "{case}");
-                        let len = width * height;
-                        assert_eq!(
-                            write_labels(forest, &runs, &starts, len, width),
-                            write_labels(
-                                expected_forest,
-                                &expected_runs,
-                                &expected_starts,
-                                len,
-                                width
-                            ),
-                            "{case}"
-                        );
-                    }
+                    let case = format!("{width}x{height}, {density} %");
+                    masks_equal_joins(&values, width, &case);
+                    // Wider values, negative ones among them.
+                    let wide: Vec<i32> = values.iter().map(|&v| -70_000 * i32::from(v)).collect();
+                    masks_equal_joins(&wide, width, &case);
                 }
             }
+        }
+    }
+
+    fn masks_equal_joins<T: ClassValue>(values: &[T], width: usize, case: &str) {
+        let height = values.len() / width;
+        for connectivity in Connectivity::PLANE {
+            let (runs, starts, forest) =
+                image_masks::label_image(values, width, connectivity == Connectivity::Eight);
+            let (expected_runs, expected_starts, expected_forest) =
+                label_runs(values, width, height, 1, connectivity);
+            let spans = |runs: &[Run<T>]| -> Vec<(u32, u32, T)> {
+                runs.iter().map(|r| (r.start, r.end, r.value)).collect()
+            };
+            let case = format!("{case}, {connectivity}, {}", std::any::type_name::<T>());
+            assert_eq!(spans(&runs), spans(&expected_runs), "{case}");
+            assert_eq!(starts, expected_starts, "{case}");
+            let len = values.len();
+            assert_eq!(
+                write_labels(forest, &runs, &starts, len, width),
+                write_labels(
+                    expected_forest,
+                    &expected_runs,
+                    &expected_starts,
+                    len,
+                    width
+                ),
+                "{case}"
+            );
         }
     }
 

@@ -1,21 +1,22 @@
-//! Images of one-byte classes (`u8`, `i8`) in 4- and 8-connectivity: the
-//! runs and the pairs of runs to join found 64 values at a time, from bit
-//! masks, instead of value by value and run by run.
+//! Class images (4- and 8-connectivity, any value type): the runs and the
+//! pairs of runs to join found 64 values at a time, from bit masks,
+//! instead of value by value and run by run.
 //!
 //! Every mask is the SIMD foreground mask of the labeler of binary images
-//! ([`row_to_bits`]) over a row of bytes: of the row itself (nonzero
-//! values), and of the row XOR another row of bytes, which is nonzero
-//! where the two differ: the row shifted by one (a value unlike the one
-//! before it starts a run), the row above, and for 8-connectivity the row
-//! above shifted by one either way (the diagonal neighbours).
+//! ([`row_to_bits`]) over a row of bytes, each 1 where a comparison holds:
+//! a value is nonzero; it differs from the value before it (where a run
+//! starts); it differs from its neighbour above, straight or diagonal.
+//! The comparisons are whole rows zipped, which compile to vector
+//! compares for every integer width.
 //!
 //! A run is joined with a run above where some value of it equals its
 //! neighbour above (or diagonally above) in that run. Of a stretch of such
 //! neighbours that stay in the same two runs, only the first is joined: a
-//! bit is kept where the stretch starts or the row starts a run. At
-//! g = 1 the value-by-value loops branched on coin tosses: 9 ns a value to
-//! find the runs of a 2048² map of 4 classes at 60 %, 12-14 ns a run to
-//! join them.
+//! bit is kept where the stretch starts or the row starts a run. A
+//! diagonal pair is joined only where no straight pair joins the same two
+//! runs. At g = 1 the value-by-value loops branched on coin tosses: 9 ns a
+//! value to find the runs of a 2048² map of 4 classes at 60 %, 12-14 ns a
+//! run to join them.
 
 use ccl_core::{ClassValue, MinRootForest as Forest, pages};
 
@@ -45,18 +46,16 @@ impl RowMasks {
     }
 }
 
-/// The runs of every row of a `width`-wide image of bytes (`bytes`, the
-/// same memory as `values`), where each row's runs begin, and the forest
-/// over the runs with every touching pair of one value joined
-/// (`diagonals`: 8-connectivity).
-pub(super) fn label_byte_image<T: ClassValue>(
+/// The runs of every row of a `width`-wide image (`values`), where each
+/// row's runs begin, and the forest over the runs with every touching pair
+/// of one value joined (`diagonals`: 8-connectivity).
+pub(super) fn label_image<T: ClassValue>(
     values: &[T],
-    bytes: &[u8],
     width: usize,
     diagonals: bool,
 ) -> (Vec<Run<T>>, Vec<usize>, Forest) {
     let words = width.div_ceil(64);
-    let height = bytes.len() / width;
+    let height = values.len() / width;
     let mut scratch = vec![0u8; width];
     let mut changes = vec![0u64; words];
     // Every row's masks first, so that the runs' table is allocated once,
@@ -65,18 +64,21 @@ pub(super) fn label_byte_image<T: ClassValue>(
     let mut rows: Vec<RowMasks> = Vec::with_capacity(height);
     let mut ends = vec![0u64; words * height];
     let mut count = 0;
-    for (y, row) in bytes.chunks_exact(width).enumerate() {
+    for (y, row) in values.chunks_exact(width).enumerate() {
         let mut masks = RowMasks {
             nonzero: vec![0; words],
             starts: vec![0; words],
             starts_before: vec![0; words],
             first_run: count,
         };
-        row_to_bits(row, &mut masks.nonzero);
+        for (flag, &value) in scratch.iter_mut().zip(row) {
+            *flag = u8::from(value != T::BACKGROUND);
+        }
+        row_to_bits(&scratch, &mut masks.nonzero);
         // A value unlike the one before it (0 before the first).
-        scratch[0] = row[0];
-        for (difference, pair) in scratch[1..].iter_mut().zip(row.windows(2)) {
-            *difference = pair[0] ^ pair[1];
+        scratch[0] = u8::from(row[0] != T::BACKGROUND);
+        for (flag, pair) in scratch[1..].iter_mut().zip(row.windows(2)) {
+            *flag = u8::from(pair[0] != pair[1]);
         }
         row_to_bits(&scratch, &mut changes);
         let mut begun = 0;
@@ -130,8 +132,8 @@ pub(super) fn label_byte_image<T: ClassValue>(
     for y in 1..height {
         let (current, above) = (&rows[y], &rows[y - 1]);
         let (row, row_above) = (
-            &bytes[y * width..(y + 1) * width],
-            &bytes[(y - 1) * width..y * width],
+            &values[y * width..(y + 1) * width],
+            &values[(y - 1) * width..y * width],
         );
         // Straight above first; its matches then show which diagonal pairs
         // join runs that a straight pair joins already.
@@ -198,24 +200,23 @@ fn join_equal(
     }
 }
 
-/// `out[x] = row[x] ^ above[x + dx]` (`dx` -1, 0 or 1), with 0 for the
-/// value past either end of `above`: nonzero where a value differs from
-/// that neighbour (or is nonzero beside no neighbour). Whole slices zipped,
-/// so that the loops compile to vector XORs.
-fn differences(row: &[u8], above: &[u8], dx: isize, out: &mut [u8]) {
+/// `out[x]`: 1 where `row[x]` differs from `above[x + dx]` (`dx` -1, 0 or
+/// 1), or is nonzero beside no neighbour (past either end of `above`).
+/// Whole slices zipped, so that the loops compile to vector compares.
+fn differences<T: ClassValue>(row: &[T], above: &[T], dx: isize, out: &mut [u8]) {
     let width = row.len();
     let (out, row, above) = match dx {
         0 => (&mut out[..], row, above),
         -1 => {
-            out[0] = row[0];
+            out[0] = u8::from(row[0] != T::BACKGROUND);
             (&mut out[1..], &row[1..], &above[..width - 1])
         }
         _ => {
-            out[width - 1] = row[width - 1];
+            out[width - 1] = u8::from(row[width - 1] != T::BACKGROUND);
             (&mut out[..width - 1], &row[..width - 1], &above[1..])
         }
     };
     for ((out, a), b) in out.iter_mut().zip(row).zip(above) {
-        *out = a ^ b;
+        *out = u8::from(a != b);
     }
 }
