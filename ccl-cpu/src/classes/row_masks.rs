@@ -1,4 +1,4 @@
-//! Class images (4- and 8-connectivity, any value type): the runs and the
+//! Class maps of any value type, images and volumes: the runs and the
 //! pairs of runs to join found 64 values at a time, from bit masks,
 //! instead of value by value and run by run.
 //!
@@ -9,8 +9,10 @@
 //! The comparisons are whole rows zipped, which compile to vector
 //! compares for every integer width.
 //!
-//! A run is joined with a run above where some value of it equals its
-//! neighbour above (or diagonally above) in that run. Of a stretch of such
+//! A run is joined with a run of an earlier row (the row above, or a row
+//! of the slice before: the table of the parent module) where some value
+//! of it equals its neighbour there, straight across or diagonal (`reach`
+//! 1). Of a stretch of such
 //! neighbours that stay in the same two runs, only the first is joined: a
 //! bit is kept where the stretch starts or the row starts a run. A
 //! diagonal pair is joined only where no straight pair joins the same two
@@ -46,23 +48,25 @@ impl RowMasks {
     }
 }
 
-/// The runs of every row of a `width`-wide image (`values`), where each
-/// row's runs begin, and the forest over the runs with every touching pair
-/// of one value joined (`diagonals`: 8-connectivity).
-pub(super) fn label_image<T: ClassValue>(
+/// The runs of every row of a map `width` values wide and `height` rows a
+/// slice (`values`), where each row's runs begin, and the forest over the
+/// runs with every touching pair of one value joined: each row with the
+/// earlier rows `earlier` gives (`(dy, dz, reach)`, the module's table).
+pub(super) fn label_map<T: ClassValue>(
     values: &[T],
     width: usize,
-    diagonals: bool,
+    height: usize,
+    earlier: &[(isize, isize, u32)],
 ) -> (Vec<Run<T>>, Vec<usize>, Forest) {
     let words = width.div_ceil(64);
-    let height = values.len() / width;
+    let (rows_count, depth) = (values.len() / width, values.len() / width / height);
     let mut scratch = vec![0u8; width];
     let mut changes = vec![0u64; words];
     // Every row's masks first, so that the runs' table is allocated once,
     // as large as their count (a table that grew as runs were found copied
     // itself and faulted in new pages each time it doubled).
-    let mut rows: Vec<RowMasks> = Vec::with_capacity(height);
-    let mut ends = vec![0u64; words * height];
+    let mut rows: Vec<RowMasks> = Vec::with_capacity(rows_count);
+    let mut ends = vec![0u64; words * rows_count];
     let mut count = 0;
     for (y, row) in values.chunks_exact(width).enumerate() {
         let mut masks = RowMasks {
@@ -129,43 +133,56 @@ pub(super) fn label_image<T: ClassValue>(
 
     let mut forest = Forest::new(runs.len());
     let (mut differ, mut vertical) = (vec![0u64; words], vec![0u64; words]);
-    for y in 1..height {
-        let (current, above) = (&rows[y], &rows[y - 1]);
-        let (row, row_above) = (
-            &values[y * width..(y + 1) * width],
-            &values[(y - 1) * width..y * width],
-        );
-        // Straight above first; its matches then show which diagonal pairs
-        // join runs that a straight pair joins already.
-        differences(row, row_above, 0, &mut scratch);
-        row_to_bits(&scratch, &mut differ);
-        for w in 0..words {
-            vertical[w] = !differ[w] & current.nonzero[w];
-        }
-        join_equal(&mut forest, current, above, &vertical, 0, |_| 0);
-        if !diagonals {
-            continue;
-        }
-        let word = |mask: &[u64], i: usize| mask.get(i).copied().unwrap_or(0);
-        for dx in [-1, 1] {
-            differences(row, row_above, dx, &mut scratch);
-            row_to_bits(&scratch, &mut differ);
-            let diagonal: Vec<u64> = (0..words)
-                .map(|w| !differ[w] & current.nonzero[w])
-                .collect();
-            // Value x equal to value x + dx above is joined already where
-            // value x equals the value above it (then x + dx and x above
-            // are one run), or where value x + dx does (then x and x + dx
-            // are one run of this row).
-            let redundant = |w: usize| {
-                vertical[w]
-                    | if dx < 0 {
-                        (vertical[w] << 1) | if w == 0 { 0 } else { vertical[w - 1] >> 63 }
-                    } else {
-                        (vertical[w] >> 1) | (word(&vertical, w + 1) << 63)
-                    }
-            };
-            join_equal(&mut forest, current, above, &diagonal, dx, redundant);
+    for z in 0..depth {
+        for y in 0..height {
+            for &(dy, dz, reach) in earlier {
+                let (Some(ny), Some(nz)) = (y.checked_add_signed(dy), z.checked_add_signed(dz))
+                else {
+                    continue;
+                };
+                if ny >= height {
+                    continue;
+                }
+                let (r, other) = (z * height + y, nz * height + ny);
+                let (current, above) = (&rows[r], &rows[other]);
+                let (row, row_above) = (
+                    &values[r * width..(r + 1) * width],
+                    &values[other * width..(other + 1) * width],
+                );
+                // Straight first; its matches then show which diagonal
+                // pairs join runs that a straight pair joins already.
+                differences(row, row_above, 0, &mut scratch);
+                row_to_bits(&scratch, &mut differ);
+                for w in 0..words {
+                    vertical[w] = !differ[w] & current.nonzero[w];
+                }
+                join_equal(&mut forest, current, above, &vertical, 0, |_| 0);
+                if reach == 0 {
+                    continue;
+                }
+                let word = |mask: &[u64], i: usize| mask.get(i).copied().unwrap_or(0);
+                for dx in [-1, 1] {
+                    differences(row, row_above, dx, &mut scratch);
+                    row_to_bits(&scratch, &mut differ);
+                    let diagonal: Vec<u64> = (0..words)
+                        .map(|w| !differ[w] & current.nonzero[w])
+                        .collect();
+                    // Value x equal to value x + dx of the other row is
+                    // joined already where value x equals the value
+                    // straight across (then x + dx and x there are one
+                    // run), or where value x + dx does (then x and x + dx
+                    // are one run of this row).
+                    let redundant = |w: usize| {
+                        vertical[w]
+                            | if dx < 0 {
+                                (vertical[w] << 1) | if w == 0 { 0 } else { vertical[w - 1] >> 63 }
+                            } else {
+                                (vertical[w] >> 1) | (word(&vertical, w + 1) << 63)
+                            }
+                    };
+                    join_equal(&mut forest, current, above, &diagonal, dx, redundant);
+                }
+            }
         }
     }
     (runs, row_starts, forest)
