@@ -157,7 +157,10 @@ pub(super) fn label_map<T: ClassValue>(
                     vertical[w] = !differ[w] & current.nonzero[w];
                 }
                 join_equal(&mut forest, current, above, &vertical, 0, |_| 0);
-                if reach == 0 {
+                // Where every nonzero value equals the value straight across
+                // (most rows of a coarse map), every diagonal pair is joined
+                // already (below): the diagonals are not compared.
+                if reach == 0 || vertical == current.nonzero {
                     continue;
                 }
                 let word = |mask: &[u64], i: usize| mask.get(i).copied().unwrap_or(0);
