@@ -111,7 +111,7 @@ pub fn label_classes<T: ClassValue>(
 
     let values = map.values();
     let (runs, row_starts, forest) =
-        row_masks::label_map(values, width, height, earlier_rows(connectivity));
+        row_masks::label_map(values, width, row_pairs(height, depth, connectivity));
     let (labels, classes) = write_labels(forest, &runs, &row_starts, values.len(), width);
     Ok(ClassLabels {
         labels: LabelVolume::new(width, height, depth, labels)?,
@@ -133,28 +133,30 @@ fn label_runs<T: ClassValue>(
 ) -> (Vec<Run<T>>, Vec<usize>, Forest) {
     let (runs, row_starts) = find_runs(values, width);
     let mut forest = Forest::new(runs.len());
-    let rows = |y: usize, z: usize| {
-        let row = z * height + y;
-        row_starts[row]..row_starts[row + 1]
-    };
-    let earlier = earlier_rows(connectivity);
-    for z in 0..depth {
-        for y in 0..height {
-            let current = rows(y, z);
-            for &(dy, dz, reach) in earlier {
-                let (Some(ny), Some(nz)) = (y.checked_add_signed(dy), z.checked_add_signed(dz))
-                else {
-                    continue;
-                };
-                if ny >= height {
-                    continue;
-                }
-                join_rows(&runs, current.clone(), rows(ny, nz), reach, &mut forest);
-            }
-        }
+    let rows = |row: usize| row_starts[row]..row_starts[row + 1];
+    for (row, earlier, reach) in row_pairs(height, depth, connectivity) {
+        join_rows(&runs, rows(row), rows(earlier), reach, &mut forest);
     }
-
     (runs, row_starts, forest)
+}
+
+/// Every row of a map and each earlier row it meets, as `(row, earlier,
+/// reach)`: rows counted over the whole map (`z * height + y`), in raster
+/// order of the first, from the connectivity's table ([`earlier_rows`]).
+fn row_pairs(
+    height: usize,
+    depth: usize,
+    connectivity: Connectivity,
+) -> impl Iterator<Item = (usize, usize, u32)> {
+    let earlier = earlier_rows(connectivity);
+    (0..depth).flat_map(move |z| {
+        (0..height).flat_map(move |y| {
+            earlier.iter().filter_map(move |&(dy, dz, reach)| {
+                let (ny, nz) = (y.checked_add_signed(dy)?, z.checked_add_signed(dz)?);
+                (ny < height).then_some((z * height + y, nz * height + ny, reach))
+            })
+        })
+    })
 }
 
 /// The earlier rows a run meets, as `(dy, dz, reach)`: row `y + dy` of
@@ -371,7 +373,7 @@ mod tests {
         let depth = values.len() / (width * height);
         for &connectivity in connectivities {
             let (runs, starts, forest) =
-                row_masks::label_map(values, width, height, earlier_rows(connectivity));
+                row_masks::label_map(values, width, row_pairs(height, depth, connectivity));
             let (expected_runs, expected_starts, expected_forest) =
                 label_runs(values, width, height, depth, connectivity);
             let spans = |runs: &[Run<T>]| -> Vec<(u32, u32, T)> {

@@ -48,18 +48,17 @@ impl RowMasks {
     }
 }
 
-/// The runs of every row of a map `width` values wide and `height` rows a
-/// slice (`values`), where each row's runs begin, and the forest over the
-/// runs with every touching pair of one value joined: each row with the
-/// earlier rows `earlier` gives (`(dy, dz, reach)`, the module's table).
+/// The runs of every row of a map `width` values wide (`values`), where
+/// each row's runs begin, and the forest over the runs with every touching
+/// pair of one value joined: each row with the earlier rows `pairs` gives
+/// (`(row, earlier, reach)`, the parent module's `row_pairs`).
 pub(super) fn label_map<T: ClassValue>(
     values: &[T],
     width: usize,
-    height: usize,
-    earlier: &[(isize, isize, u32)],
+    pairs: impl Iterator<Item = (usize, usize, u32)>,
 ) -> (Vec<Run<T>>, Vec<usize>, Forest) {
     let words = width.div_ceil(64);
-    let (rows_count, depth) = (values.len() / width, values.len() / width / height);
+    let rows_count = values.len() / width;
     let mut scratch = vec![0u8; width];
     let mut changes = vec![0u64; words];
     // Every row's masks first, so that the runs' table is allocated once,
@@ -103,7 +102,7 @@ pub(super) fn label_map<T: ClassValue>(
         rows.push(masks);
     }
     let mut runs = pages::with_capacity(count);
-    let mut row_starts = Vec::with_capacity(height + 1);
+    let mut row_starts = Vec::with_capacity(rows_count + 1);
     row_starts.push(0);
     for (y, masks) in rows.iter().enumerate() {
         let row_values = &values[y * width..(y + 1) * width];
@@ -132,60 +131,48 @@ pub(super) fn label_map<T: ClassValue>(
     }
 
     let mut forest = Forest::new(runs.len());
-    let (mut differ, mut vertical) = (vec![0u64; words], vec![0u64; words]);
-    for z in 0..depth {
-        for y in 0..height {
-            for &(dy, dz, reach) in earlier {
-                let (Some(ny), Some(nz)) = (y.checked_add_signed(dy), z.checked_add_signed(dz))
-                else {
-                    continue;
-                };
-                if ny >= height {
-                    continue;
-                }
-                let (r, other) = (z * height + y, nz * height + ny);
-                let (current, above) = (&rows[r], &rows[other]);
-                let (row, row_above) = (
-                    &values[r * width..(r + 1) * width],
-                    &values[other * width..(other + 1) * width],
-                );
-                // Straight first; its matches then show which diagonal
-                // pairs join runs that a straight pair joins already.
-                differences(row, row_above, 0, &mut scratch);
-                row_to_bits(&scratch, &mut differ);
-                for w in 0..words {
-                    vertical[w] = !differ[w] & current.nonzero[w];
-                }
-                join_equal(&mut forest, current, above, &vertical, 0, |_| 0);
-                // Where every nonzero value equals the value straight across
-                // (most rows of a coarse map), every diagonal pair is joined
-                // already (below): the diagonals are not compared.
-                if reach == 0 || vertical == current.nonzero {
-                    continue;
-                }
-                let word = |mask: &[u64], i: usize| mask.get(i).copied().unwrap_or(0);
-                for dx in [-1, 1] {
-                    differences(row, row_above, dx, &mut scratch);
-                    row_to_bits(&scratch, &mut differ);
-                    let diagonal: Vec<u64> = (0..words)
-                        .map(|w| !differ[w] & current.nonzero[w])
-                        .collect();
-                    // Value x equal to value x + dx of the other row is
-                    // joined already where value x equals the value
-                    // straight across (then x + dx and x there are one
-                    // run), or where value x + dx does (then x and x + dx
-                    // are one run of this row).
-                    let redundant = |w: usize| {
-                        vertical[w]
-                            | if dx < 0 {
-                                (vertical[w] << 1) | if w == 0 { 0 } else { vertical[w - 1] >> 63 }
-                            } else {
-                                (vertical[w] >> 1) | (word(&vertical, w + 1) << 63)
-                            }
-                    };
-                    join_equal(&mut forest, current, above, &diagonal, dx, redundant);
-                }
+    let (mut differ, mut vertical, mut diagonal) =
+        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    for (r, other, reach) in pairs {
+        let (current, above) = (&rows[r], &rows[other]);
+        let (row, row_above) = (
+            &values[r * width..(r + 1) * width],
+            &values[other * width..(other + 1) * width],
+        );
+        // Straight first; its matches then show which diagonal pairs join
+        // runs that a straight pair joins already.
+        differences(row, row_above, 0, &mut scratch);
+        row_to_bits(&scratch, &mut differ);
+        for w in 0..words {
+            vertical[w] = !differ[w] & current.nonzero[w];
+        }
+        join_equal(&mut forest, current, above, &vertical, 0, |_| 0);
+        // Where every nonzero value equals the value straight across (most
+        // rows of a coarse map), every diagonal pair is joined already
+        // (below): the diagonals are not compared.
+        if reach == 0 || vertical == current.nonzero {
+            continue;
+        }
+        let word = |mask: &[u64], i: usize| mask.get(i).copied().unwrap_or(0);
+        for dx in [-1, 1] {
+            differences(row, row_above, dx, &mut scratch);
+            row_to_bits(&scratch, &mut differ);
+            for w in 0..words {
+                diagonal[w] = !differ[w] & current.nonzero[w];
             }
+            // Value x equal to value x + dx of the other row is joined
+            // already where value x equals the value straight across (then
+            // x + dx and x there are one run), or where value x + dx does
+            // (then x and x + dx are one run of this row).
+            let redundant = |w: usize| {
+                vertical[w]
+                    | if dx < 0 {
+                        (vertical[w] << 1) | if w == 0 { 0 } else { vertical[w - 1] >> 63 }
+                    } else {
+                        (vertical[w] >> 1) | (word(&vertical, w + 1) << 63)
+                    }
+            };
+            join_equal(&mut forest, current, above, &diagonal, dx, redundant);
         }
     }
     (runs, row_starts, forest)
