@@ -105,7 +105,10 @@ pub struct StripReport {
 /// A labeler makes its workers (a GPU's: a stream, device buffers and
 /// 32 MiB of pinned staging) on its first call and keeps them for the
 /// next: pinning host memory costs more than labeling a strip, so a
-/// labeler is made once and reused; its calls run one at a time.
+/// labeler is made once and reused; its calls run one at a time. A GPU
+/// worker also keeps the device buffers of the strips' labels it kept in
+/// its last [`label`](Self::label) call, for the next call's, until the
+/// labeler is dropped.
 pub struct StripLabeler {
     options: StripOptions,
     variant: Variant,
@@ -402,17 +405,27 @@ impl StripLabeler {
     }
 
     /// The memory the call may take of each device, its workers together:
-    /// the cap, or on GPUs a share of the least free memory of any; `None`
+    /// the cap, or on GPUs a share of the least memory free (or held as
+    /// the workers' spares) of any; `None`
     /// for the CPU without a cap.
     fn budget(&self, workers: &[Worker]) -> Result<Option<u64>> {
         Ok(match (self.options.max_memory, self.options.backend) {
             (Some(cap), _) => Some(cap),
             (None, Backend::Cuda) => {
+                // A device's free memory, and the spare label buffers its
+                // workers hold from earlier calls (theirs to reuse).
                 let mut free = u64::MAX;
-                for worker in workers {
-                    if let Worker::Gpu(gpu) = worker {
-                        free = free.min(gpu.free_memory()?);
+                for device_workers in workers.chunks(self.options.workers_per_device) {
+                    let mut available = 0;
+                    for (index, worker) in device_workers.iter().enumerate() {
+                        if let Worker::Gpu(gpu) = worker {
+                            if index == 0 {
+                                available += gpu.free_memory()?;
+                            }
+                            available += gpu.spare_bytes();
+                        }
                     }
+                    free = free.min(available);
                 }
                 Some((free as f64 * DEFAULT_GPU_SHARE) as u64)
             }
@@ -527,7 +540,8 @@ fn cut(shape: Shape, strip_planes: usize) -> Vec<Strip> {
         .collect()
 }
 
-/// Frees what the workers kept of a call's strips.
+/// Ends a call's keeping of strips' labels (a GPU worker's buffers stay
+/// as spares for the next call's, `GpuWorker::release_kept`).
 fn release_kept(workers: &mut [Worker]) {
     for worker in workers {
         worker.release_kept();

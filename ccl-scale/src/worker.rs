@@ -62,7 +62,8 @@ impl Worker {
         }
     }
 
-    /// Drops every kept strip's labels (a GPU's go back to its memory).
+    /// Ends a call's keeping of strips' labels: a CPU worker drops them, a
+    /// GPU worker keeps their buffers as spares for its next call's.
     pub(crate) fn release_kept(&mut self) {
         match self {
             Worker::Cpu(worker) => worker.release_kept(),

@@ -361,6 +361,52 @@ fn kept_and_relabeled_strips_label_exactly() {
     }
 }
 
+/// One labeler (default memory: on a GPU, every strip kept) over images of
+/// other sizes in turn, smaller and larger than the last: a GPU worker's
+/// label buffers, kept for the next call, are reused where large enough
+/// and grown where not, and every call's labels are exact.
+#[test]
+fn calls_of_other_sizes_reuse_the_kept_buffers_exactly() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
+        let options = StripOptions {
+            backend,
+            devices: if backend == Backend::Cuda {
+                vec![0, 0]
+            } else {
+                Vec::new()
+            },
+            workers_per_device: 2,
+            max_strip_planes: Some(6),
+            ..StripOptions::default()
+        };
+        let labeler = StripLabeler::new(options, Connectivity::Four).unwrap();
+        for (call, &(width, height, density)) in [
+            (64, 40, 45),
+            (200, 90, 60),
+            (30, 20, 30),
+            (200, 90, 55),
+            (120, 61, 50),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let image = random_image(width, height, density, 1, call as u32 + 11).unwrap();
+            let (_, pixels) = image_pixels(&image);
+            let expected = whole_image(&image.view(), Connectivity::Four);
+            let mut labels = vec![0u32; expected.len()];
+            let report = labeler
+                .label_pixels(&pixels, Connectivity::Four, &mut labels)
+                .unwrap();
+            let case = format!("{backend:?}, call {call}, {width}x{height}");
+            assert_eq!(report.strips, height.div_ceil(6), "{case}");
+            if backend == Backend::Cuda {
+                assert_eq!(report.kept, report.strips, "{case}: every strip kept");
+            }
+            assert_eq!(labels, expected, "{case}");
+        }
+    }
+}
+
 #[test]
 fn a_memory_cap_sets_the_strips() {
     let image = random_image(100, 40, 50, 1, 1).unwrap();

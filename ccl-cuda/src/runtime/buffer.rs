@@ -40,6 +40,11 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(self.slice.as_mut().expect("allocated above"))
     }
 
+    /// The elements allocated: 0 before the first [`reserve`](Self::reserve).
+    pub fn capacity(&self) -> usize {
+        self.slice.as_ref().map_or(0, |slice| slice.len())
+    }
+
     /// The allocation; an error if nothing was reserved yet.
     pub fn get(&self) -> Result<&CudaSlice<T>> {
         self.slice
