@@ -90,6 +90,19 @@ impl SharedMinRootForest {
         Self { parent }
     }
 
+    /// `len` trees of one index each in `memory`, which an earlier forest
+    /// gave back ([`into_memory`](Self::into_memory)): a merge made call
+    /// after call then allocates, and faults in, no memory after its first
+    /// (a new allocation where `memory` holds fewer than `len`).
+    pub fn reusing(mut memory: Vec<AtomicU32>, len: usize) -> Self {
+        if memory.capacity() < len {
+            return Self::new(len);
+        }
+        memory.clear();
+        memory.extend((0..len as u32).map(AtomicU32::new));
+        Self { parent: memory }
+    }
+
     /// The root of `i` (at the time of the call), pointing each node on the
     /// way to its grandparent. A parent only ever moves to an ancestor, a
     /// smaller index, so a stale read still leads to the root.
@@ -134,6 +147,13 @@ impl SharedMinRootForest {
         self.parent[i as usize].store(root, Ordering::Relaxed);
     }
 
+    /// The forest's memory, each index's parent as
+    /// [`into_parents`](Self::into_parents) gives it, kept atomic so that
+    /// [`reusing`](Self::reusing) takes it back without a copy.
+    pub fn into_memory(self) -> Vec<AtomicU32> {
+        self.parent
+    }
+
     /// Each index's parent (itself for a root, an index before it
     /// otherwise), once every union is done.
     pub fn into_parents(self) -> Vec<u32> {
@@ -176,5 +196,28 @@ mod tests {
         assert_eq!(roots, expected);
         let parents = shared.into_parents();
         assert!(parents.iter().enumerate().all(|(i, &p)| p as usize <= i));
+    }
+
+    /// A forest in the memory of a used one starts as singletons, of the
+    /// length asked for (shorter, or longer than the memory holds), and
+    /// `point_at_root` on every index leaves each index's root as its parent.
+    #[test]
+    fn a_reused_forest_starts_afresh() {
+        let used = SharedMinRootForest::new(10);
+        (1..10).for_each(|i| used.union(i, i - 1));
+        let mut memory = used.into_memory();
+        for len in [6, 10, 25] {
+            let forest = SharedMinRootForest::reusing(memory, len);
+            assert!((0..len as u32).all(|i| forest.find(i) == i), "len {len}");
+            forest.union(5, 2);
+            forest.union(2, 4);
+            forest.union(1, 3);
+            (0..len as u32).for_each(|i| forest.point_at_root(i));
+            memory = forest.into_memory();
+            let parents: Vec<u32> = memory.iter().map(|p| p.load(Ordering::Relaxed)).collect();
+            let mut expected: Vec<u32> = (0..len as u32).collect();
+            (expected[3], expected[4], expected[5]) = (1, 2, 2);
+            assert_eq!(parents, expected, "len {len}");
+        }
     }
 }

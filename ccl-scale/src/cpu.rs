@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
 
 use crate::Shape;
-use crate::merge::{LargeStats, Renumbering, StripScan};
+use crate::merge::{LargeStats, PlaneBuffers, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
 use crate::worker::Strip;
 
@@ -69,6 +69,7 @@ impl CpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
+        planes: &PlaneBuffers,
     ) -> Result<StripScan> {
         let (labels, count) = self.label(shape, strip, connectivity)?;
         let plane = shape.plane_len();
@@ -79,8 +80,8 @@ impl CpuWorker {
         };
         let scan = StripScan {
             count,
-            first_plane: labels[..plane].to_vec(),
-            last_plane: labels[labels.len() - plane..].to_vec(),
+            first_plane: copied(planes, &labels[..plane]),
+            last_plane: copied(planes, &labels[labels.len() - plane..]),
             stats,
         };
         if keep {
@@ -142,4 +143,11 @@ fn strip_stats(shape: Shape, strip: Strip, labels: &[u32], count: u32) -> Vec<La
         stats[label as usize - 1].merge(&pixel);
     }
     stats
+}
+
+/// `labels` in a buffer of `planes`.
+fn copied(planes: &PlaneBuffers, labels: &[u32]) -> Vec<u32> {
+    let mut plane = planes.take(labels.len());
+    plane.copy_from_slice(labels);
+    plane
 }

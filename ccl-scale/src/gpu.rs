@@ -24,7 +24,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, DeviceRepr, sys};
 use rayon::prelude::*;
 
 use crate::Shape;
-use crate::merge::{LargeStats, Renumbering, StripScan};
+use crate::merge::{LargeStats, PlaneBuffers, Renumbering, StripScan};
 use crate::staging::{Staging, units_per_chunk};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
@@ -210,6 +210,7 @@ impl GpuWorker {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn scan(
         &mut self,
         shape: Shape,
@@ -217,6 +218,7 @@ impl GpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
+        planes: &PlaneBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         // A strip has at most MAX_PIXELS pixels, so its count fits.
@@ -226,14 +228,15 @@ impl GpuWorker {
         })?;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
         let labels = self.labels.get()?;
-        let first_plane = self
-            .stream
-            .clone_dtoh(&labels.slice(..plane))
+        // Into buffers of planes compared before (`PlaneBuffers`).
+        let (mut first_plane, mut last_plane) = (planes.take(plane), planes.take(plane));
+        self.stream
+            .memcpy_dtoh(&labels.slice(..plane), &mut first_plane[..])
             .map_err(cuda_error)?;
-        let last_plane = self
-            .stream
-            .clone_dtoh(&labels.slice(pixels - plane..pixels))
+        self.stream
+            .memcpy_dtoh(&labels.slice(pixels - plane..pixels), &mut last_plane[..])
             .map_err(cuda_error)?;
+        self.stream.synchronize().map_err(cuda_error)?;
         let stats = if with_stats && count > 0 {
             self.stats(shape, strip, connectivity, trace)?
         } else {

@@ -11,7 +11,7 @@ use crate::Shape;
 use crate::columns::{self, FeatureColumns};
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{self, BorderPairs, LargeStats, Scan};
+use crate::merge::{self, BorderPairs, LargeStats, MergeMemory, PlaneBuffers, Scan};
 use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 use crate::trace::{StripTrace, Trace};
 use crate::worker::{Strip, Worker};
@@ -113,6 +113,8 @@ pub struct StripLabeler {
     options: StripOptions,
     variant: Variant,
     workers: Mutex<Vec<Worker>>,
+    merge_memory: Mutex<MergeMemory>,
+    plane_buffers: PlaneBuffers,
 }
 
 impl std::fmt::Debug for StripLabeler {
@@ -153,6 +155,8 @@ impl StripLabeler {
             options,
             variant,
             workers: Mutex::new(Vec::new()),
+            merge_memory: Mutex::default(),
+            plane_buffers: PlaneBuffers::default(),
         })
     }
 
@@ -333,7 +337,7 @@ impl StripLabeler {
             per_device: (0..devices).map(|_| AtomicU64::new(room)).collect(),
             workers_per_device: self.options.workers_per_device,
         };
-        let borders = BorderPairs::new(shape, connectivity, strips.len());
+        let borders = BorderPairs::new(shape, connectivity, strips.len(), &self.plane_buffers);
         let first_pass = scan_strips(
             &mut workers,
             shape,
@@ -347,7 +351,10 @@ impl StripLabeler {
         )
         .and_then(|(scans, keepers)| {
             let pairs = borders.into_pairs();
-            let numbering = trace.step("merge", || merge::number(&scans, &pairs))?;
+            let numbering = trace.step("merge", || {
+                let mut memory = self.merge_memory.lock().unwrap_or_else(|e| e.into_inner());
+                merge::number(&scans, &pairs, &mut memory, trace)
+            })?;
             Ok((scans, keepers, numbering))
         });
         let (scans, keepers, numbering) = match first_pass {
@@ -592,7 +599,15 @@ fn scan_strips(
             let label_bytes = (strip.planes * shape.plane_len() * size_of::<u32>()) as u64;
             let kept = keep.take(worker_index, label_bytes);
             let scan = step_trace.step("scan", || {
-                worker.scan(shape, strip, connectivity, with_stats, kept, step_trace)
+                worker.scan(
+                    shape,
+                    strip,
+                    connectivity,
+                    with_stats,
+                    kept,
+                    borders.planes(),
+                    step_trace,
+                )
             })?;
             let keeper = kept.then_some(worker_index);
             let scan = step_trace.step("pairs", || {

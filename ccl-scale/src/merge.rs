@@ -9,7 +9,7 @@
 //! component numbered before ([`Renumbering`]).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -20,7 +20,7 @@ use ccl_core::{
 };
 
 use crate::shape::{Shape, border_offsets};
-use crate::trace::StripTrace;
+use crate::trace::{StripTrace, Trace};
 
 /// The features of a component of any size (labeled in strips, one may
 /// have more than `2^32` pixels): area, inclusive bounding box and the
@@ -178,8 +178,10 @@ pub(crate) struct Scan {
 /// of the strips in flight and the pairs, never the planes of every strip
 /// (two planes of 4 bytes a pixel per strip: a volume of slabs of one or
 /// two slices would keep as much as its whole 32-bit label image).
-pub(crate) struct BorderPairs {
+pub(crate) struct BorderPairs<'a> {
     shape: Shape,
+    /// Where the planes go once compared (or known to touch no border).
+    planes: &'a PlaneBuffers,
     connectivity: Connectivity,
     /// Per strip: the planes waiting for a neighbour.
     waiting: Mutex<Vec<WaitingPlanes>>,
@@ -195,16 +197,28 @@ struct WaitingPlanes {
     last: Option<Vec<u32>>,
 }
 
-impl BorderPairs {
-    /// For `strips` strips of `shape`, joined under `connectivity`.
-    pub(crate) fn new(shape: Shape, connectivity: Connectivity, strips: usize) -> Self {
+impl<'a> BorderPairs<'a> {
+    /// For `strips` strips of `shape`, joined under `connectivity`, the
+    /// planes given back to `planes` once compared.
+    pub(crate) fn new(
+        shape: Shape,
+        connectivity: Connectivity,
+        strips: usize,
+        planes: &'a PlaneBuffers,
+    ) -> Self {
         let borders = strips.saturating_sub(1);
         Self {
             shape,
+            planes,
             connectivity,
             waiting: Mutex::new((0..strips).map(|_| WaitingPlanes::default()).collect()),
             pairs: (0..borders).map(|_| Mutex::default()).collect(),
         }
+    }
+
+    /// Where a scan takes the buffers of its border planes.
+    pub(crate) fn planes(&self) -> &'a PlaneBuffers {
+        self.planes
     }
 
     /// Takes strip `s`'s scan: its border planes wait for the neighbours',
@@ -225,11 +239,17 @@ impl BorderPairs {
         };
         let ready = {
             let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            // The first strip's first plane and the last's last touch no
+            // border.
             if s > 0 {
                 waiting[s].first = Some(scan.first_plane);
+            } else {
+                self.planes.give(scan.first_plane);
             }
             if s + 1 < strips {
                 waiting[s].last = Some(scan.last_plane);
+            } else {
+                self.planes.give(scan.last_plane);
             }
             let mut ready = Vec::with_capacity(2);
             for border in [s.checked_sub(1), (s + 1 < strips).then_some(s)]
@@ -281,6 +301,7 @@ impl BorderPairs {
         let comparison = Arc::new(Comparison {
             above,
             below,
+            planes: self.planes,
             found: Mutex::new(Vec::new()),
             bands_left: AtomicUsize::new(bands.len()),
         });
@@ -315,12 +336,15 @@ impl BorderPairs {
                     if comparison.bands_left.fetch_sub(1, Ordering::AcqRel) == 1 {
                         let mut all = comparison.found.lock().unwrap_or_else(|e| e.into_inner());
                         let mut pairs = std::mem::take(&mut *all);
+                        drop(all);
                         // The last border to finish is the first pass's
                         // tail, when the pool has little else to run.
-                        pairs.par_sort_unstable();
-                        pairs.dedup();
-                        *self.pairs[border].lock().unwrap_or_else(|e| e.into_inner()) =
-                            spanning_pairs(pairs);
+                        trace.step("border-sort", || {
+                            pairs.par_sort_unstable();
+                            pairs.dedup();
+                        });
+                        let spanning = trace.step("border-spanning", || spanning_pairs(pairs));
+                        *self.pairs[border].lock().unwrap_or_else(|e| e.into_inner()) = spanning;
                     }
                 });
             });
@@ -338,11 +362,59 @@ impl BorderPairs {
 
 /// A border being compared: its two planes, the pairs its bands found so
 /// far, and the bands not yet compared.
-struct Comparison {
+struct Comparison<'a> {
     above: Vec<u32>,
     below: Vec<u32>,
+    planes: &'a PlaneBuffers,
     found: Mutex<Vec<(u32, u32)>>,
     bands_left: AtomicUsize,
+}
+
+impl Drop for Comparison<'_> {
+    /// The planes go back for the next strips' scans once every band's
+    /// task is done with them.
+    fn drop(&mut self) {
+        self.planes.give(std::mem::take(&mut self.above));
+        self.planes.give(std::mem::take(&mut self.below));
+    }
+}
+
+/// Buffers of border planes, given back once their border is compared and
+/// taken again by the next strips' scans, in the call and in the labeler's
+/// next calls. A volume's border plane is megabytes of labels: into fresh
+/// pages, a worker's two planes took 1–4.5 ms a strip of its thread on the
+/// two-H200 host (1024³, 16 strips), which then held back its GPU's next
+/// strip.
+#[derive(Debug, Default)]
+pub(crate) struct PlaneBuffers {
+    free: Mutex<Vec<Vec<u32>>>,
+}
+
+impl PlaneBuffers {
+    /// Buffers kept at most: what a call has in flight, the strips on
+    /// either side of every worker's current one.
+    const KEPT: usize = 64;
+
+    /// A buffer of `len` labels to be overwritten whole (a given-back one
+    /// holds stale labels).
+    pub(crate) fn take(&self, len: usize) -> Vec<u32> {
+        let mut buffer = self
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
+        buffer.resize(len, 0);
+        buffer
+    }
+
+    /// Gives `buffer` back for a later [`take`](Self::take).
+    pub(crate) fn give(&self, buffer: Vec<u32>) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        if buffer.capacity() > 0 && free.len() < Self::KEPT {
+            free.push(buffer);
+        }
+    }
 }
 
 /// The bands of rows of a border plane of `shape`, each compared by a task
@@ -552,6 +624,15 @@ impl Renumbering {
     }
 }
 
+/// What a labeler's merges keep between its calls: the forest over the
+/// border nodes (2.4 M entries for a 1024³ volume in 16 strips), which a
+/// call made afresh took 1.3–2.5 ms to allocate and fault in on the
+/// two-H200 host.
+#[derive(Debug, Default)]
+pub(crate) struct MergeMemory {
+    forest: Vec<AtomicU32>,
+}
+
 /// The whole image's numbering from every strip's scan.
 pub(crate) struct Numbering {
     /// One per strip, in order.
@@ -672,37 +753,49 @@ impl BorderNodes {
 /// development machine, 20–26 ms so. On the 32 host cores of the
 /// two-H200 machine one thread took 67–103 ms, and the first version
 /// spread over threads (a table of ranks beside the roots) 25–35 ms.
-pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Numbering> {
-    let nodes = BorderNodes::new(scans, pairs)?;
-    let forest = SharedForest::new(nodes.len());
-    pairs.par_iter().enumerate().for_each(|(border, pairs)| {
-        // The pairs come sorted by their label above, as the strip's last-
-        // plane nodes are: those past its first plane's labels are found by
-        // walking both in step, not by a search each.
-        let (base, first) = (nodes.base[border], nodes.first_plane_labels[border]);
-        let last = &nodes.last_plane_labels[border];
-        let mut position = 0;
-        for &(a, b) in pairs {
-            let above = if a <= first {
-                nodes.first_plane_node(border, a)
-            } else {
-                while last[position] < a {
-                    position += 1;
-                }
-                base + first + position as u32
-            };
-            forest.union(above, nodes.first_plane_node(border + 1, b));
-        }
+pub(crate) fn number(
+    scans: &[Scan],
+    pairs: &[Vec<(u32, u32)>],
+    memory: &mut MergeMemory,
+    trace: &Trace,
+) -> Result<Numbering> {
+    let nodes = trace.step("merge-nodes", || BorderNodes::new(scans, pairs))?;
+    let forest = trace.step("merge-forest", || {
+        SharedForest::reusing(std::mem::take(&mut memory.forest), nodes.len())
     });
+    let unions = || {
+        pairs.par_iter().enumerate().for_each(|(border, pairs)| {
+            // The pairs come sorted by their label above, as the strip's last-
+            // plane nodes are: those past its first plane's labels are found by
+            // walking both in step, not by a search each.
+            let (base, first) = (nodes.base[border], nodes.first_plane_labels[border]);
+            let last = &nodes.last_plane_labels[border];
+            let mut position = 0;
+            for &(a, b) in pairs {
+                let above = if a <= first {
+                    nodes.first_plane_node(border, a)
+                } else {
+                    while last[position] < a {
+                        position += 1;
+                    }
+                    base + first + position as u32
+                };
+                forest.union(above, nodes.first_plane_node(border + 1, b));
+            }
+        })
+    };
+    trace.step("merge-unions", unions);
     // Each node's root, on every thread. On the two-H200 host, one pass in
     // index order (a parent comes before its child) and the strips'
     // continued labels after it took 5.6–6.2 ms of a 1024³ volume's 12–14
     // ms merge (2.4 M nodes, d = 31 %, 6-connectivity).
-    (0..nodes.len() as u32)
-        .into_par_iter()
-        .with_min_len(1 << 14)
-        .for_each(|node| forest.point_at_root(node));
-    let mut roots = forest.into_parents();
+    trace.step("merge-roots", || {
+        (0..nodes.len() as u32)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .for_each(|node| forest.point_at_root(node))
+    });
+    let mut roots = forest.into_memory();
 
     // Per strip: its labels that continue a component numbered before
     // (their root, the component's smallest node, is another node) with
@@ -710,51 +803,62 @@ pub(crate) fn number(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Number
     // rank among the strip's new components, from 0 (a strip's thread reads
     // and writes only its own nodes' entries here).
     let strip_nodes = (0..scans.len()).map(|s| nodes.strip_len(s));
-    let continued: Vec<(Vec<u32>, Vec<u32>)> = split_into(&mut roots, strip_nodes)
-        .into_par_iter()
-        .enumerate()
-        .map(|(s, share)| {
-            let base = nodes.base[s];
-            let (mut continued, mut their_roots) = (Vec::new(), Vec::new());
-            for (label, node) in nodes.of_strip(s) {
-                let entry = &mut share[(node - base) as usize];
-                if *entry == node {
-                    // Labels come ascending: the continued ones so far are
-                    // exactly those below `label`.
-                    *entry = label - 1 - continued.len() as u32;
-                } else {
-                    continued.push(label);
-                    their_roots.push(*entry);
+    let continued_labels = || {
+        split_into(&mut roots, strip_nodes)
+            .into_par_iter()
+            .enumerate()
+            .map(|(s, share)| {
+                let base = nodes.base[s];
+                // Room for all: grown push by push, the vectors of 16
+                // strips at once went to the allocator again and again.
+                let mut continued = Vec::with_capacity(share.len());
+                let mut their_roots = Vec::with_capacity(share.len());
+                for (label, node) in nodes.of_strip(s) {
+                    let entry = share[(node - base) as usize].get_mut();
+                    if *entry == node {
+                        // Labels come ascending: the continued ones so far are
+                        // exactly those below `label`.
+                        *entry = label - 1 - continued.len() as u32;
+                    } else {
+                        continued.push(label);
+                        their_roots.push(*entry);
+                    }
                 }
-            }
-            (continued, their_roots)
-        })
-        .collect();
-    let ranks = roots;
+                (continued, their_roots)
+            })
+            .collect()
+    };
+    let continued: Vec<(Vec<u32>, Vec<u32>)> = trace.step("merge-continued", continued_labels);
+    let ranks = &roots;
     let mut first_new = Vec::with_capacity(scans.len());
     let mut next = 1u64;
     for (scan, (continued, _)) in scans.iter().zip(&continued) {
         first_new.push(next);
         next += u64::from(scan.count) - continued.len() as u64;
     }
-    let strips = continued
-        .into_par_iter()
-        .enumerate()
-        .map(|(s, (continued, their_roots))| {
-            let numbers = their_roots
-                .iter()
-                .map(|&root| {
-                    let root_strip = nodes.base.partition_point(|&base| base <= root) - 1;
-                    first_new[root_strip] + u64::from(ranks[root as usize])
-                })
-                .collect();
-            Renumbering {
-                first_new: first_new[s],
-                continued,
-                numbers,
-            }
-        })
-        .collect();
+    let numbers = || {
+        continued
+            .into_par_iter()
+            .enumerate()
+            .map(|(s, (continued, their_roots))| {
+                let numbers = their_roots
+                    .iter()
+                    .map(|&root| {
+                        let root_strip = nodes.base.partition_point(|&base| base <= root) - 1;
+                        first_new[root_strip]
+                            + u64::from(ranks[root as usize].load(Ordering::Relaxed))
+                    })
+                    .collect();
+                Renumbering {
+                    first_new: first_new[s],
+                    continued,
+                    numbers,
+                }
+            })
+            .collect()
+    };
+    let strips = trace.step("merge-numbers", numbers);
+    memory.forest = roots;
     Ok(Numbering {
         strips,
         count: next - 1,
@@ -875,7 +979,8 @@ mod tests {
         connectivity: Connectivity,
         scans: Vec<StripScan>,
     ) -> (Vec<Scan>, Numbering) {
-        let borders = BorderPairs::new(shape, connectivity, scans.len());
+        let planes = PlaneBuffers::default();
+        let borders = BorderPairs::new(shape, connectivity, scans.len(), &planes);
         let mut kept: Vec<(usize, Scan)> = scans
             .into_iter()
             .enumerate()
@@ -884,7 +989,13 @@ mod tests {
             .collect();
         kept.reverse();
         let kept: Vec<Scan> = kept.into_iter().map(|(_, scan)| scan).collect();
-        let numbering = number(&kept, &borders.into_pairs()).unwrap();
+        let numbering = number(
+            &kept,
+            &borders.into_pairs(),
+            &mut MergeMemory::default(),
+            &Trace::from_env(),
+        )
+        .unwrap();
         (kept, numbering)
     }
 
@@ -924,7 +1035,8 @@ mod tests {
             width: 2,
             height: 3,
         };
-        let borders = BorderPairs::new(shape, Connectivity::Four, 3);
+        let planes = PlaneBuffers::default();
+        let borders = BorderPairs::new(shape, Connectivity::Four, 3, &planes);
         let waiting = |borders: &BorderPairs| -> Vec<(bool, bool)> {
             let waiting = borders.waiting.lock().unwrap();
             waiting
@@ -948,6 +1060,9 @@ mod tests {
         add(&borders, 1, scan(2, &[1, 2], &[0, 2]));
         assert_eq!(waiting(&borders), [(false, false); 3]);
         assert_eq!(borders.into_pairs(), [vec![(1, 1)], vec![(2, 1)]]);
+        // ... and given back, all six, for the next scans.
+        assert_eq!(planes.free.lock().unwrap().len(), 6);
+        assert_eq!(planes.take(3).len(), 3);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use ccl::{Connectivity, Result};
 use crate::Shape;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{Renumbering, StripScan};
+use crate::merge::{PlaneBuffers, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
 
@@ -47,6 +47,7 @@ impl Worker {
     /// its labels stay where they are (host memory, or the GPU), so that
     /// [`write`](Self::write) renumbers them without reading and labeling
     /// the strip again.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn scan(
         &mut self,
         shape: Shape,
@@ -54,11 +55,16 @@ impl Worker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
+        planes: &PlaneBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         match self {
-            Worker::Cpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep),
-            Worker::Gpu(worker) => worker.scan(shape, strip, connectivity, with_stats, keep, trace),
+            Worker::Cpu(worker) => {
+                worker.scan(shape, strip, connectivity, with_stats, keep, planes)
+            }
+            Worker::Gpu(worker) => {
+                worker.scan(shape, strip, connectivity, with_stats, keep, planes, trace)
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 """Summarizes a strip labeling's trace (`CCL_TRACE_STRIPS=FILE`, the CSV rows
 `call,worker,strip,step,start_ms,end_ms` that `ccl-scale` appends per step of every strip): per
 call, its wall time and its phases — the first pass (from the first step to the merge), the merge
-between the passes, the second pass (after the merge) or, for an analysis, the merge of the
+between the passes (and its own steps, `merge-*`), the second pass (after the merge) or, for an analysis, the merge of the
 features — and per phase and step the time the workers were busy in it, summed over the workers,
 with the number of workers that took part.
 
@@ -26,8 +26,9 @@ def summarize(rows):
     merge_end = merges[0]["end"] if merges else end
     features = [r for r in rows if r["step"] == "features"]
     phases = {"pass 1": [], "pass 2": []}
+    merge_steps = [r for r in rows if r["step"].startswith("merge-")]
     for r in rows:
-        if r["step"] in ("merge", "features"):
+        if r["step"] in ("merge", "features") or r["step"].startswith("merge-"):
             continue
         phases["pass 1" if r["start"] < merge_start else "pass 2"].append(r)
     lines = [f"wall {end:.1f} ms, strips {len({r['strip'] for r in rows if r['strip'] != '-'})}, "
@@ -37,6 +38,9 @@ def summarize(rows):
         lines.append(f"  pass 1  {min(r['start'] for r in first):8.1f} .. {merge_start:8.1f} ms")
     if merges:
         lines.append(f"  merge   {merge_start:8.1f} .. {merge_end:8.1f} ms ({merge_end - merge_start:.1f})")
+    if merge_steps:
+        parts = ", ".join(f"{r['step'][len('merge-'):]} {r['end'] - r['start']:.1f}" for r in merge_steps)
+        lines.append(f"    its steps (ms): {parts}")
     second = phases["pass 2"]
     if second:
         lines.append(f"  pass 2  {merge_end:8.1f} .. {max(r['end'] for r in second):8.1f} ms")
