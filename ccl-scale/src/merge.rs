@@ -743,16 +743,18 @@ impl BorderNodes {
 /// ([`BorderPairs`]).
 ///
 /// Between the two passes nothing else runs, so every step is spread over
-/// the host's threads but one cheap pass: the borders' unions (a shared
-/// forest), whether each node continues a component numbered before (a
-/// node whose root is not itself, as roots are the smallest nodes), each
-/// strip's share of the new numbers and each continued label's number
-/// (their roots' ranks written over the roots' own entries: no table of
-/// a number a node). A 1024³ volume's merge (d = 31 %, 6-connectivity, 16
-/// strips, 2.4 M nodes) took 47–57 ms on one thread of the 2-core
-/// development machine, 20–26 ms so. On the 32 host cores of the
-/// two-H200 machine one thread took 67–103 ms, and the first version
-/// spread over threads (a table of ranks beside the roots) 25–35 ms.
+/// the host's threads but one cheap pass over the strips: the borders'
+/// unions (a shared forest, in `memory`, which the labeler keeps for its
+/// next call), each node's root, whether each node continues a component
+/// numbered before (a node whose root is not itself, as roots are the
+/// smallest nodes), each strip's share of the new numbers and each
+/// continued label's number (their roots' ranks written over the roots' own
+/// entries: no table of a number a node). A 1024³ volume's merge (d = 31 %,
+/// 6-connectivity, 16 strips, 2.4 M nodes) took 47–57 ms on one thread of
+/// the 2-core development machine, 20–26 ms so. On the 32 host cores of the
+/// two-H200 machine one thread took 67–103 ms, the first version spread
+/// over threads (a table of ranks beside the roots) 25–35 ms, and this one
+/// 10–11 ms in a labeler's later calls (each step 1–2.5 ms).
 pub(crate) fn number(
     scans: &[Scan],
     pairs: &[Vec<(u32, u32)>],
@@ -809,8 +811,9 @@ pub(crate) fn number(
             .enumerate()
             .map(|(s, share)| {
                 let base = nodes.base[s];
-                // Room for all: grown push by push, the vectors of 16
-                // strips at once went to the allocator again and again.
+                // Room for all at once: grown push by push, 16 strips'
+                // vectors went back to the allocator again and again (the
+                // step took 3.2–5.9 ms on the two-H200 host, 1.9–2.1 so).
                 let mut continued = Vec::with_capacity(share.len());
                 let mut their_roots = Vec::with_capacity(share.len());
                 for (label, node) in nodes.of_strip(s) {
