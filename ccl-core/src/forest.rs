@@ -32,6 +32,19 @@ impl MinRootForest {
         Self { parent }
     }
 
+    /// `len` trees of one index each in `memory` (any vector of `u32`; its
+    /// values are overwritten): a forest made again and again, as a strip
+    /// merge's per border, allocates and faults in no memory after its
+    /// first (a new allocation where `memory` holds fewer than `len`).
+    pub fn reusing(mut memory: Vec<u32>, len: usize) -> Self {
+        if memory.capacity() < len {
+            return Self::new(len);
+        }
+        memory.clear();
+        memory.extend(0..len as u32);
+        Self { parent: memory }
+    }
+
     /// The root of `i`, halving the path on the way (every node visited
     /// then points to its grandparent), which keeps trees shallow.
     pub fn find(&mut self, mut i: u32) -> u32 {
@@ -196,6 +209,22 @@ mod tests {
         assert_eq!(roots, expected);
         let parents = shared.into_parents();
         assert!(parents.iter().enumerate().all(|(i, &p)| p as usize <= i));
+    }
+
+    /// A forest in a reused vector starts as singletons whatever the vector
+    /// held, of the length asked for, shorter or longer than its room.
+    #[test]
+    fn a_forest_in_reused_memory_starts_afresh() {
+        let mut memory = vec![7u32; 8];
+        for len in [5, 8, 20] {
+            let mut forest = MinRootForest::reusing(memory, len);
+            assert!((0..len as u32).all(|i| forest.find(i) == i), "len {len}");
+            forest.union(4, 2);
+            memory = forest.into_parents();
+            let mut expected: Vec<u32> = (0..len as u32).collect();
+            expected[4] = 2;
+            assert_eq!(memory, expected, "len {len}");
+        }
     }
 
     /// A forest in the memory of a used one starts as singletons, of the

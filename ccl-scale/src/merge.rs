@@ -343,7 +343,9 @@ impl<'a> BorderPairs<'a> {
                             pairs.par_sort_unstable();
                             pairs.dedup();
                         });
-                        let spanning = trace.step("border-spanning", || spanning_pairs(pairs));
+                        let spanning = trace.step("border-spanning", || {
+                            spanning_pairs(pairs, comparison.planes)
+                        });
                         *self.pairs[border].lock().unwrap_or_else(|e| e.into_inner()) = spanning;
                     }
                 });
@@ -560,12 +562,16 @@ fn reaching_row_pairs(
 /// which labels are joined, and where labels are small and many (noise, a
 /// slab of one slice) the pairs outnumber the labels several times: kept
 /// whole they took as much memory as the planes they came from.
-fn spanning_pairs(mut pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+///
+/// The forest's memory is one of `buffers`', given back after: a 1024²
+/// border of a volume at d = 31 % has hundreds of thousands of labels, and
+/// a forest of them in fresh pages lengthens the first pass's tail.
+fn spanning_pairs(mut pairs: Vec<(u32, u32)>, buffers: &PlaneBuffers) -> Vec<(u32, u32)> {
     // Local nodes: the labels above in order of first appearance (the
     // pairs are sorted by them), then the labels below, 1..=k by value.
     let above_labels = pairs.chunk_by(|p, q| p.0 == q.0).count();
     let below_labels = pairs.iter().map(|&(_, b)| b).max().unwrap_or(0) as usize;
-    let mut forest = Forest::new(above_labels + below_labels);
+    let mut forest = Forest::reusing(buffers.take(0), above_labels + below_labels);
     let mut above = 0u32;
     let mut previous = None;
     pairs.retain(|&(a, b)| {
@@ -580,6 +586,7 @@ fn spanning_pairs(mut pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
         forest.union(x, y);
         true
     });
+    buffers.give(forest.into_parents());
     // What is kept for the merge is the spanning forest, not the capacity
     // the pairs grew to.
     pairs.shrink_to_fit();
@@ -1063,8 +1070,9 @@ mod tests {
         add(&borders, 1, scan(2, &[1, 2], &[0, 2]));
         assert_eq!(waiting(&borders), [(false, false); 3]);
         assert_eq!(borders.into_pairs(), [vec![(1, 1)], vec![(2, 1)]]);
-        // ... and given back, all six, for the next scans.
-        assert_eq!(planes.free.lock().unwrap().len(), 6);
+        // ... and given back, all six (beside the borders' forests), for
+        // the next scans.
+        assert!(planes.free.lock().unwrap().len() >= 6);
         assert_eq!(planes.take(3).len(), 3);
     }
 
@@ -1072,9 +1080,10 @@ mod tests {
     fn a_border_keeps_a_spanning_forest_of_its_pairs() {
         // Above labels 1 and 4 each touch below labels 1 and 2: four pairs
         // among four labels, of which three span them; (5, 3) stands apart.
-        let kept = spanning_pairs(vec![(1, 1), (1, 2), (4, 1), (4, 2), (5, 3)]);
+        let buffers = PlaneBuffers::default();
+        let kept = spanning_pairs(vec![(1, 1), (1, 2), (4, 1), (4, 2), (5, 3)], &buffers);
         assert_eq!(kept, [(1, 1), (1, 2), (4, 1), (5, 3)]);
-        assert!(spanning_pairs(Vec::new()).is_empty());
+        assert!(spanning_pairs(Vec::new(), &buffers).is_empty());
     }
 
     #[test]
