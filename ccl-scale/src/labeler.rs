@@ -350,10 +350,10 @@ impl StripLabeler {
             trace,
         )
         .and_then(|(scans, keepers)| {
-            let pairs = borders.into_pairs();
+            let joins = borders.into_joins();
             let numbering = trace.step("merge", || {
                 let mut memory = self.merge_memory.lock().unwrap_or_else(|e| e.into_inner());
-                merge::number(&scans, &pairs, &mut memory, trace)
+                merge::number(&scans, joins, &mut memory, trace)
             })?;
             Ok((scans, keepers, numbering))
         });

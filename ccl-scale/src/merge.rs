@@ -185,9 +185,25 @@ pub(crate) struct BorderPairs<'a> {
     connectivity: Connectivity,
     /// Per strip: the planes waiting for a neighbour.
     waiting: Mutex<Vec<WaitingPlanes>>,
-    /// Per border (between strips `s` and `s + 1`): its pairs (label in
-    /// `s`'s last plane, label in `s + 1`'s first), sorted, without repeats.
-    pairs: Vec<Mutex<Vec<(u32, u32)>>>,
+    /// Per strip: the largest label of its first plane, set as the strip
+    /// comes in ([`Scan::first_plane_labels`]).
+    first_plane_labels: Vec<AtomicU32>,
+    /// Per border (between strips `s` and `s + 1`): what its comparison
+    /// found.
+    joins: Vec<Mutex<BorderJoins>>,
+}
+
+/// What the comparison of the border between strips `s` and `s + 1` keeps
+/// for the merge.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BorderJoins {
+    /// Pairs (label in `s`'s last plane, label in `s + 1`'s first) that
+    /// touch across it, sorted, a spanning forest of them.
+    pub(crate) pairs: Vec<(u32, u32)>,
+    /// The labels above of `pairs` past `s`'s first-plane labels, ascending,
+    /// without repeats: the merge's nodes of `s`'s last plane, found here,
+    /// in the first pass, rather than between the passes.
+    pub(crate) last_plane_labels: Vec<u32>,
 }
 
 /// A strip's border planes not yet compared with a neighbour's.
@@ -212,7 +228,8 @@ impl<'a> BorderPairs<'a> {
             planes,
             connectivity,
             waiting: Mutex::new((0..strips).map(|_| WaitingPlanes::default()).collect()),
-            pairs: (0..borders).map(|_| Mutex::default()).collect(),
+            first_plane_labels: (0..strips).map(|_| AtomicU32::new(0)).collect(),
+            joins: (0..borders).map(|_| Mutex::default()).collect(),
         }
     }
 
@@ -232,11 +249,13 @@ impl<'a> BorderPairs<'a> {
         comparisons: &rayon::Scope<'scope>,
         trace: StripTrace<'scope>,
     ) -> Scan {
-        let strips = self.pairs.len() + 1;
+        let strips = self.joins.len() + 1;
         let first_plane_labels = match s {
             0 => 0,
             _ => scan.first_plane.iter().copied().max().unwrap_or(0),
         };
+        // Before the planes wait: a comparison they join reads it.
+        self.first_plane_labels[s].store(first_plane_labels, Ordering::Relaxed);
         let ready = {
             let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
             // The first strip's first plane and the last's last touch no
@@ -343,21 +362,33 @@ impl<'a> BorderPairs<'a> {
                             pairs.par_sort_unstable();
                             pairs.dedup();
                         });
-                        let spanning = trace.step("border-spanning", || {
-                            spanning_pairs(pairs, comparison.planes)
+                        let joins = trace.step("border-spanning", || {
+                            let pairs = spanning_pairs(pairs, comparison.planes);
+                            let first = self.first_plane_labels[border].load(Ordering::Relaxed);
+                            // The pairs are sorted by their label above.
+                            let mut last_plane_labels: Vec<u32> = pairs
+                                .iter()
+                                .map(|&(a, _)| a)
+                                .filter(|&a| a > first)
+                                .collect();
+                            last_plane_labels.dedup();
+                            BorderJoins {
+                                pairs,
+                                last_plane_labels,
+                            }
                         });
-                        *self.pairs[border].lock().unwrap_or_else(|e| e.into_inner()) = spanning;
+                        *self.joins[border].lock().unwrap_or_else(|e| e.into_inner()) = joins;
                     }
                 });
             });
         }
     }
 
-    /// The pairs of every border, in order.
-    pub(crate) fn into_pairs(self) -> Vec<Vec<(u32, u32)>> {
-        self.pairs
+    /// What the comparison of every border found, in order.
+    pub(crate) fn into_joins(self) -> Vec<BorderJoins> {
+        self.joins
             .into_iter()
-            .map(|pairs| pairs.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .map(|joins| joins.into_inner().unwrap_or_else(|e| e.into_inner()))
             .collect()
     }
 }
@@ -674,24 +705,15 @@ struct BorderNodes {
 }
 
 impl BorderNodes {
-    fn new(scans: &[Scan], pairs: &[Vec<(u32, u32)>]) -> Result<Self> {
+    fn new(scans: &[Scan], borders: &mut [BorderJoins]) -> Result<Self> {
         let first_plane_labels: Vec<u32> =
             scans.iter().map(|scan| scan.first_plane_labels).collect();
-        // Each strip's on a thread of its own: a pass over its border's pairs.
-        let last_plane_labels: Vec<Vec<u32>> = first_plane_labels
-            .par_iter()
-            .enumerate()
-            .map(|(s, &first)| {
-                // The pairs are sorted by their label above: its labels come in order.
-                let mut last: Vec<u32> = pairs.get(s).map_or(Vec::new(), |pairs| {
-                    pairs
-                        .iter()
-                        .map(|&(a, _)| a)
-                        .filter(|&a| a > first)
-                        .collect()
-                });
-                last.dedup();
-                last
+        // The last strip's last plane is no border.
+        let last_plane_labels: Vec<Vec<u32>> = (0..scans.len())
+            .map(|s| {
+                borders.get_mut(s).map_or(Vec::new(), |border| {
+                    std::mem::take(&mut border.last_plane_labels)
+                })
             })
             .collect();
         let mut base = Vec::with_capacity(scans.len());
@@ -764,23 +786,23 @@ impl BorderNodes {
 /// 10–11 ms in a labeler's later calls (each step 1–2.5 ms).
 pub(crate) fn number(
     scans: &[Scan],
-    pairs: &[Vec<(u32, u32)>],
+    mut borders: Vec<BorderJoins>,
     memory: &mut MergeMemory,
     trace: &Trace,
 ) -> Result<Numbering> {
-    let nodes = trace.step("merge-nodes", || BorderNodes::new(scans, pairs))?;
+    let nodes = trace.step("merge-nodes", || BorderNodes::new(scans, &mut borders))?;
     let forest = trace.step("merge-forest", || {
         SharedForest::reusing(std::mem::take(&mut memory.forest), nodes.len())
     });
     let unions = || {
-        pairs.par_iter().enumerate().for_each(|(border, pairs)| {
+        borders.par_iter().enumerate().for_each(|(border, joins)| {
             // The pairs come sorted by their label above, as the strip's last-
             // plane nodes are: those past its first plane's labels are found by
             // walking both in step, not by a search each.
             let (base, first) = (nodes.base[border], nodes.first_plane_labels[border]);
             let last = &nodes.last_plane_labels[border];
             let mut position = 0;
-            for &(a, b) in pairs {
+            for &(a, b) in &joins.pairs {
                 let above = if a <= first {
                     nodes.first_plane_node(border, a)
                 } else {
@@ -1001,7 +1023,7 @@ mod tests {
         let kept: Vec<Scan> = kept.into_iter().map(|(_, scan)| scan).collect();
         let numbering = number(
             &kept,
-            &borders.into_pairs(),
+            borders.into_joins(),
             &mut MergeMemory::default(),
             &Trace::from_env(),
         )
@@ -1069,7 +1091,16 @@ mod tests {
         // The middle: both borders compared, every plane dropped.
         add(&borders, 1, scan(2, &[1, 2], &[0, 2]));
         assert_eq!(waiting(&borders), [(false, false); 3]);
-        assert_eq!(borders.into_pairs(), [vec![(1, 1)], vec![(2, 1)]]);
+        let joins = borders.into_joins();
+        let pairs: Vec<&[(u32, u32)]> = joins.iter().map(|j| j.pairs.as_slice()).collect();
+        assert_eq!(pairs, [[(1, 1)], [(2, 1)]]);
+        // Strip 0's first plane is no border; strip 1's holds labels 1..=2,
+        // so its last-plane label 2 is one of them, not a node of its own.
+        let last: Vec<&[u32]> = joins
+            .iter()
+            .map(|j| j.last_plane_labels.as_slice())
+            .collect();
+        assert_eq!(last, [&[1][..], &[][..]]);
         // ... and given back, all six (beside the borders' forests), for
         // the next scans.
         assert!(planes.free.lock().unwrap().len() >= 6);
