@@ -414,19 +414,20 @@ impl Drop for Comparison<'_> {
 
 /// Buffers of border planes, given back once their border is compared and
 /// taken again by the next strips' scans, in the call and in the labeler's
-/// next calls. A volume's border plane is megabytes of labels: into fresh
-/// pages, a worker's two planes took 1–4.5 ms a strip of its thread on the
-/// two-H200 host (1024³, 16 strips), which then held back its GPU's next
-/// strip.
+/// next calls (and the memory of each border's spanning forest). A volume's
+/// border plane is megabytes of labels: into fresh pages, a worker's two
+/// planes took 1–4.5 ms a strip of its thread on the two-H200 host (1024³,
+/// 16 strips), which then held back its GPU's next strip.
 #[derive(Debug, Default)]
 pub(crate) struct PlaneBuffers {
     free: Mutex<Vec<Vec<u32>>>,
 }
 
 impl PlaneBuffers {
-    /// Buffers kept at most: what a call has in flight, the strips on
-    /// either side of every worker's current one.
-    const KEPT: usize = 64;
+    /// Bytes of buffers kept at most: the planes in flight of a 1024³
+    /// volume's call several times over (4 MiB each), a few of a 4096²
+    /// plane's (64 MiB); a labeler holds them between its calls.
+    const KEPT_BYTES: usize = 512 << 20;
 
     /// A buffer of `len` labels to be overwritten whole (a given-back one
     /// holds stale labels).
@@ -441,10 +442,14 @@ impl PlaneBuffers {
         buffer
     }
 
-    /// Gives `buffer` back for a later [`take`](Self::take).
+    /// Gives `buffer` back for a later [`take`](Self::take), unless the
+    /// buffers kept would pass [`KEPT_BYTES`](Self::KEPT_BYTES).
     pub(crate) fn give(&self, buffer: Vec<u32>) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        if buffer.capacity() > 0 && free.len() < Self::KEPT {
+        let kept: usize = free.iter().map(Vec::capacity).sum();
+        if buffer.capacity() > 0
+            && (kept + buffer.capacity()) * size_of::<u32>() <= Self::KEPT_BYTES
+        {
             free.push(buffer);
         }
     }
