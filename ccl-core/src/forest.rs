@@ -152,14 +152,6 @@ impl SharedMinRootForest {
         }
     }
 
-    /// Points `i` straight at its root, once every union is done: after
-    /// this for every index (from any threads, in any order),
-    /// [`into_parents`](Self::into_parents) gives each index's root.
-    pub fn point_at_root(&self, i: u32) {
-        let root = self.find(i);
-        self.parent[i as usize].store(root, Ordering::Relaxed);
-    }
-
     /// The forest's memory, each index's parent as
     /// [`into_parents`](Self::into_parents) gives it, kept atomic so that
     /// [`reusing`](Self::reusing) takes it back without a copy.
@@ -228,8 +220,7 @@ mod tests {
     }
 
     /// A forest in the memory of a used one starts as singletons, of the
-    /// length asked for (shorter, or longer than the memory holds), and
-    /// `point_at_root` on every index leaves each index's root as its parent.
+    /// length asked for (shorter, or longer than the memory holds).
     #[test]
     fn a_reused_forest_starts_afresh() {
         let used = SharedMinRootForest::new(10);
@@ -241,12 +232,11 @@ mod tests {
             forest.union(5, 2);
             forest.union(2, 4);
             forest.union(1, 3);
-            (0..len as u32).for_each(|i| forest.point_at_root(i));
-            memory = forest.into_memory();
-            let parents: Vec<u32> = memory.iter().map(|p| p.load(Ordering::Relaxed)).collect();
+            let roots: Vec<u32> = (0..len as u32).map(|i| forest.find(i)).collect();
             let mut expected: Vec<u32> = (0..len as u32).collect();
             (expected[3], expected[4], expected[5]) = (1, 2, 2);
-            assert_eq!(parents, expected, "len {len}");
+            assert_eq!(roots, expected, "len {len}");
+            memory = forest.into_memory();
         }
     }
 }

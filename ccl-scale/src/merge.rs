@@ -670,10 +670,11 @@ impl Renumbering {
 /// What a labeler's merges keep between its calls: the forest over the
 /// border nodes (2.4 M entries for a 1024³ volume in 16 strips), which a
 /// call made afresh took 1.3–2.5 ms to allocate and fault in on the
-/// two-H200 host.
+/// two-H200 host, and the roots' ranks beside it.
 #[derive(Debug, Default)]
 pub(crate) struct MergeMemory {
     forest: Vec<AtomicU32>,
+    ranks: Vec<u32>,
 }
 
 /// The whole image's numbering from every strip's scan.
@@ -778,12 +779,12 @@ impl BorderNodes {
 ///
 /// Between the two passes nothing else runs, so every step is spread over
 /// the host's threads but one cheap pass over the strips: the borders'
-/// unions (a shared forest, in `memory`, which the labeler keeps for its
-/// next call), each node's root, whether each node continues a component
-/// numbered before (a node whose root is not itself, as roots are the
-/// smallest nodes), each strip's share of the new numbers and each
-/// continued label's number (their roots' ranks written over the roots' own
-/// entries: no table of a number a node). A 1024³ volume's merge (d = 31 %,
+/// unions (a shared forest), each node's root and whether it continues a
+/// component numbered before (a node whose root is not itself, as roots
+/// are the smallest nodes), each strip's share of the new numbers and each
+/// continued label's number (from its root's rank, in a table beside the
+/// forest; both are `memory`, which the labeler keeps for its next call).
+/// A 1024³ volume's merge (d = 31 %,
 /// 6-connectivity, 16 strips, 2.4 M nodes) took 47–57 ms on one thread of
 /// the 2-core development machine, 20–26 ms so. On the 32 host cores of the
 /// two-H200 machine one thread took 67–103 ms, the first version spread
@@ -821,26 +822,19 @@ pub(crate) fn number(
         })
     };
     trace.step("merge-unions", unions);
-    // Each node's root, on every thread. On the two-H200 host, one pass in
-    // index order (a parent comes before its child) and the strips'
-    // continued labels after it took 5.6–6.2 ms of a 1024³ volume's 12–14
-    // ms merge (2.4 M nodes, d = 31 %, 6-connectivity).
-    trace.step("merge-roots", || {
-        (0..nodes.len() as u32)
-            .into_par_iter()
-            .with_min_len(1 << 14)
-            .for_each(|node| forest.point_at_root(node))
-    });
-    let mut roots = forest.into_memory();
-
-    // Per strip: its labels that continue a component numbered before
-    // (their root, the component's smallest node, is another node) with
-    // those roots; and in place of each of its roots' own entry, the root's
-    // rank among the strip's new components, from 0 (a strip's thread reads
-    // and writes only its own nodes' entries here).
+    // Per strip, on threads of their own: each node's root (read through
+    // the forest, its unions done), and so the strip's labels that continue
+    // a component numbered before (their root, the component's smallest
+    // node, is another node) with those roots, and each of its roots' rank
+    // among the strip's new components, from 0, in `ranks` (a strip's
+    // thread writes only its own nodes' entries; an entry not a root's is
+    // never read). As two steps, every root first, then the strips, this
+    // took 1.1 + 1.9–2.1 ms of a 1024³ volume's merge on the two-H200 host.
+    let mut ranks = std::mem::take(&mut memory.ranks);
+    ccl_core::pages::reuse(&mut ranks, nodes.len());
     let strip_nodes = (0..scans.len()).map(|s| nodes.strip_len(s));
     let continued_labels = || {
-        split_into(&mut roots, strip_nodes)
+        split_into(&mut ranks, strip_nodes)
             .into_par_iter()
             .enumerate()
             .map(|(s, share)| {
@@ -851,14 +845,14 @@ pub(crate) fn number(
                 let mut continued = Vec::with_capacity(share.len());
                 let mut their_roots = Vec::with_capacity(share.len());
                 for (label, node) in nodes.of_strip(s) {
-                    let entry = share[(node - base) as usize].get_mut();
-                    if *entry == node {
+                    let root = forest.find(node);
+                    if root == node {
                         // Labels come ascending: the continued ones so far are
                         // exactly those below `label`.
-                        *entry = label - 1 - continued.len() as u32;
+                        share[(node - base) as usize] = label - 1 - continued.len() as u32;
                     } else {
                         continued.push(label);
-                        their_roots.push(*entry);
+                        their_roots.push(root);
                     }
                 }
                 (continued, their_roots)
@@ -866,7 +860,7 @@ pub(crate) fn number(
             .collect()
     };
     let continued: Vec<(Vec<u32>, Vec<u32>)> = trace.step("merge-continued", continued_labels);
-    let ranks = &roots;
+    memory.forest = forest.into_memory();
     let mut first_new = Vec::with_capacity(scans.len());
     let mut next = 1u64;
     for (scan, (continued, _)) in scans.iter().zip(&continued) {
@@ -882,8 +876,7 @@ pub(crate) fn number(
                     .iter()
                     .map(|&root| {
                         let root_strip = nodes.base.partition_point(|&base| base <= root) - 1;
-                        first_new[root_strip]
-                            + u64::from(ranks[root as usize].load(Ordering::Relaxed))
+                        first_new[root_strip] + u64::from(ranks[root as usize])
                     })
                     .collect();
                 Renumbering {
@@ -895,7 +888,7 @@ pub(crate) fn number(
             .collect()
     };
     let strips = trace.step("merge-numbers", numbers);
-    memory.forest = roots;
+    memory.ranks = ranks;
     Ok(Numbering {
         strips,
         count: next - 1,
