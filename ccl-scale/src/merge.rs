@@ -788,8 +788,8 @@ impl BorderNodes {
 /// 6-connectivity, 16 strips, 2.4 M nodes) took 47–57 ms on one thread of
 /// the 2-core development machine, 20–26 ms so. On the 32 host cores of the
 /// two-H200 machine one thread took 67–103 ms, the first version spread
-/// over threads (a table of ranks beside the roots) 25–35 ms, and this one
-/// 10–11 ms in a labeler's later calls (each step 1–2.5 ms).
+/// over threads (a table of ranks beside the roots) 25–35 ms, and the
+/// labeler's later calls 10–11 ms at f42f8ff (each step 1–2.5 ms).
 pub(crate) fn number(
     scans: &[Scan],
     mut borders: Vec<BorderJoins>,
