@@ -272,7 +272,11 @@ def label(
         labels are uint64 (uint32 otherwise; ``out=`` may be either, and a
         page-locked one, such as ``cupyx.empty_pinned``'s, takes the labels
         straight from the GPU, without a copy through a staging buffer).
-        With a CPU ``algorithm`` the cap is the host's working memory.
+        With a CPU ``algorithm`` the cap is the host's working memory. The
+        strip labelers of the last two settings (cap, devices, algorithm,
+        connectivity) stay for the next call, with their pinned buffers and,
+        on GPUs, the device buffers of the strip labels they kept (within
+        the cap): a call after the first allocates none of them again.
     devices:
         With strips: the GPUs (ordinals) to deal them to, four workers
         each; default ``[0]``.
