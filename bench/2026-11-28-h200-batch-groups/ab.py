@@ -2,13 +2,11 @@
 # on CuPy arrays, a batch of 256 masks of 512^2 and one 8192^2 image of the
 # same density (bench/2026-11-28-h200-staged-runs/pb.py's images).
 # ab.py TAG CONNS
+# Run from the repository root: the images are time-batch-peers' own.
 import os, sys, time, statistics
 import numpy as np, cupy, ccl
-def rnd(w, h, d, g, seed):
-    cw, ch = -(-w // g), -(-h // g)
-    u = np.random.RandomState(seed).randint(0, 2**32, size=ch * cw, dtype=np.uint32)
-    c = (u.astype(np.uint64) < d * 2**32 // 100).reshape(ch, cw)
-    return np.ascontiguousarray(c.repeat(g, 0).repeat(g, 1)[:h, :w].astype(np.uint8))
+sys.path.insert(0, "scripts/peers")
+from time_batch_peers import random_image as rnd
 def cached(mode, g, d):
     path = f"/tmp/abcache/{mode}-{g}-{d}.npy"
     if not os.path.exists(path):

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
 
 use crate::Shape;
-use crate::merge::{LargeStats, PlaneBuffers, Renumbering, StripScan};
+use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
 use crate::worker::Strip;
 
@@ -69,7 +69,7 @@ impl CpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
-        planes: &PlaneBuffers,
+        planes: &LabelBuffers,
     ) -> Result<StripScan> {
         let (labels, count) = self.label(shape, strip, connectivity)?;
         let plane = shape.plane_len();
@@ -146,7 +146,7 @@ fn strip_stats(shape: Shape, strip: Strip, labels: &[u32], count: u32) -> Vec<La
 }
 
 /// `labels` in a buffer of `planes`.
-fn copied(planes: &PlaneBuffers, labels: &[u32]) -> Vec<u32> {
+fn copied(planes: &LabelBuffers, labels: &[u32]) -> Vec<u32> {
     let mut plane = planes.take(labels.len());
     plane.copy_from_slice(labels);
     plane

@@ -24,7 +24,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, DeviceRepr, sys};
 use rayon::prelude::*;
 
 use crate::Shape;
-use crate::merge::{LargeStats, PlaneBuffers, Renumbering, StripScan};
+use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripScan};
 use crate::staging::{Staging, units_per_chunk};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
@@ -218,7 +218,7 @@ impl GpuWorker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
-        planes: &PlaneBuffers,
+        planes: &LabelBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         // A strip has at most MAX_PIXELS pixels, so its count fits.
@@ -228,7 +228,10 @@ impl GpuWorker {
         })?;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
         let labels = self.labels.get()?;
-        // Into buffers of planes compared before (`PlaneBuffers`).
+        // Into buffers of planes compared before (`LabelBuffers`). A copy
+        // into pageable memory returns once done; the wait after them says
+        // so here rather than leaning on it, at no cost (nothing else is
+        // queued on the stream by then).
         let (mut first_plane, mut last_plane) = (planes.take(plane), planes.take(plane));
         self.stream
             .memcpy_dtoh(&labels.slice(..plane), &mut first_plane[..])

@@ -11,7 +11,7 @@ use crate::Shape;
 use crate::columns::{self, FeatureColumns};
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{self, BorderPairs, LargeStats, MergeMemory, PlaneBuffers, Scan};
+use crate::merge::{self, BorderPairs, LabelBuffers, LargeStats, MergeMemory, Scan};
 use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 use crate::trace::{StripTrace, Trace};
 use crate::worker::{Strip, Worker};
@@ -114,7 +114,7 @@ pub struct StripLabeler {
     variant: Variant,
     workers: Mutex<Vec<Worker>>,
     merge_memory: Mutex<MergeMemory>,
-    plane_buffers: PlaneBuffers,
+    label_buffers: LabelBuffers,
 }
 
 impl std::fmt::Debug for StripLabeler {
@@ -156,7 +156,7 @@ impl StripLabeler {
             variant,
             workers: Mutex::new(Vec::new()),
             merge_memory: Mutex::default(),
-            plane_buffers: PlaneBuffers::default(),
+            label_buffers: LabelBuffers::default(),
         })
     }
 
@@ -337,7 +337,7 @@ impl StripLabeler {
             per_device: (0..devices).map(|_| AtomicU64::new(room)).collect(),
             workers_per_device: self.options.workers_per_device,
         };
-        let borders = BorderPairs::new(shape, connectivity, strips.len(), &self.plane_buffers);
+        let borders = BorderPairs::new(shape, connectivity, strips.len(), &self.label_buffers);
         let first_pass = scan_strips(
             &mut workers,
             shape,

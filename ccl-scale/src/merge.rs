@@ -181,7 +181,7 @@ pub(crate) struct Scan {
 pub(crate) struct BorderPairs<'a> {
     shape: Shape,
     /// Where the planes go once compared (or known to touch no border).
-    planes: &'a PlaneBuffers,
+    planes: &'a LabelBuffers,
     connectivity: Connectivity,
     /// Per strip: the planes waiting for a neighbour.
     waiting: Mutex<Vec<WaitingPlanes>>,
@@ -220,7 +220,7 @@ impl<'a> BorderPairs<'a> {
         shape: Shape,
         connectivity: Connectivity,
         strips: usize,
-        planes: &'a PlaneBuffers,
+        planes: &'a LabelBuffers,
     ) -> Self {
         let borders = strips.saturating_sub(1);
         Self {
@@ -234,7 +234,7 @@ impl<'a> BorderPairs<'a> {
     }
 
     /// Where a scan takes the buffers of its border planes.
-    pub(crate) fn planes(&self) -> &'a PlaneBuffers {
+    pub(crate) fn planes(&self) -> &'a LabelBuffers {
         self.planes
     }
 
@@ -398,7 +398,7 @@ impl<'a> BorderPairs<'a> {
 struct Comparison<'a> {
     above: Vec<u32>,
     below: Vec<u32>,
-    planes: &'a PlaneBuffers,
+    planes: &'a LabelBuffers,
     found: Mutex<Vec<(u32, u32)>>,
     bands_left: AtomicUsize,
 }
@@ -412,18 +412,19 @@ impl Drop for Comparison<'_> {
     }
 }
 
-/// Buffers of border planes, given back once their border is compared and
-/// taken again by the next strips' scans, in the call and in the labeler's
-/// next calls (and the memory of each border's spanning forest). A volume's
+/// Buffers of labels that a labeler's calls fill again and again: the
+/// strips' border planes, given back once their border is compared and
+/// taken again by the next strips' scans, and the memory of each border's
+/// spanning forest, in the call and in the labeler's next calls. A volume's
 /// border plane is megabytes of labels: into fresh pages, a worker's two
 /// planes took 1–4.5 ms a strip of its thread on the two-H200 host (1024³,
 /// 16 strips), which then held back its GPU's next strip.
 #[derive(Debug, Default)]
-pub(crate) struct PlaneBuffers {
+pub(crate) struct LabelBuffers {
     free: Mutex<Vec<Vec<u32>>>,
 }
 
-impl PlaneBuffers {
+impl LabelBuffers {
     /// Bytes of buffers kept at most: the planes in flight of a 1024³
     /// volume's call several times over (4 MiB each), a few of a 4096²
     /// plane's (64 MiB); a labeler holds them between its calls.
@@ -602,7 +603,7 @@ fn reaching_row_pairs(
 /// The forest's memory is one of `buffers`', given back after: a 1024²
 /// border of a volume at d = 31 % has hundreds of thousands of labels, and
 /// a forest of them in fresh pages lengthens the first pass's tail.
-fn spanning_pairs(mut pairs: Vec<(u32, u32)>, buffers: &PlaneBuffers) -> Vec<(u32, u32)> {
+fn spanning_pairs(mut pairs: Vec<(u32, u32)>, buffers: &LabelBuffers) -> Vec<(u32, u32)> {
     // Local nodes: the labels above in order of first appearance (the
     // pairs are sorted by them), then the labels below, 1..=k by value.
     let above_labels = pairs.chunk_by(|p, q| p.0 == q.0).count();
@@ -1009,7 +1010,7 @@ mod tests {
         connectivity: Connectivity,
         scans: Vec<StripScan>,
     ) -> (Vec<Scan>, Numbering) {
-        let planes = PlaneBuffers::default();
+        let planes = LabelBuffers::default();
         let borders = BorderPairs::new(shape, connectivity, scans.len(), &planes);
         let mut kept: Vec<(usize, Scan)> = scans
             .into_iter()
@@ -1065,7 +1066,7 @@ mod tests {
             width: 2,
             height: 3,
         };
-        let planes = PlaneBuffers::default();
+        let planes = LabelBuffers::default();
         let borders = BorderPairs::new(shape, Connectivity::Four, 3, &planes);
         let waiting = |borders: &BorderPairs| -> Vec<(bool, bool)> {
             let waiting = borders.waiting.lock().unwrap();
@@ -1109,7 +1110,7 @@ mod tests {
     fn a_border_keeps_a_spanning_forest_of_its_pairs() {
         // Above labels 1 and 4 each touch below labels 1 and 2: four pairs
         // among four labels, of which three span them; (5, 3) stands apart.
-        let buffers = PlaneBuffers::default();
+        let buffers = LabelBuffers::default();
         let kept = spanning_pairs(vec![(1, 1), (1, 2), (4, 1), (4, 2), (5, 3)], &buffers);
         assert_eq!(kept, [(1, 1), (1, 2), (4, 1), (5, 3)]);
         assert!(spanning_pairs(Vec::new(), &buffers).is_empty());

@@ -6,7 +6,7 @@ use ccl::{Connectivity, Result};
 use crate::Shape;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{PlaneBuffers, Renumbering, StripScan};
+use crate::merge::{LabelBuffers, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
 
@@ -55,7 +55,7 @@ impl Worker {
         connectivity: Connectivity,
         with_stats: bool,
         keep: bool,
-        planes: &PlaneBuffers,
+        planes: &LabelBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         match self {
