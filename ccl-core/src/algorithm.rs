@@ -205,6 +205,25 @@ pub trait Analyzer {
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>>;
 
+    /// [`analyze`](Self::analyze) into `stats`, the caller's vector,
+    /// whatever it held: reused from image to image, a variant that
+    /// overrides this (`cpu-rle`) writes the features into the memory the
+    /// vector has, and a call costs no new allocation and no page faults
+    /// until an image has more components than any before. The default
+    /// moves [`analyze`](Self::analyze)'s new vector in.
+    ///
+    /// # Errors
+    /// Those of [`analyze`](Self::analyze); `stats` is then unspecified.
+    fn analyze_into(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        stats: &mut Vec<ComponentStats>,
+    ) -> Result<()> {
+        *stats = self.analyze(image, connectivity)?;
+        Ok(())
+    }
+
     /// One [`VolumeStats`] per component of a volume, in raster order of
     /// the components' first voxels. The default says that the variant does
     /// not analyze volumes.
@@ -215,6 +234,21 @@ pub trait Analyzer {
     ) -> Result<Vec<VolumeStats>> {
         let _ = volume;
         Err(no_volumes(connectivity))
+    }
+
+    /// [`analyze_volume`](Self::analyze_volume) into `stats`, as
+    /// [`analyze_into`](Self::analyze_into) is for an image.
+    ///
+    /// # Errors
+    /// Those of [`analyze_volume`](Self::analyze_volume).
+    fn analyze_volume_into(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        stats: &mut Vec<VolumeStats>,
+    ) -> Result<()> {
+        *stats = self.analyze_volume(volume, connectivity)?;
+        Ok(())
     }
 
     /// The features of every image of a batch (the slices of `batch`, as
@@ -472,20 +506,32 @@ pub fn check_connectivity(
 }
 
 /// The timed form of a host-side algorithm: keeps a copy of the image (or
-/// volume) and times [`Labeler::label_into`] / [`Analyzer::analyze`] (or
-/// their volume forms) by wall clock, as one stage named `"total"`. Labels
-/// go into a buffer kept from run to run, as a caller who reuses its label
-/// buffer (`ccl::Variant::label_into`, Python's `out=`) gets them: the time
-/// is the labeling's, not the page faults of a new label image's first
-/// writes.
+/// volume) and times [`Labeler::label_into`] / [`Analyzer::analyze_into`]
+/// (or their volume forms) by wall clock, as one stage named `"total"`.
+/// Labels and features go into buffers kept from run to run, as a caller
+/// who reuses them (`ccl::Variant::label_into` and `analyze_into`,
+/// Python's `out=`) gets them: the time is the labeling's, not the page
+/// faults of a new label image's or feature vector's first writes.
 pub struct HostTimedRun<T> {
     algorithm: T,
     input: Option<HostInput>,
-    /// The labels of the last labeling run (valid when `labeled`).
+    /// What the last run gave (`labels`, `stats` or `volume_stats`), or
+    /// `None` before a run or after a failed one.
+    last: Option<Output>,
+    /// The labels of the last labeling run.
     labels: Vec<u32>,
-    labeled: bool,
-    stats: Option<Vec<ComponentStats>>,
-    volume_stats: Option<Vec<VolumeStats>>,
+    /// The features of the last image analysis.
+    stats: Vec<ComponentStats>,
+    /// The features of the last volume analysis.
+    volume_stats: Vec<VolumeStats>,
+}
+
+/// Which of a [`HostTimedRun`]'s buffers holds the last run's results.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Labels,
+    Stats,
+    VolumeStats,
 }
 
 /// What a [`HostTimedRun`] runs on.
@@ -500,29 +546,25 @@ impl<T: Labeler + Analyzer> HostTimedRun<T> {
         Self {
             algorithm,
             input: None,
+            last: None,
             labels: Vec::new(),
-            labeled: false,
-            stats: None,
-            volume_stats: None,
+            stats: Vec::new(),
+            volume_stats: Vec::new(),
         }
-    }
-
-    fn forget_results(&mut self) {
-        (self.labeled, self.stats, self.volume_stats) = (false, None, None);
     }
 }
 
 impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
     fn load(&mut self, image: &BinaryImage<'_>) -> Result<f64> {
         self.input = Some(HostInput::Image(image.to_buf()));
-        self.forget_results();
+        self.last = None;
         Ok(0.0)
     }
 
     fn run(&mut self, task: Task, connectivity: Connectivity) -> Result<Vec<StageTime>> {
-        // The last run's results are freed (or, for labels, sized) before
-        // the clock starts.
-        self.forget_results();
+        // The labels are sized before the clock starts; the buffers keep
+        // their memory from run to run.
+        self.last = None;
         let input = self.input.as_ref().ok_or_else(not_loaded)?;
         let voxels = match input {
             HostInput::Image(image) => image.width() * image.height(),
@@ -530,37 +572,43 @@ impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
         };
         self.labels.resize(voxels, 0);
         let start = Instant::now();
-        match (input, task) {
+        let output = match (input, task) {
             (HostInput::Image(image), Task::Label) => {
                 self.algorithm
                     .label_into(&image.view(), connectivity, &mut self.labels)?;
-                self.labeled = true;
+                Output::Labels
             }
             (HostInput::Image(image), Task::Analyze) => {
-                self.stats = Some(self.algorithm.analyze(&image.view(), connectivity)?)
+                self.algorithm
+                    .analyze_into(&image.view(), connectivity, &mut self.stats)?;
+                Output::Stats
             }
             (HostInput::Volume(volume), Task::Label) => {
                 self.algorithm
                     .label_volume_into(&volume.view(), connectivity, &mut self.labels)?;
-                self.labeled = true;
+                Output::Labels
             }
             (HostInput::Volume(volume), Task::Analyze) => {
-                self.volume_stats = Some(
-                    self.algorithm
-                        .analyze_volume(&volume.view(), connectivity)?,
-                )
+                self.algorithm.analyze_volume_into(
+                    &volume.view(),
+                    connectivity,
+                    &mut self.volume_stats,
+                )?;
+                Output::VolumeStats
             }
-        }
+        };
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        self.last = Some(output);
         Ok(vec![StageTime {
             stage: "total",
-            ms: start.elapsed().as_secs_f64() * 1e3,
+            ms,
             rounds: None,
         }])
     }
 
     fn labels(&mut self) -> Result<LabelImage> {
         match &self.input {
-            Some(HostInput::Image(image)) if self.labeled => {
+            Some(HostInput::Image(image)) if self.last == Some(Output::Labels) => {
                 LabelImage::new(image.width(), image.height(), self.labels.clone())
             }
             Some(_) => Err(not_run()),
@@ -569,30 +617,38 @@ impl<T: Labeler + Analyzer> TimedRun for HostTimedRun<T> {
     }
 
     fn stats(&mut self) -> Result<Vec<ComponentStats>> {
-        self.stats.clone().ok_or_else(not_run)
+        match self.last {
+            Some(Output::Stats) => Ok(self.stats.clone()),
+            _ => Err(not_run()),
+        }
     }
 
     fn load_volume(&mut self, volume: &BinaryVolume<'_>) -> Result<f64> {
         self.input = Some(HostInput::Volume(volume.to_buf()));
-        self.forget_results();
+        self.last = None;
         Ok(0.0)
     }
 
     fn volume_labels(&mut self) -> Result<LabelVolume> {
         match &self.input {
-            Some(HostInput::Volume(volume)) if self.labeled => LabelVolume::new(
-                volume.width(),
-                volume.height(),
-                volume.depth(),
-                self.labels.clone(),
-            ),
+            Some(HostInput::Volume(volume)) if self.last == Some(Output::Labels) => {
+                LabelVolume::new(
+                    volume.width(),
+                    volume.height(),
+                    volume.depth(),
+                    self.labels.clone(),
+                )
+            }
             Some(_) => Err(not_run()),
             None => Err(not_loaded()),
         }
     }
 
     fn volume_stats(&mut self) -> Result<Vec<VolumeStats>> {
-        self.volume_stats.clone().ok_or_else(not_run)
+        match self.last {
+            Some(Output::VolumeStats) => Ok(self.volume_stats.clone()),
+            _ => Err(not_run()),
+        }
     }
 }
 

@@ -211,6 +211,8 @@ pub struct Variant {
     /// The caller's buffer of [`Labeler::label_into`], reused from image
     /// to image whatever their sizes.
     buffer: Vec<u32>,
+    /// The caller's vector of [`Analyzer::analyze_into`], reused so too.
+    stats: Vec<ComponentStats>,
 }
 
 impl Variant {
@@ -229,6 +231,7 @@ impl Variant {
             labeler,
             analyzer,
             buffer: Vec::new(),
+            stats: Vec::new(),
         })
     }
 
@@ -250,7 +253,9 @@ impl Variant {
     /// [`Labeler::label_with_count`] (whose labels are
     /// [`Labeler::label`]'s) and through [`Labeler::label_into`] into the
     /// reused buffer, filled with `u32::MAX` first so that a label left
-    /// unwritten shows.
+    /// unwritten shows; analysis twice, through [`Analyzer::analyze`] and
+    /// through [`Analyzer::analyze_into`] into the reused vector, which
+    /// holds the last image's features and one stale entry more.
     pub fn check(
         &mut self,
         task: Task,
@@ -294,7 +299,12 @@ impl Variant {
                 expect_count(count)?;
             }
             (Task::Analyze, _, Some(analyzer)) => {
-                compare_stats(&expected.stats, &analyzer.analyze(image, connectivity)?)?
+                compare_stats(&expected.stats, &analyzer.analyze(image, connectivity)?)?;
+                // Into the vector of the image before, with one stale entry
+                // more, as a caller reusing it passes it.
+                self.stats.push(ComponentStats::pixel(7, 7));
+                analyzer.analyze_into(image, connectivity, &mut self.stats)?;
+                compare_stats(&expected.stats, &self.stats)?;
             }
             _ => self.algorithm.check_task(task)?,
         }

@@ -1,7 +1,8 @@
 //! The conformance kit for volumes: every check a registered variant that
 //! labels volumes must pass, in every volume connectivity it declares —
 //! the host calls (`label_volume`, `label_volume_into` into a reused dirty
-//! buffer, `analyze_volume`), the same on a strided copy (rows and slices
+//! buffer, `analyze_volume`, `analyze_volume_into` into a reused vector of
+//! stale features), the same on a strided copy (rows and slices
 //! further apart than their width and height, padding nonzero, foreground
 //! voxels other than 1), and the timed path — against the reference
 //! `cpu-uf`.
@@ -177,6 +178,8 @@ pub struct VolumeConformance {
     timed: Box<dyn TimedRun>,
     /// The caller's buffer of `label_volume_into`, reused across volumes.
     buffer: Vec<u32>,
+    /// The caller's vector of `analyze_volume_into`, reused so too.
+    stats: Vec<VolumeStats>,
     checks: usize,
     failures: Vec<String>,
 }
@@ -199,6 +202,7 @@ impl VolumeConformance {
                 .map_err(|e| failed("analyzer", e))?,
             timed: algorithm.timed().map_err(|e| failed("timed form", e))?,
             buffer: Vec::new(),
+            stats: Vec::new(),
             checks: 0,
             failures: Vec::new(),
         })
@@ -305,12 +309,22 @@ impl VolumeConformance {
                 }
                 Ok(())
             }
-            (Task::Analyze, _, Some(analyzer)) => compare_stats(
-                &expected.stats,
-                &analyzer
-                    .analyze_volume(volume, connectivity)
-                    .map_err(error)?,
-            ),
+            (Task::Analyze, _, Some(analyzer)) => {
+                compare_stats(
+                    &expected.stats,
+                    &analyzer
+                        .analyze_volume(volume, connectivity)
+                        .map_err(error)?,
+                )?;
+                // Into the vector of the volume before, with one stale
+                // entry more, as a caller reusing it passes it.
+                self.stats.push(VolumeStats::run(7, 7, 7, 7));
+                analyzer
+                    .analyze_volume_into(volume, connectivity, &mut self.stats)
+                    .map_err(error)?;
+                compare_stats(&expected.stats, &self.stats)
+                    .map_err(|e| format!("analyze_volume_into: {e}"))
+            }
             _ => self.algorithm.check_task(task).map_err(error),
         }
     }

@@ -147,6 +147,43 @@ impl Variant {
         }
     }
 
+    /// [`analyze`](Self::analyze) into `stats`, the caller's vector
+    /// (overwritten whatever it held). A CPU variant that overrides
+    /// [`ccl_core::Analyzer::analyze_into`] (`cpu-rle`) writes the features
+    /// into its memory: reused across images, it costs no allocation and no
+    /// page faults until an image has more components than any before. A
+    /// CUDA variant's features are moved in.
+    ///
+    /// ```
+    /// use ccl::{BinaryImage, Connectivity, Task, Variant};
+    ///
+    /// let variant = Variant::named("cpu-rle", Task::Analyze, Connectivity::Four)?;
+    /// let mut stats = Vec::new();
+    /// for pixels in [[1, 0, 1, 0, 1, 0], [1, 1, 1, 0, 0, 0]] {
+    ///     let image = BinaryImage::new(&pixels, 3, 2)?;
+    ///     variant.analyze_into(&image, Connectivity::Four, &mut stats)?;
+    /// }
+    /// assert_eq!((stats.len(), stats[0].area), (1, 3));
+    /// # Ok::<(), ccl::Error>(())
+    /// ```
+    pub fn analyze_into(
+        &self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        stats: &mut Vec<ComponentStats>,
+    ) -> Result<()> {
+        let algorithm = self.algorithm;
+        match algorithm.backend {
+            Backend::Cuda => {
+                *stats = pool::analyze_host_image(algorithm, image, connectivity)?;
+                Ok(())
+            }
+            Backend::Cpu => {
+                kept::with_analyzer(algorithm, |a| a.analyze_into(image, connectivity, stats))
+            }
+        }
+    }
+
     /// The canonical labels of a volume (0 for background, 1..=N in raster
     /// order of each component's first voxel) and N. Every variant that
     /// labels volumes does it on its own labeler, wherever it runs.
@@ -188,6 +225,19 @@ impl Variant {
         connectivity: Connectivity,
     ) -> Result<Vec<VolumeStats>> {
         kept::with_analyzer(self.algorithm, |a| a.analyze_volume(volume, connectivity))
+    }
+
+    /// [`analyze_volume`](Self::analyze_volume) into `stats`, the caller's
+    /// vector, as [`analyze_into`](Self::analyze_into) is for an image.
+    pub fn analyze_volume_into(
+        &self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        stats: &mut Vec<VolumeStats>,
+    ) -> Result<()> {
+        kept::with_analyzer(self.algorithm, |a| {
+            a.analyze_volume_into(volume, connectivity, stats)
+        })
     }
 
     /// Labels a batch of images of one size, the slices of `batch` (image

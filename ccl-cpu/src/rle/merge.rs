@@ -27,19 +27,17 @@ pub(super) struct JoinBuffers {
 }
 
 /// The joined forest of every band.
-pub(super) struct Joined<'a, F> {
+pub(super) struct Joined<'a> {
     /// Where each band's labels start among all labels.
     offsets: Vec<usize>,
     /// For labeling: the canonical label 1..=N of every label (global
     /// index = band offset + local label). Empty for analysis.
     canonical: &'a [u32],
-    /// With analysis: the features of component `i + 1` at index `i`.
-    pub stats: Vec<F>,
     /// The number of components.
     pub count: usize,
 }
 
-impl<F> Joined<'_, F> {
+impl Joined<'_> {
     /// The canonical label of local label `label` of band `band`
     /// (labeling only).
     #[inline]
@@ -71,14 +69,16 @@ pub(super) struct Border<'a> {
 
 /// Joins `bands` (consecutive, in raster order) across `borders`
 /// (`borders[b - 1]`: the row pairs between bands `b - 1` and `b`); with
-/// `MEASURE`, gathers the features of every component, else the canonical
-/// label of every label; in `buffers`' tables.
+/// `MEASURE`, gathers the features of every component into `stats`
+/// (replacing what it held, in its memory where it has room), else the
+/// canonical label of every label; in `buffers`' tables.
 pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
     bands: &[BandForest<'_, F>],
     borders: &[Vec<Border<'_>>],
     parallel: bool,
     buffers: &'a mut JoinBuffers,
-) -> Joined<'a, F> {
+    stats: &mut Vec<F>,
+) -> Joined<'a> {
     let mut offsets = Vec::with_capacity(bands.len() + 1);
     offsets.push(0);
     for band in bands {
@@ -139,8 +139,13 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
     pages::reuse(rank, total);
     // The features are written once each, by the pass below, on every
     // thread: filling them first would write them twice and fault their
-    // pages in on this thread alone.
-    let mut stats = pages::with_capacity(if MEASURE { count as usize } else { 0 });
+    // pages in on this thread alone. A caller's vector reused from call to
+    // call has its pages mapped already; one too small is replaced, not
+    // grown, as its entries would only be copied to be overwritten.
+    stats.clear();
+    if MEASURE && stats.capacity() < count as usize {
+        *stats = pages::with_capacity(count as usize);
+    }
     let stat_chunks = if MEASURE {
         let bounds: Vec<usize> = firsts
             .iter()
@@ -208,7 +213,6 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
     Joined {
         offsets,
         canonical: if MEASURE { &[] } else { root },
-        stats,
         count: count as usize,
     }
 }

@@ -327,15 +327,31 @@ impl Analyzer for RunLabeler {
         image: &BinaryImage<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<ComponentStats>> {
+        let mut stats = Vec::new();
+        self.analyze_into(image, connectivity, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// Writes each component's features once, straight into `stats`'s
+    /// memory where it has room (a new vector, advised for huge pages,
+    /// where it has not).
+    fn analyze_into(
+        &mut self,
+        image: &BinaryImage<'_>,
+        connectivity: Connectivity,
+        stats: &mut Vec<ComponentStats>,
+    ) -> Result<()> {
         self.check(connectivity, 2)?;
-        Ok(analyze_in_bands(
+        analyze_in_bands(
             image,
             connectivity,
             &self.bands(image),
             self.parallel_for(image),
             &mut self.scratch,
             &mut self.join_buffers,
-        ))
+            stats,
+        );
+        Ok(())
     }
 
     fn analyze_volume(
@@ -343,15 +359,29 @@ impl Analyzer for RunLabeler {
         volume: &BinaryVolume<'_>,
         connectivity: Connectivity,
     ) -> Result<Vec<VolumeStats>> {
+        let mut stats = Vec::new();
+        self.analyze_volume_into(volume, connectivity, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// As [`Self::analyze_into`], for a volume.
+    fn analyze_volume_into(
+        &mut self,
+        volume: &BinaryVolume<'_>,
+        connectivity: Connectivity,
+        stats: &mut Vec<VolumeStats>,
+    ) -> Result<()> {
         self.check(connectivity, 3)?;
-        Ok(volume::analyze_in_slabs(
+        volume::analyze_in_slabs(
             volume,
             connectivity,
             &self.slabs(volume),
             self.parallel_for_volume(volume),
             &mut self.volume_scratch,
             &mut self.join_buffers,
-        ))
+            stats,
+        );
+        Ok(())
     }
 }
 
@@ -371,7 +401,8 @@ fn label_in_bands<const ZEROED: bool>(
 ) -> usize {
     let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
     let (forests, borders) = Band::join_parts(bands, connectivity);
-    let joined = merge::join::<false, _>(&forests, &borders, parallel, join_buffers);
+    let joined =
+        merge::join::<false, _>(&forests, &borders, parallel, join_buffers, &mut Vec::new());
     let width = image.width();
     let stream = write::streams(width, labels);
     let bounds: Vec<usize> = std::iter::once(0)
@@ -400,7 +431,7 @@ fn label_in_bands<const ZEROED: bool>(
 }
 
 /// The features of every component of `image`, in raster order, analyzed in
-/// bands of `rows`.
+/// bands of `rows`, into `stats` (replacing what it held).
 fn analyze_in_bands(
     image: &BinaryImage<'_>,
     connectivity: Connectivity,
@@ -408,10 +439,11 @@ fn analyze_in_bands(
     parallel: bool,
     scratch: &mut Vec<Band>,
     join_buffers: &mut JoinBuffers,
-) -> Vec<ComponentStats> {
+    stats: &mut Vec<ComponentStats>,
+) {
     let bands = label_bands::<true>(image, connectivity, rows, parallel, scratch);
     let (forests, borders) = Band::join_parts(bands, connectivity);
-    merge::join::<true, _>(&forests, &borders, parallel, join_buffers).stats
+    merge::join::<true, _>(&forests, &borders, parallel, join_buffers, stats);
 }
 
 /// Each band of `rows` labeled on its own, into `scratch`'s buffers.
@@ -568,18 +600,19 @@ mod tests {
                         assert_eq!(labels, expected.labels(), "{context} {zeroed}");
                         assert_eq!(count, expected.component_count(), "{context} {zeroed}");
                     }
-                    assert_eq!(
-                        analyze_in_bands(
-                            image,
-                            connectivity,
-                            &bands,
-                            parallel,
-                            &mut scratch,
-                            join_buffers,
-                        ),
-                        expected_stats,
-                        "{context}"
+                    // Into a vector that held more stale features than
+                    // the image has components.
+                    let mut stats = vec![ComponentStats::pixel(7, 7); 3 * image.pixel_count()];
+                    analyze_in_bands(
+                        image,
+                        connectivity,
+                        &bands,
+                        parallel,
+                        &mut scratch,
+                        join_buffers,
+                        &mut stats,
                     );
+                    assert_eq!(stats, expected_stats, "{context}");
                 }
             }
         }

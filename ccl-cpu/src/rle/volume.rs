@@ -26,7 +26,8 @@ pub(super) fn label_in_slabs<const ZEROED: bool>(
     let neighbours = Neighbours::of(connectivity);
     let slabs = label_slabs::<false>(volume, neighbours, slices, parallel, scratch);
     let (forests, borders) = Slab::join_parts(slabs, neighbours);
-    let joined = merge::join::<false, _>(&forests, &borders, parallel, join_buffers);
+    let joined =
+        merge::join::<false, _>(&forests, &borders, parallel, join_buffers, &mut Vec::new());
     let (width, height) = (volume.width(), volume.height());
     let stream = write::streams(width, labels);
     let bounds: Vec<usize> = std::iter::once(0)
@@ -59,7 +60,7 @@ pub(super) fn label_in_slabs<const ZEROED: bool>(
 }
 
 /// The features of every component of `volume`, in raster order, analyzed
-/// in slabs of `slices`.
+/// in slabs of `slices`, into `stats` (replacing what it held).
 pub(super) fn analyze_in_slabs(
     volume: &BinaryVolume<'_>,
     connectivity: Connectivity,
@@ -67,11 +68,12 @@ pub(super) fn analyze_in_slabs(
     parallel: bool,
     scratch: &mut Vec<Slab>,
     join_buffers: &mut JoinBuffers,
-) -> Vec<VolumeStats> {
+    stats: &mut Vec<VolumeStats>,
+) {
     let neighbours = Neighbours::of(connectivity);
     let slabs = label_slabs::<true>(volume, neighbours, slices, parallel, scratch);
     let (forests, borders) = Slab::join_parts(slabs, neighbours);
-    merge::join::<true, _>(&forests, &borders, parallel, join_buffers).stats
+    merge::join::<true, _>(&forests, &borders, parallel, join_buffers, stats);
 }
 
 /// Each slab of `slices` labeled on its own, into `scratch`'s buffers.
@@ -215,13 +217,17 @@ mod tests {
                     let context = format!("{context}, {connectivity}, {count} slabs");
                     assert_eq!(labels, expected.labels(), "{context}");
                     assert_eq!(n, expected.component_count(), "{context}");
-                    let measured = analyze_in_slabs(
+                    // Into a vector of stale features, longer than needed.
+                    let mut measured =
+                        vec![stats.first().copied().unwrap_or_default(); 2 * stats.len() + 3];
+                    analyze_in_slabs(
                         volume,
                         connectivity,
                         &slices,
                         parallel,
                         &mut scratch,
                         join_buffers,
+                        &mut measured,
                     );
                     assert_eq!(measured, stats, "{context}");
                 }
