@@ -15,6 +15,30 @@ use super::map_bands;
 /// 2026-11-25), a sizeable share of a pass over fewer labels.
 const MIN_PARALLEL_LABELS: usize = 1 << 17;
 
+/// The same threshold in bytes a pass reads and writes (4 a label), for
+/// the numbering pass of an analysis, which also copies each root's
+/// features: on the GPU machine's 16 host cores, 72 K labels of a 4096²
+/// image (g = 4, 8-connectivity, 30 %) took 0.88 ms numbered on the calling
+/// thread, their features written by sixteen others (0.13 ms for labels).
+/// (Unit tests take the pool from one byte, so that their small images
+/// run the parallel numbering too.)
+const MIN_PARALLEL_BYTES: usize = if cfg!(test) {
+    1
+} else {
+    MIN_PARALLEL_LABELS * 4
+};
+
+/// The fewest runs, over all the rows that face each other across band
+/// borders, for which the pairs of each border are found on the pool. On
+/// 16 cores, the 31 borders of a 4096² image took 1.0 ms joined on one
+/// thread at g = 1, 70 % (about 27 K runs each side), and 0.2–0.3 ms at
+/// g = 4 (6–8 K): a border's rows were written by other cores, and about
+/// 16 ns a run goes to fetching them. From 4 K runs on, 2048² labels at
+/// g = 4 (about 3 K each side) lost more to waking the pool than they
+/// gained (0.59 → 0.68 ms at 10 %, 8-connectivity). (Unit tests take the
+/// pool from one run.)
+const MIN_PARALLEL_BORDER_RUNS: usize = if cfg!(test) { 1 } else { 1 << 13 };
+
 /// The per-label tables of a join, kept by the labeler between calls so
 /// that a join allocates (and faults in) nothing after the first image.
 #[derive(Default)]
@@ -71,11 +95,12 @@ pub(super) struct Border<'a> {
 /// (`borders[b - 1]`: the row pairs between bands `b - 1` and `b`); with
 /// `MEASURE`, gathers the features of every component into `stats`
 /// (replacing what it held, in its memory where it has room), else the
-/// canonical label of every label; in `buffers`' tables.
+/// canonical label of every label; in `buffers`' tables. With `pool` (the
+/// bands ran on rayon's pool), passes large enough run there too.
 pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
     bands: &[BandForest<'_, F>],
     borders: &[Vec<Border<'_>>],
-    parallel: bool,
+    pool: bool,
     buffers: &'a mut JoinBuffers,
     stats: &mut Vec<F>,
 ) -> Joined<'a> {
@@ -85,7 +110,7 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         offsets.push(offsets.last().unwrap() + band.parent.len());
     }
     let total = *offsets.last().unwrap();
-    let parallel = parallel && total >= MIN_PARALLEL_LABELS;
+    let parallel = pool && total >= MIN_PARALLEL_LABELS;
 
     // Every band's flattened forest, shifted by its offset.
     let JoinBuffers { root, rank } = buffers;
@@ -105,7 +130,7 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         },
     );
 
-    join_borders(borders, &offsets, root);
+    join_borders(borders, &offsets, pool, root);
 
     // Each label straight to its global root, and the roots of each band
     // counted: a label's local root now holds either itself or, if a border
@@ -157,10 +182,14 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         (0..bands.len()).map(|_| &mut [][..]).collect()
     };
     let roots = &*root;
+    // Numbered on the pool by the bytes the pass moves: with analysis, each
+    // root's features too.
+    let number_in_parallel =
+        pool && total * (4 + if MEASURE { size_of::<F>() } else { 0 }) >= MIN_PARALLEL_BYTES;
     // The features of a band's local roots that a border joined to a root
     // elsewhere: (global root, features), added once every root has a rank.
     let moved: Vec<Vec<(u32, F)>> = map_bands(
-        parallel,
+        number_in_parallel,
         split(rank, &offsets)
             .into_iter()
             .zip(stat_chunks)
@@ -217,28 +246,51 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
     }
 }
 
-/// Joins the rows that face each other across each border, one border
-/// after another (a border costs the runs of its rows).
-fn join_borders(borders: &[Vec<Border<'_>>], offsets: &[usize], root: &mut [u32]) {
+/// Joins the rows that face each other across each border. The pairs of
+/// local roots that touch are found border by border, on the pool where
+/// the rows have runs enough, from `root` as the first pass left it (every
+/// label at its local root), consecutive repeats dropped: in a dense image
+/// most pairs of a border join the same two roots. Then they are linked on
+/// this thread, one border after another.
+fn join_borders(borders: &[Vec<Border<'_>>], offsets: &[usize], pool: bool, root: &mut [u32]) {
+    let runs: usize = borders
+        .iter()
+        .flatten()
+        .map(|pair| pair.upper.len() + pair.lower.len())
+        .sum();
+    let local_roots = &*root;
+    let pairs: Vec<Vec<(u32, u32)>> = map_bands(
+        pool && runs >= MIN_PARALLEL_BORDER_RUNS,
+        borders.iter().enumerate().collect(),
+        |(b, rows)| {
+            let (upper, lower) = (offsets[b] as u32, offsets[b + 1] as u32);
+            let mut pairs: Vec<(u32, u32)> = Vec::new();
+            for pair in rows {
+                let mut touching = Touching::new(pair.upper, pair.reach);
+                for run in pair.lower {
+                    let below = local_roots[(lower + run.label) as usize];
+                    for other in touching.of(run) {
+                        let joined = (local_roots[(upper + other.label) as usize], below);
+                        if pairs.last() != Some(&joined) {
+                            pairs.push(joined);
+                        }
+                    }
+                }
+            }
+            pairs
+        },
+    );
     // Roots linked under another root: afterwards they are pointed straight
     // at their final root, so that the parallel pass that follows finds
     // every root in one step.
     let mut linked = Vec::new();
-    for (b, pairs) in borders.iter().enumerate() {
-        let (upper, lower) = (offsets[b] as u32, offsets[b + 1] as u32);
-        for pair in pairs {
-            let mut touching = Touching::new(pair.upper, pair.reach);
-            for run in pair.lower {
-                for other in touching.of(run) {
-                    let a = find(root, upper + other.label);
-                    let c = find(root, lower + run.label);
-                    if a != c {
-                        let (low, high) = (a.min(c), a.max(c));
-                        root[high as usize] = low;
-                        linked.push(high);
-                    }
-                }
-            }
+    for &(above, below) in pairs.iter().flatten() {
+        let a = find(root, above);
+        let c = find(root, below);
+        if a != c {
+            let (low, high) = (a.min(c), a.max(c));
+            root[high as usize] = low;
+            linked.push(high);
         }
     }
     for label in linked {
