@@ -43,8 +43,9 @@ pub(super) struct Band {
     /// Scratch: the row above and this row.
     above: IndexedRow,
     current: IndexedRow,
-    /// Scratch: a row's bit mask.
+    /// Scratch: a row's bit mask, and the row above's.
     words: Vec<u64>,
+    above_words: Vec<u64>,
 }
 
 impl Band {
@@ -140,10 +141,32 @@ impl Band {
         // The band's first row is joined with a row of no runs.
         self.above.runs.clear();
         self.above.one_class = NO_LABEL;
-        self.words.fill(0);
-        self.above.index.build(&self.words);
+        self.above_words.clear();
+        self.above_words.resize(self.words.len(), 0);
+        self.above.index.build(&self.above_words);
         for y in rows.clone() {
             row_to_bits(image.row(y), &mut self.words);
+            if self.words == self.above_words {
+                // The row above again: each run lies under the run of the
+                // same index and touches no other (a run that reached
+                // another diagonally would reach into it here too), so it
+                // takes that run's class, and the row above's runs and
+                // index serve as this row's.
+                for run in self.above.runs.iter_mut() {
+                    let root = forest.find(run.label);
+                    run.label = forest.label_run(run, root, y as u32);
+                }
+                self.above.find_one_label();
+                if !MEASURE {
+                    self.run_labels
+                        .extend(self.above.runs.iter().map(|run| run.label));
+                    self.row_starts.push(self.run_labels.len());
+                }
+                if y == rows.start {
+                    self.first_row.clone_from(&self.above.runs);
+                }
+                continue;
+            }
             let row = &mut self.current;
             row.runs.clear();
             extract_runs(&self.words, width, &mut row.runs);
@@ -161,6 +184,7 @@ impl Band {
                 self.first_row.clone_from(&row.runs);
             }
             std::mem::swap(&mut self.above, &mut self.current);
+            std::mem::swap(&mut self.above_words, &mut self.words);
         }
         self.last_row.clone_from(&self.above.runs);
         forest.flatten();
