@@ -78,6 +78,10 @@ pub(super) struct Slab {
     current: Vec<IndexedRow>,
     /// Scratch: a row's bit mask.
     words: Vec<u64>,
+    /// Scratch: the bit masks of this slice's rows and of the slice
+    /// before's, row after row.
+    slice_words: Vec<u64>,
+    before_words: Vec<u64>,
 }
 
 impl Slab {
@@ -160,7 +164,10 @@ impl Slab {
         neighbours: Neighbours,
     ) {
         let (width, height) = (volume.width(), volume.height());
-        self.words.resize(width.div_ceil(64), 0);
+        let row_words = width.div_ceil(64);
+        self.words.resize(row_words, 0);
+        self.slice_words.resize(height * row_words, 0);
+        self.before_words.resize(height * row_words, 0);
         let mut forest = Forest::<MEASURE, VolumeStats> {
             parent: std::mem::take(&mut self.parent),
             stats: std::mem::take(&mut self.stats),
@@ -175,7 +182,37 @@ impl Slab {
         }
         for z in slices.clone() {
             let first = z == slices.start;
-            for y in 0..height {
+            // The first rows of the slice that have the masks of their rows
+            // in the slice before (all of them where the slice repeats it).
+            // Each of their runs lies under the run of the same index of the
+            // same row there and touches no other run of that row; every
+            // run it could touch in the rows above it or in the slice
+            // before's other rows touches that run the same way in the
+            // slice before, where their classes were joined already. So it
+            // takes that run's class.
+            let mut repeated = 0;
+            while !first && repeated < height {
+                let y = repeated;
+                let mask = y * row_words..(y + 1) * row_words;
+                row_to_bits(volume.row(y, z), &mut self.slice_words[mask.clone()]);
+                if self.slice_words[mask.clone()] != self.before_words[mask.clone()] {
+                    break;
+                }
+                let row = &mut self.current[y];
+                row.runs.clone_from(&self.before[y].runs);
+                for run in row.runs.iter_mut() {
+                    let root = forest.find(run.label);
+                    run.label = forest.label_run(run, root, (y as u32, z as u32));
+                }
+                row.index.build(&self.slice_words[mask]);
+                row.find_one_class(&mut forest);
+                if !MEASURE {
+                    self.run_labels.extend(row.runs.iter().map(|run| run.label));
+                    self.row_starts.push(self.run_labels.len());
+                }
+                repeated += 1;
+            }
+            for y in repeated..height {
                 row_to_bits(volume.row(y, z), &mut self.words);
                 let (done, rest) = self.current.split_at_mut(y);
                 let row = &mut rest[0];
@@ -200,11 +237,14 @@ impl Slab {
                     self.run_labels.extend(row.runs.iter().map(|run| run.label));
                     self.row_starts.push(self.run_labels.len());
                 }
+                // Kept for the next slice's comparison.
+                self.slice_words[y * row_words..(y + 1) * row_words].copy_from_slice(&self.words);
             }
             if first {
                 copy_runs(&self.current, &mut self.first_slice);
             }
             std::mem::swap(&mut self.before, &mut self.current);
+            std::mem::swap(&mut self.before_words, &mut self.slice_words);
             // The slice's later rows may have linked a row's class under
             // another root, or joined the classes of a row of several: the
             // next slice's runs carry the roots of now.
