@@ -1,6 +1,6 @@
 //! The conformance kit for batches: every variant that labels images labels
-//! and analyzes batches of them ([`Labeler::label_batch`],
-//! [`Analyzer::analyze_batch`]), each image apart, as the reference labels
+//! and analyzes batches of them ([`Labeler::label_batch`](ccl_core::Labeler::label_batch),
+//! [`Analyzer::analyze_batch`](ccl_core::Analyzer::analyze_batch)), each image apart, as the reference labels
 //! it alone. A CUDA variant that labels batches in one launch sequence is
 //! held to the same answers as one that loops over the images.
 

@@ -396,7 +396,7 @@ impl Features {
     }
 
     /// The features of canonical labels (what a labeling whose ranking
-    /// initialised the stats left, [`set_label_stats`](Self::set_label_stats))
+    /// initialised the stats left, `set_label_stats`)
     /// in one pass over the labels alone; with `background`, that pass also
     /// adds the background's features into it (one entry, zeroed before; x
     /// and y minima as complements). Stage `features`.
@@ -773,7 +773,7 @@ impl<'f> RootsFlagged<'f> {
     /// [`Ranked::accumulate_with`] is an analysis'): ranks the roots in
     /// raster order (stage `roots`; the stats initialised too where the
     /// caller asked for the features of the labels,
-    /// [`Features::set_label_stats`]), then `last_pass`, the variant's own,
+    /// `Features::set_label_stats`), then `last_pass`, the variant's own,
     /// queued on the stream it is given, writes each pixel's root's rank + 1
     /// (`ccl_root_rank` of the index it is given) into the labels (stage
     /// `labels`).
