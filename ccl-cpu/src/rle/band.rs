@@ -147,15 +147,10 @@ impl Band {
         for y in rows.clone() {
             row_to_bits(image.row(y), &mut self.words);
             if self.words == self.above_words {
-                // The row above again: each run lies under the run of the
-                // same index and touches no other (a run that reached
-                // another diagonally would reach into it here too), so it
-                // takes that run's class, and the row above's runs and
-                // index serve as this row's.
-                for run in self.above.runs.iter_mut() {
-                    let root = forest.find(run.label);
-                    run.label = forest.label_run(run, root, y as u32);
-                }
+                // The row above again, the only row a run meets: its runs
+                // take their copies' classes, and its runs and index serve
+                // as this row's.
+                forest.label_as_copies(&mut self.above.runs, y as u32);
                 self.above.find_one_label();
                 if !MEASURE {
                     self.run_labels

@@ -127,6 +127,21 @@ impl<const MEASURE: bool, F: RunFeatures> Forest<MEASURE, F> {
         }
     }
 
+    /// Labels `runs`, copies of the runs of a row with the same mask
+    /// (labeled with their labels there), at `at`: each run lies under its
+    /// copy and touches no other run of that row (a run that reached
+    /// another diagonally would reach into it in this row too), so it joins
+    /// its copy's class and nothing else there. The caller says why no
+    /// other row it meets needs joining.
+    #[inline(always)]
+    pub(super) fn label_as_copies(&mut self, runs: &mut [Run], at: F::Row) {
+        for run in runs {
+            // The copy's label was a root when given, and may not be now.
+            let root = self.find(run.label);
+            run.label = self.label_run(run, root, at);
+        }
+    }
+
     /// The root of `label`'s class, halving the path on the way.
     #[inline(always)]
     pub(super) fn find(&mut self, mut label: u32) -> u32 {

@@ -183,13 +183,12 @@ impl Slab {
         for z in slices.clone() {
             let first = z == slices.start;
             // The first rows of the slice that have the masks of their rows
-            // in the slice before (all of them where the slice repeats it).
-            // Each of their runs lies under the run of the same index of the
-            // same row there and touches no other run of that row; every
-            // run it could touch in the rows above it or in the slice
-            // before's other rows touches that run the same way in the
-            // slice before, where their classes were joined already. So it
-            // takes that run's class.
+            // in the slice before (all of them where the slice repeats it)
+            // take their runs' classes from the same runs there
+            // (`Forest::label_as_copies`): every run they could touch in
+            // the rows above them or in the slice before's other rows
+            // touches those runs the same way in the slice before, where
+            // their classes were joined already.
             let mut repeated = 0;
             while !first && repeated < height {
                 let y = repeated;
@@ -200,10 +199,7 @@ impl Slab {
                 }
                 let row = &mut self.current[y];
                 row.runs.clone_from(&self.before[y].runs);
-                for run in row.runs.iter_mut() {
-                    let root = forest.find(run.label);
-                    run.label = forest.label_run(run, root, (y as u32, z as u32));
-                }
+                forest.label_as_copies(&mut row.runs, (y as u32, z as u32));
                 row.index.build(&self.slice_words[mask]);
                 row.find_one_class(&mut forest);
                 if !MEASURE {
