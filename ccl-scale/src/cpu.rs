@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
 
 use crate::Shape;
-use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripScan};
+use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripFeatures, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
 use crate::worker::Strip;
 
@@ -73,16 +73,16 @@ impl CpuWorker {
     ) -> Result<StripScan> {
         let (labels, count) = self.label(shape, strip, connectivity)?;
         let plane = shape.plane_len();
-        let stats = if with_stats {
-            strip_stats(shape, strip, &labels, count)
+        let features = if with_stats {
+            StripFeatures::Host(strip_stats(shape, strip, &labels, count))
         } else {
-            Vec::new()
+            StripFeatures::None
         };
         let scan = StripScan {
             count,
             first_plane: copied(planes, &labels[..plane]),
             last_plane: copied(planes, &labels[labels.len() - plane..]),
-            stats,
+            features,
         };
         if keep {
             self.kept.insert(strip.first, labels);

@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ccl::{Connectivity, Result};
-use ccl_cuda::backend::{DynVariant, Slices, variant_on};
+use ccl::{Connectivity, Error, Result};
+use ccl_cuda::backend::{DeviceStats, DeviceVolumeStats, DynVariant, Slices, variant_on};
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, cuda_error,
     linear_grid,
@@ -24,11 +24,12 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, DeviceRepr, sys};
 use rayon::prelude::*;
 
 use crate::Shape;
-use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripScan};
+use crate::columns::Rows;
+use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripFeatures, StripScan};
 use crate::staging::{Staging, units_per_chunk};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
-use crate::worker::Strip;
+use crate::worker::{Features, Strip};
 
 const KERNELS: KernelSource = KernelSource {
     name: "ccl_renumber",
@@ -38,18 +39,107 @@ const KERNELS: KernelSource = KernelSource {
 
 inventory::submit! { KERNELS }
 
+const COLUMN_KERNELS: KernelSource = KernelSource {
+    name: "ccl_strip_columns",
+    source: include_str!("columns.cu"),
+    constants: &[],
+};
+
+inventory::submit! { COLUMN_KERNELS }
+
 /// Threads per block of the renumbering kernels.
 const THREADS: u32 = 256;
 /// Blocks of the grid-stride renumbering pass: enough to fill any GPU.
 const RENUMBER_BLOCKS: usize = 4096;
+/// Labels of a strip whose columns are written and brought down at once:
+/// the worker's column buffer holds at most this many rows (80 bytes each
+/// at most: 160 MiB), whatever the strip's components.
+const LABELS_PER_COLUMN_CHUNK: u32 = 1 << 21;
 
 type TableArgs = (DevPtr<u32>, DevPtr<u64>, u32, u32, u64, DevPtr<u64>);
 type RenumberArgs<L> = (DevPtr<u32>, u32, DevPtr<u64>, DevPtr<L>);
+
+type ColumnsArgs<R> = (DevPtr<R>, DevPtr<u32>, ColumnsChunk, ColumnsOut, DevPtr<R>);
 
 struct Kernels {
     table: Kernel<TableArgs>,
     renumber_u32: Kernel<RenumberArgs<u32>>,
     renumber_u64: Kernel<RenumberArgs<u64>>,
+    columns_image: Kernel<ColumnsArgs<DeviceStats>>,
+    columns_volume: Kernel<ColumnsArgs<DeviceVolumeStats>>,
+}
+
+/// One chunk of a strip's labels for `columns.cu` (`CclColumnsChunk`):
+/// indices `first..first + count`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct ColumnsChunk {
+    first: u32,
+    count: u32,
+    /// The new labels of the strip before the chunk: its first row.
+    row_base: u32,
+    continued_count: u32,
+    /// The planes before the strip.
+    offset: u32,
+    axes: u32,
+}
+
+// SAFETY: plain old data with C layout (`CclColumnsChunk`).
+unsafe impl DeviceRepr for ColumnsChunk {}
+
+/// Where `columns.cu` writes a chunk's rows (`CclColumnsOut`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct ColumnsOut {
+    areas: DevPtr<u64>,
+    mins: DevPtr<u32>,
+    maxs: DevPtr<u32>,
+    sums: DevPtr<u64>,
+    centroids: DevPtr<f64>,
+}
+
+// SAFETY: five device pointers, as `CclColumnsOut` holds them.
+unsafe impl DeviceRepr for ColumnsOut {}
+
+/// A variant's per-component record on the device, which a worker keeps
+/// for the columns: an image's or a volume's.
+trait KeptRecord: DeviceRepr + Copy + Default + Unpin {
+    /// The kernel that writes columns from records of this kind.
+    fn columns_kernel(kernels: &Kernels) -> &Kernel<ColumnsArgs<Self>>;
+    /// The record in the whole input's coordinates, its strip `planes`
+    /// planes down.
+    fn large(&self, planes: u32) -> LargeStats;
+}
+
+impl KeptRecord for DeviceStats {
+    fn columns_kernel(kernels: &Kernels) -> &Kernel<ColumnsArgs<Self>> {
+        &kernels.columns_image
+    }
+
+    fn large(&self, planes: u32) -> LargeStats {
+        LargeStats::of_image(&(*self).into(), planes)
+    }
+}
+
+impl KeptRecord for DeviceVolumeStats {
+    fn columns_kernel(kernels: &Kernels) -> &Kernel<ColumnsArgs<Self>> {
+        &kernels.columns_volume
+    }
+
+    fn large(&self, planes: u32) -> LargeStats {
+        LargeStats::of_volume(&(*self).into(), planes)
+    }
+}
+
+/// The 8-byte words of `count` records of `R` (both kinds are whole words).
+fn record_words<R>(count: usize) -> usize {
+    const {
+        assert!(
+            size_of::<DeviceStats>().is_multiple_of(8)
+                && size_of::<DeviceVolumeStats>().is_multiple_of(8)
+        );
+    }
+    count * size_of::<R>() / 8
 }
 
 /// Labels strips on one GPU, on its own stream.
@@ -82,6 +172,22 @@ pub(crate) struct GpuWorker {
     /// The strips this worker kept in the call: as many spares as it
     /// holds once the call ends.
     kept_in_call: usize,
+    /// The features of strips scanned in the first pass of an analysis and
+    /// kept for the columns, as 8-byte words of their records, by first
+    /// plane: they come down once, as rows of the columns, after the merge
+    /// (through the host, converted there, the features of a 32768² image
+    /// took four times its labeling, and twice the time on two GPUs as on
+    /// one, bench/2026-11-28-h200x2-spare-labels).
+    kept_features: HashMap<usize, DeviceBuffer<u64>>,
+    /// Buffers of kept features written out, for the next strips' (as
+    /// `spare_labels`).
+    spare_features: Vec<DeviceBuffer<u64>>,
+    /// The strips whose features this worker kept in the call.
+    features_kept_in_call: usize,
+    /// A chunk of a strip's rows of the columns, written on the device.
+    columns: DeviceBuffer<u64>,
+    /// The records of a strip's continued labels, gathered for the host.
+    gathered: DeviceBuffer<u64>,
     /// The bytes of the strip last loaded onto the device.
     loaded: usize,
 }
@@ -98,6 +204,8 @@ impl GpuWorker {
                 table: Kernel::load(&gpu, &KERNELS, "ccl_renumber_table")?,
                 renumber_u32: Kernel::load(&gpu, &KERNELS, "ccl_renumber_u32")?,
                 renumber_u64: Kernel::load(&gpu, &KERNELS, "ccl_renumber_u64")?,
+                columns_image: Kernel::load(&gpu, &COLUMN_KERNELS, "ccl_strip_columns_image")?,
+                columns_volume: Kernel::load(&gpu, &COLUMN_KERNELS, "ccl_strip_columns_volume")?,
             },
             gpu,
             stream,
@@ -113,6 +221,11 @@ impl GpuWorker {
             kept: HashMap::new(),
             spare_labels: Vec::new(),
             kept_in_call: 0,
+            kept_features: HashMap::new(),
+            spare_features: Vec::new(),
+            features_kept_in_call: 0,
+            columns: DeviceBuffer::new(),
+            gathered: DeviceBuffer::new(),
             loaded: 0,
         })
     }
@@ -121,7 +234,8 @@ impl GpuWorker {
     /// its own to reuse, though the GPU does not count it free.
     pub(crate) fn spare_bytes(&self) -> u64 {
         let labels: usize = self.spare_labels.iter().map(DeviceBuffer::capacity).sum();
-        (labels * size_of::<u32>()) as u64
+        let features: usize = self.spare_features.iter().map(DeviceBuffer::capacity).sum();
+        (labels * size_of::<u32>() + features * size_of::<u64>()) as u64
     }
 
     /// The GPU's free memory in bytes now.
@@ -216,14 +330,14 @@ impl GpuWorker {
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
-        with_stats: bool,
+        features: Features<'_>,
         keep: bool,
         planes: &LabelBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         // A strip has at most MAX_PIXELS pixels, so its count fits.
         let count = trace.step("label", || {
-            self.label(shape, strip, connectivity, with_stats)?;
+            self.label(shape, strip, connectivity, features.wanted())?;
             Ok::<_, ccl::Error>(self.variant.component_count()? as u32)
         })?;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
@@ -240,10 +354,10 @@ impl GpuWorker {
             .memcpy_dtoh(&labels.slice(pixels - plane..pixels), &mut last_plane[..])
             .map_err(cuda_error)?;
         self.stream.synchronize().map_err(cuda_error)?;
-        let stats = if with_stats && count > 0 {
-            self.stats(shape, strip, connectivity, trace)?
-        } else {
-            Vec::new()
+        let features = match features {
+            Features::None => StripFeatures::None,
+            _ if count == 0 => StripFeatures::Host(Vec::new()),
+            wanted => self.features(shape, strip, connectivity, count, wanted, trace)?,
         };
         if keep {
             // The next labeling takes a buffer of its own: a spare one,
@@ -257,7 +371,7 @@ impl GpuWorker {
             count,
             first_plane,
             last_plane,
-            stats,
+            features,
         })
     }
 
@@ -270,65 +384,269 @@ impl GpuWorker {
             .extend(self.kept.drain().map(|(_, labels)| labels));
         self.spare_labels.truncate(self.kept_in_call);
         self.kept_in_call = 0;
+        self.spare_features
+            .extend(self.kept_features.drain().map(|(_, records)| records));
+        self.spare_features.truncate(self.features_kept_in_call);
+        self.features_kept_in_call = 0;
     }
 
-    /// The features of the strip's components, in the whole image's
-    /// coordinates: an image's from its labeling, a volume's from the
-    /// variant's analysis of the strip still on the device.
-    fn stats(
+    /// The features of the strip's components: an image's from its
+    /// labeling, a volume's from the variant's analysis of the strip still
+    /// on the device; kept there where `wanted` grants the room, else
+    /// brought to host memory in the whole input's coordinates.
+    fn features(
         &mut self,
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
+        count: u32,
+        wanted: Features<'_>,
         trace: StripTrace<'_>,
-    ) -> Result<Vec<LargeStats>> {
+    ) -> Result<StripFeatures> {
         let first = strip.first as u32;
-        match shape {
-            Shape::Image { .. } => {
-                let Some(stats) = self.variant.device_stats()? else {
-                    return Ok(Vec::new());
-                };
-                trace.step("stats-download", || {
-                    converted(
-                        &mut self.download_staging,
-                        &self.gpu,
-                        &self.stream,
-                        &stats,
-                        |s| LargeStats::of_image(&(*s).into(), first),
-                    )
-                })
-            }
-            Shape::Volume { height, .. } => {
-                let bytes = self.loaded;
-                let rows = strip.planes * height;
-                let (width, slices) = (
-                    shape.width(),
-                    Slices {
-                        height,
-                        depth: strip.planes,
-                    },
-                );
-                let image =
-                    DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
-                trace.step("stats-gpu", || {
-                    let mut clock = StageClock::disabled();
-                    self.variant
-                        .analyze_device_volume(&image, slices, connectivity, &mut clock)
-                })?;
-                let Some(stats) = self.variant.device_volume_stats()? else {
-                    return Ok(Vec::new());
-                };
-                trace.step("stats-download", || {
-                    converted(
-                        &mut self.download_staging,
-                        &self.gpu,
-                        &self.stream,
-                        &stats,
-                        |s| LargeStats::of_volume(&(*s).into(), first),
-                    )
-                })
-            }
+        if let Shape::Volume { height, .. } = shape {
+            let bytes = self.loaded;
+            let rows = strip.planes * height;
+            let (width, slices) = (
+                shape.width(),
+                Slices {
+                    height,
+                    depth: strip.planes,
+                },
+            );
+            let image = DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
+            trace.step("stats-gpu", || {
+                let mut clock = StageClock::disabled();
+                self.variant
+                    .analyze_device_volume(&image, slices, connectivity, &mut clock)
+            })?;
         }
+        let sink = RecordSink {
+            gpu: &self.gpu,
+            stream: &self.stream,
+            staging: &mut self.download_staging,
+            spares: &mut self.spare_features,
+            count: count as usize,
+        };
+        let outcome = match shape {
+            Shape::Image { .. } => match self.variant.device_stats()? {
+                Some(records) => Some(sink.keep_or_bring(&records, first, wanted, trace)?),
+                None => None,
+            },
+            Shape::Volume { .. } => match self.variant.device_volume_stats()? {
+                Some(records) => Some(sink.keep_or_bring(&records, first, wanted, trace)?),
+                None => None,
+            },
+        };
+        Ok(match outcome {
+            Some(Ok(records)) => {
+                self.kept_features.insert(strip.first, records);
+                self.features_kept_in_call += 1;
+                StripFeatures::Kept
+            }
+            Some(Err(brought)) => StripFeatures::Host(brought),
+            // A variant without features: the merge reports it.
+            None => StripFeatures::Host(Vec::new()),
+        })
+    }
+
+    /// Writes the strip's new components into `share` (its rows of the
+    /// columns, over `axes` axes, areas made `A` by `area`) from the
+    /// features its scan kept on this worker's GPU, renumbered as
+    /// `renumbering` says; returns the features of its continued labels,
+    /// in their order, for the host to add to the components they continue.
+    ///
+    /// The rows are written on the device in the columns' layout, a chunk
+    /// of labels at a time, and come down through the staging straight
+    /// into the share, copied on the host's pool.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_columns<A: Copy + Send + Sync>(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        count: u32,
+        renumbering: &Renumbering,
+        share: Rows<'_, A>,
+        axes: usize,
+        area: fn(u64) -> A,
+    ) -> Result<Vec<LargeStats>> {
+        let records = self.kept_features.remove(&strip.first).ok_or_else(|| {
+            Error::Unavailable(format!(
+                "the features of the strip from plane {} are not on this worker's GPU",
+                strip.first
+            ))
+        })?;
+        let written = match shape {
+            Shape::Image { .. } => self.columns_of::<DeviceStats, A>(
+                &records,
+                strip,
+                count,
+                renumbering,
+                share,
+                (axes, area),
+            ),
+            Shape::Volume { .. } => self.columns_of::<DeviceVolumeStats, A>(
+                &records,
+                strip,
+                count,
+                renumbering,
+                share,
+                (axes, area),
+            ),
+        };
+        // The next strip kept may take the buffer: its copy is queued on
+        // this stream, after the kernels that read it.
+        self.spare_features.push(records);
+        written
+    }
+
+    /// [`write_columns`](Self::write_columns) of records of `R`.
+    fn columns_of<R: KeptRecord, A: Copy + Send + Sync>(
+        &mut self,
+        records: &DeviceBuffer<u64>,
+        strip: Strip,
+        count: u32,
+        renumbering: &Renumbering,
+        share: Rows<'_, A>,
+        (axes, area): (usize, fn(u64) -> A),
+    ) -> Result<Vec<LargeStats>> {
+        let stream = self.stream.clone();
+        let continued = &renumbering.continued;
+        let below = |label: u32| continued.partition_point(|&l| l < label);
+        let continued_on_device = upload(&stream, &mut self.continued, continued)?;
+        let gathered = self
+            .gathered
+            .reserve(&stream, record_words::<R>(continued.len()))?;
+        let gathered_address = DevPtr::of_mut(gathered, &stream).address();
+        let records_address = DevPtr::of(records.get()?, &stream).address();
+        let Rows {
+            areas,
+            mins,
+            maxs,
+            sums,
+            centroids,
+        } = share;
+        for first in (0..count).step_by(LABELS_PER_COLUMN_CHUNK as usize) {
+            // Labels first + 1..=end; their new ones take rows row_base.. of
+            // the share.
+            let end = first.saturating_add(LABELS_PER_COLUMN_CHUNK).min(count);
+            let row_base = first as usize - below(first + 1);
+            let rows = (end - first) as usize - (below(end + 1) - below(first + 1));
+            if row_base + rows > areas.len() {
+                return Err(Error::Unavailable(format!(
+                    "the strip from plane {} has more new components than its share of the columns",
+                    strip.first
+                )));
+            }
+            // Sums (3 words a row), areas (1), centroids (axes), then the
+            // minima and maxima (3 + 3 u32: 3 words).
+            let words = rows * (7 + axes);
+            let buffer = self.columns.reserve(&stream, words)?;
+            let base = DevPtr::of_mut(buffer, &stream).address();
+            let word = |w: usize| base + (w * size_of::<u64>()) as u64;
+            let out = ColumnsOut {
+                sums: DevPtr::from_address(word(0)),
+                areas: DevPtr::from_address(word(3 * rows)),
+                centroids: DevPtr::from_address(word(4 * rows)),
+                mins: DevPtr::from_address(word((4 + axes) * rows)),
+                maxs: DevPtr::from_address(word((4 + axes) * rows) + (3 * rows * 4) as u64),
+            };
+            let chunk = ColumnsChunk {
+                first,
+                count: end - first,
+                row_base: row_base as u32,
+                continued_count: continued.len() as u32,
+                offset: strip.first as u32,
+                axes: axes as u32,
+            };
+            // SAFETY: `records` holds the strip's `count` records of `R`,
+            // `continued` its continued labels (ascending), `gathered` room
+            // for one record each, the column buffer `words` words laid out
+            // as `out` says for `rows` rows, of which the kernel writes row
+            // (index − continued below − row_base) < rows of each new label
+            // of the chunk; all on this stream.
+            unsafe {
+                R::columns_kernel(&self.kernels).launch(
+                    &stream,
+                    linear_grid((end - first) as usize, THREADS)?,
+                    (
+                        DevPtr::from_address(records_address),
+                        continued_on_device,
+                        chunk,
+                        out,
+                        DevPtr::from_address(gathered_address),
+                    ),
+                )?;
+            }
+            let device = self.columns.get()?.slice(..words);
+            // The words of `per_row` words a row from word `at × rows` on.
+            let rows_of = |per_row: usize, at: usize| at * rows..(at + per_row) * rows;
+            let staging = &mut self.download_staging;
+            let gpu = &self.gpu;
+            let range = |per_row: usize| per_row * row_base..per_row * (row_base + rows);
+            download_into(
+                staging,
+                gpu,
+                &stream,
+                &device.slice(rows_of(3, 0)),
+                &mut sums[range(3)],
+                |s| s,
+            )?;
+            download_into(
+                staging,
+                gpu,
+                &stream,
+                &device.slice(rows_of(1, 3)),
+                &mut areas[range(1)],
+                area,
+            )?;
+            download_into(
+                staging,
+                gpu,
+                &stream,
+                &device.slice(rows_of(axes, 4)),
+                &mut centroids[range(axes)],
+                f64::from_bits,
+            )?;
+            let bounds = device.slice(rows_of(3, 4 + axes));
+            // SAFETY: the 3 × rows words hold 6 × rows u32 (the minima,
+            // then the maxima); any bits are a valid u32.
+            let bounds =
+                unsafe { bounds.transmute::<u32>(6 * rows) }.expect("6 u32 fit 3 words a row");
+            download_into(
+                staging,
+                gpu,
+                &stream,
+                &bounds.slice(..3 * rows),
+                &mut mins[range(3)],
+                |m| m,
+            )?;
+            download_into(
+                staging,
+                gpu,
+                &stream,
+                &bounds.slice(3 * rows..),
+                &mut maxs[range(3)],
+                |m| m,
+            )?;
+        }
+        let mut gathered = vec![R::default(); continued.len()];
+        if !gathered.is_empty() {
+            let device = self.gathered.get()?;
+            // SAFETY: the buffer holds one record of `R` (whole words) per
+            // continued label, each written by the kernel.
+            let device = unsafe { device.transmute::<R>(continued.len()) }
+                .expect("the buffer holds a record per continued label");
+            stream
+                .memcpy_dtoh(&device, &mut gathered[..])
+                .map_err(cuda_error)?;
+            stream.synchronize().map_err(cuda_error)?;
+        }
+        let first_plane = strip.first as u32;
+        Ok(gathered
+            .iter()
+            .map(|record| record.large(first_plane))
+            .collect())
     }
 
     /// Renumbers the strip's `count` components on the device (its kept
@@ -510,6 +828,89 @@ fn upload<T: cudarc::driver::DeviceRepr>(
     }
     Ok(DevPtr::of_mut(device, stream))
 }
+/// The parts of a worker that keep or bring down a strip's records,
+/// borrowed apart from its variant, which holds the records.
+struct RecordSink<'a> {
+    gpu: &'a Gpu,
+    stream: &'a Arc<CudaStream>,
+    staging: &'a mut Staging,
+    spares: &'a mut Vec<DeviceBuffer<u64>>,
+    /// The strip's components: only a record for each is kept (the
+    /// columns' kernel reads that many); any other number comes to the
+    /// host, where the merge reports it.
+    count: usize,
+}
+
+impl RecordSink<'_> {
+    /// `records` (in the variant's buffer, which its next labeling
+    /// overwrites) copied on the device into a buffer to keep (a spare one
+    /// where there is one) where `wanted` grants their bytes; else brought
+    /// down and converted, their strip `first` planes down.
+    fn keep_or_bring<R: KeptRecord + Sync>(
+        self,
+        records: &CudaView<'_, R>,
+        first: u32,
+        wanted: Features<'_>,
+        trace: StripTrace<'_>,
+    ) -> Result<std::result::Result<DeviceBuffer<u64>, Vec<LargeStats>>> {
+        let bytes = (records.len() * size_of::<R>()) as u64;
+        if let Features::KeptWhereRoom(room) = wanted
+            && records.len() == self.count
+            && room(bytes)
+        {
+            let mut kept = self.spares.pop().unwrap_or_default();
+            trace.step("stats-keep", || {
+                let buffer = kept.reserve(self.stream, record_words::<R>(records.len()))?;
+                // SAFETY: the buffer holds at least the records' words;
+                // its bytes become records of `R`, plain old data.
+                let mut destination = unsafe { buffer.transmute_mut::<R>(records.len()) }
+                    .expect("reserved for the records");
+                self.stream
+                    .memcpy_dtod(records, &mut destination)
+                    .map_err(cuda_error)
+            })?;
+            return Ok(Ok(kept));
+        }
+        trace
+            .step("stats-download", || {
+                converted(self.staging, self.gpu, self.stream, records, |s| {
+                    s.large(first)
+                })
+            })
+            .map(Err)
+    }
+}
+
+/// `device` brought down through `staging` into `host` (as long), each
+/// value made a `U` by `convert`, copied on the host's pool a chunk at a
+/// time.
+fn download_into<T: DeviceRepr + Copy + Sync, U: Send>(
+    staging: &mut Staging,
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    device: &CudaView<'_, T>,
+    host: &mut [U],
+    convert: impl Fn(T) -> U + Sync,
+) -> Result<()> {
+    debug_assert_eq!(device.len(), host.len());
+    let chunk = units_per_chunk(size_of::<T>());
+    staging.download(gpu, stream, device, chunk, |offset, values| {
+        host[offset..offset + values.len()]
+            .par_chunks_mut(COPY_TASK)
+            .zip(values.par_chunks(COPY_TASK))
+            .for_each(|(to, from)| {
+                for (to, &from) in to.iter_mut().zip(from) {
+                    *to = convert(from);
+                }
+            });
+        Ok(())
+    })
+}
+
+/// Values a task copies out of the staging: a half is split over a few
+/// threads of the pool.
+const COPY_TASK: usize = 1 << 16;
+
 /// The features `stats` on the device brought down through `staging` and
 /// converted, a chunk at a time, on every thread of the host's pool, into
 /// memory advised for huge pages. A copy into new pageable memory ran at

@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use ccl::{Algorithm, Backend, Connectivity, Error, MAX_PIXELS, Result, Task, Variant};
 
 use crate::Shape;
-use crate::columns::{self, FeatureColumns};
+use crate::columns::{self, FeatureColumns, Rows};
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{self, BorderPairs, LabelBuffers, LargeStats, MergeMemory, Scan};
+use crate::merge::{self, BorderPairs, LabelBuffers, LargeStats, MergeMemory, Scan, StripFeatures};
 use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 use crate::trace::{StripTrace, Trace};
-use crate::worker::{Strip, Worker};
+use crate::worker::{Features, Strip, Worker};
 
 /// Device bytes a worker holds per pixel of its strip, besides the labels
 /// it writes: the pixels (1), their labels (4), the renumbering table (at
@@ -183,7 +183,7 @@ impl StripLabeler {
             source,
             label_bytes,
             true,
-            false,
+            FeaturePass::None,
             &trace,
         )?;
         let written = self.write_strips(&mut pass, shape, connectivity, source, sink, &trace);
@@ -241,7 +241,15 @@ impl StripLabeler {
     ) -> Result<StripReport> {
         let trace = Trace::from_env();
         Ok(self
-            .scan_and_number(shape, connectivity, source, 0, false, false, &trace)?
+            .scan_and_number(
+                shape,
+                connectivity,
+                source,
+                0,
+                false,
+                FeaturePass::None,
+                &trace,
+            )?
             .report())
     }
 
@@ -268,7 +276,15 @@ impl StripLabeler {
         source: &dyn PlaneSource,
     ) -> Result<Vec<LargeStats>> {
         let trace = Trace::from_env();
-        let pass = self.scan_and_number(shape, connectivity, source, 0, false, true, &trace)?;
+        let pass = self.scan_and_number(
+            shape,
+            connectivity,
+            source,
+            0,
+            false,
+            FeaturePass::Host,
+            &trace,
+        )?;
         trace.step("features", || {
             merge::merge_stats(&pass.numbering, &pass.scans)
         })
@@ -296,17 +312,86 @@ impl StripLabeler {
             )));
         }
         let trace = Trace::from_env();
-        let pass = self.scan_and_number(shape, connectivity, source, 0, false, true, &trace)?;
-        trace.step("features", || {
-            columns::merge_columns(&pass.numbering, &pass.scans, axes, area)
-        })
+        let mut pass = self.scan_and_number(
+            shape,
+            connectivity,
+            source,
+            0,
+            false,
+            FeaturePass::KeptWhereRoom,
+            &trace,
+        )?;
+        let columns = trace.step("features", || {
+            let FirstPass {
+                workers,
+                strips,
+                scans,
+                feature_keepers,
+                numbering,
+                ..
+            } = &mut pass;
+            columns::merge_columns(
+                numbering,
+                scans,
+                axes,
+                area,
+                |shares| {
+                    // Each kept strip's share goes to the worker that kept its
+                    // features; the others have none (`None`) and are done.
+                    let shares: Vec<Mutex<Option<Rows<'_, A>>>> =
+                        shares.into_iter().map(Mutex::new).collect();
+                    let continued: Vec<Mutex<Vec<LargeStats>>> =
+                        strips.iter().map(|_| Mutex::default()).collect();
+                    for_each_strip(
+                        workers,
+                        strips,
+                        feature_keepers,
+                        |worker, index, worker_index| {
+                            let share = shares[index]
+                                .lock()
+                                .expect("no worker panics holding it")
+                                .take();
+                            let Some(share) = share else {
+                                return Ok(());
+                            };
+                            let strip = strips[index];
+                            let (count, renumbering) =
+                                (scans[index].count, &numbering.strips[index]);
+                            let features =
+                                trace.strip(worker_index, index).step("columns", || {
+                                    worker.write_columns(
+                                        shape,
+                                        strip,
+                                        count,
+                                        renumbering,
+                                        share,
+                                        axes,
+                                        area,
+                                    )
+                                })?;
+                            *continued[index]
+                                .lock()
+                                .expect("no worker panics holding it") = features;
+                            Ok(())
+                        },
+                    )?;
+                    Ok(continued
+                        .into_iter()
+                        .map(|features| features.into_inner().expect("no worker panics holding it"))
+                        .collect())
+                },
+                &trace,
+            )
+        });
+        release_kept(&mut pass.workers);
+        columns
     }
 
     /// What every call does first: the strips planned (for `label_bytes`
-    /// of output a pixel), each labeled alone (with its features where
-    /// `with_stats`; its labels kept where `keep` and its device has room
-    /// beyond the workers' own), and the components numbered across the
-    /// borders.
+    /// of output a pixel), each labeled alone (with its `features`; its
+    /// labels, and features asked to be kept, kept where its device has
+    /// room beyond the workers' own), and the components numbered across
+    /// the borders.
     #[allow(clippy::too_many_arguments)]
     fn scan_and_number(
         &self,
@@ -315,7 +400,7 @@ impl StripLabeler {
         source: &dyn PlaneSource,
         label_bytes: u64,
         keep: bool,
-        with_stats: bool,
+        features: FeaturePass,
         trace: &Trace,
     ) -> Result<FirstPass<'_>> {
         shape.check(connectivity)?;
@@ -323,7 +408,8 @@ impl StripLabeler {
         let budget = self.budget(&workers)?;
         let strip_planes = self.strip_planes(shape, label_bytes, budget)?;
         let strips = cut(shape, strip_planes);
-        let room = match (keep, budget) {
+        let keeps_any = keep || features == FeaturePass::KeptWhereRoom;
+        let room = match (keeps_any, budget) {
             (true, Some(budget)) => {
                 let per_pixel = WORKER_BYTES_PER_PIXEL + label_bytes;
                 let strip_bytes = (strip_planes * shape.plane_len()) as u64 * per_pixel;
@@ -333,7 +419,7 @@ impl StripLabeler {
             _ => 0,
         };
         let devices = workers.len().div_ceil(self.options.workers_per_device);
-        let keep = KeepRoom {
+        let room = KeepRoom {
             per_device: (0..devices).map(|_| AtomicU64::new(room)).collect(),
             workers_per_device: self.options.workers_per_device,
         };
@@ -344,8 +430,8 @@ impl StripLabeler {
             connectivity,
             &strips,
             source,
-            with_stats,
-            &keep,
+            features,
+            Keeping { labels: keep, room },
             &borders,
             trace,
         )
@@ -357,7 +443,14 @@ impl StripLabeler {
             })?;
             Ok((scans, keepers, numbering))
         });
-        let (scans, keepers, numbering) = match first_pass {
+        let (
+            scans,
+            Keepers {
+                labels: keepers,
+                features: feature_keepers,
+            },
+            numbering,
+        ) = match first_pass {
             Ok(first_pass) => first_pass,
             Err(error) => {
                 release_kept(&mut workers);
@@ -370,6 +463,7 @@ impl StripLabeler {
             strip_planes,
             scans,
             keepers,
+            feature_keepers,
             numbering,
         })
     }
@@ -483,11 +577,39 @@ struct FirstPass<'a> {
     scans: Vec<Scan>,
     /// Per strip: the worker that kept its labels, if one did.
     keepers: Vec<Option<usize>>,
+    /// Per strip: the worker that kept its features on its GPU, if one did.
+    feature_keepers: Vec<Option<usize>>,
     numbering: merge::Numbering,
 }
 
-/// The device memory left for kept strip labels, per device (workers
-/// `d * workers_per_device ..` are device `d`'s).
+/// The features a call's first pass gathers, and where it leaves them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FeaturePass {
+    /// None: labels only.
+    None,
+    /// In host memory, every strip's ([`StripLabeler::analyze`]).
+    Host,
+    /// On the GPUs where they have room, for the columns
+    /// ([`StripLabeler::analyze_columns`]).
+    KeptWhereRoom,
+}
+
+/// What a call's scans keep where they ran: the labels (where `labels`)
+/// and the features asked to be kept, while `room` lasts.
+struct Keeping {
+    labels: bool,
+    room: KeepRoom,
+}
+
+/// Per strip, the worker that kept its labels, and the one that kept its
+/// features on its GPU, if any did.
+struct Keepers {
+    labels: Vec<Option<usize>>,
+    features: Vec<Option<usize>>,
+}
+
+/// The device memory left for kept strip labels and features, per device
+/// (workers `d * workers_per_device ..` are device `d`'s).
 struct KeepRoom {
     per_device: Vec<AtomicU64>,
     workers_per_device: usize,
@@ -570,9 +692,10 @@ fn read(
 }
 
 /// Every strip labeled alone, in order, its border planes compared with
-/// its neighbours' in `borders` as they come in, its labels kept by its
-/// worker where `keep` has room on the worker's device: the scans, and per
-/// strip the worker that kept its labels.
+/// its neighbours' in `borders` as they come in, with its `features`, its
+/// labels (and features asked to be kept) kept by its worker where
+/// `keeping` has room on the worker's device: the scans, and per strip the
+/// workers that kept its labels and features.
 #[allow(clippy::too_many_arguments)]
 fn scan_strips(
     workers: &mut [Worker],
@@ -580,13 +703,13 @@ fn scan_strips(
     connectivity: Connectivity,
     strips: &[Strip],
     source: &dyn PlaneSource,
-    with_stats: bool,
-    keep: &KeepRoom,
+    features: FeaturePass,
+    keeping: Keeping,
     borders: &BorderPairs,
     trace: &Trace,
-) -> Result<(Vec<Scan>, Vec<Option<usize>>)> {
-    let scans: Vec<Mutex<(Scan, Option<usize>)>> =
-        strips.iter().map(|_| Mutex::default()).collect();
+) -> Result<(Vec<Scan>, Keepers)> {
+    type Scanned = (Scan, Option<usize>, Option<usize>);
+    let scans: Vec<Mutex<Scanned>> = strips.iter().map(|_| Mutex::default()).collect();
     let anyone = vec![None; strips.len()];
     // The border planes are compared on the host's pool, off the workers'
     // threads, so that a worker's GPU takes its next strip meanwhile
@@ -597,30 +720,49 @@ fn scan_strips(
             let step_trace = trace.strip(worker_index, index);
             read(worker, shape, strip, source, step_trace)?;
             let label_bytes = (strip.planes * shape.plane_len() * size_of::<u32>()) as u64;
-            let kept = keep.take(worker_index, label_bytes);
+            let kept = keeping.labels && keeping.room.take(worker_index, label_bytes);
+            let room = |bytes: u64| keeping.room.take(worker_index, bytes);
+            let features = match features {
+                FeaturePass::None => Features::None,
+                FeaturePass::Host => Features::Host,
+                FeaturePass::KeptWhereRoom => Features::KeptWhereRoom(&room),
+            };
             let scan = step_trace.step("scan", || {
                 worker.scan(
                     shape,
                     strip,
                     connectivity,
-                    with_stats,
+                    features,
                     kept,
                     borders.planes(),
                     step_trace,
                 )
             })?;
             let keeper = kept.then_some(worker_index);
+            let features_keeper =
+                matches!(scan.features, StripFeatures::Kept).then_some(worker_index);
             let scan = step_trace.step("pairs", || {
                 borders.add(index, scan, comparisons, step_trace)
             });
-            *scans[index].lock().expect("no worker panics holding it") = (scan, keeper);
+            *scans[index].lock().expect("no worker panics holding it") =
+                (scan, keeper, features_keeper);
             Ok(())
         })
     })?;
-    Ok(scans
+    let mut keepers = Keepers {
+        labels: Vec::with_capacity(strips.len()),
+        features: Vec::with_capacity(strips.len()),
+    };
+    let scans = scans
         .into_iter()
-        .map(|scan| scan.into_inner().expect("no worker panics holding it"))
-        .unzip())
+        .map(|scan| {
+            let (scan, labels, features) = scan.into_inner().expect("no worker panics holding it");
+            keepers.labels.push(labels);
+            keepers.features.push(features);
+            scan
+        })
+        .collect();
+    Ok((scans, keepers))
 }
 
 /// Runs `job` on every strip index, each worker on a thread of its own:

@@ -151,9 +151,22 @@ pub(crate) struct StripScan {
     pub(crate) first_plane: Vec<u32>,
     /// The labels of its last plane.
     pub(crate) last_plane: Vec<u32>,
-    /// The features of each component (index = label − 1), in the whole
-    /// image's coordinates; empty unless asked for.
-    pub(crate) stats: Vec<LargeStats>,
+    /// Where its features are, if asked for.
+    pub(crate) features: StripFeatures,
+}
+
+/// Where a strip's features are after its scan.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum StripFeatures {
+    /// None were asked for.
+    #[default]
+    None,
+    /// In host memory: each component's (index = label − 1), in the whole
+    /// input's coordinates.
+    Host(Vec<LargeStats>),
+    /// On the GPU of the worker that scanned the strip, which writes them
+    /// into the columns after the merge (`GpuWorker::write_columns`).
+    Kept,
 }
 
 /// What the merge keeps of a strip once its border planes are compared.
@@ -166,9 +179,8 @@ pub(crate) struct Scan {
     /// every component it touches); 0 for the first strip, whose first
     /// plane is no border.
     pub(crate) first_plane_labels: u32,
-    /// The features of each component (index = label − 1), in the whole
-    /// image's coordinates; empty unless asked for.
-    pub(crate) stats: Vec<LargeStats>,
+    /// Where its features are, if asked for.
+    pub(crate) features: StripFeatures,
 }
 
 /// The pairs of labels that touch across each border, found while the
@@ -289,7 +301,7 @@ impl<'a> BorderPairs<'a> {
         Scan {
             count: scan.count,
             first_plane_labels,
-            stats: scan.stats,
+            features: scan.features,
         }
     }
 
@@ -911,18 +923,24 @@ pub(crate) fn split_into<T>(
     parts
 }
 
-/// `Ok` where every strip has the features of each of its components.
-pub(crate) fn check_features(scans: &[Scan]) -> Result<()> {
-    match scans
-        .iter()
-        .position(|scan| scan.stats.len() != scan.count as usize)
-    {
-        Some(s) => Err(Error::Unavailable(format!(
+/// The features of strip `s` in host memory, one per component; an error
+/// where its variant gave no features for some, or they were left on its GPU.
+pub(crate) fn host_features(scans: &[Scan], s: usize) -> Result<&[LargeStats]> {
+    match &scans[s].features {
+        StripFeatures::Host(stats) if stats.len() == scans[s].count as usize => Ok(stats),
+        StripFeatures::Host(stats) => Err(Error::Unavailable(format!(
             "strip {s} has {} components but features for {}: its variant gave no features",
             scans[s].count,
-            scans[s].stats.len()
+            stats.len()
         ))),
-        None => Ok(()),
+        StripFeatures::None if scans[s].count == 0 => Ok(&[]),
+        StripFeatures::None => Err(Error::Unavailable(format!(
+            "strip {s} has {} components but no features: its variant gave none",
+            scans[s].count
+        ))),
+        StripFeatures::Kept => Err(Error::Unavailable(format!(
+            "strip {s}'s features were left on its GPU, not brought to the host"
+        ))),
     }
 }
 
@@ -936,7 +954,9 @@ pub(crate) fn check_features(scans: &[Scan]) -> Result<()> {
 /// are gigabytes). The labels that continue a component numbered before
 /// are then merged into it, one strip after the other.
 pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<LargeStats>> {
-    check_features(scans)?;
+    let features = (0..scans.len())
+        .map(|s| host_features(scans, s))
+        .collect::<Result<Vec<_>>>()?;
     let count = numbering.count as usize;
     let mut merged: Vec<LargeStats> = Vec::with_capacity(count);
     let news: Vec<usize> = numbering
@@ -953,8 +973,8 @@ pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<L
     let shares = split_into(&mut merged.spare_capacity_mut()[..count], news);
     shares
         .into_par_iter()
-        .zip(numbering.strips.par_iter().zip(scans))
-        .for_each(|(share, (renumbering, scan))| {
+        .zip(numbering.strips.par_iter().zip(scans).zip(&features))
+        .for_each(|(share, ((renumbering, scan), stats))| {
             let mut continued = renumbering.continued.iter().peekable();
             let new_labels = (1..=scan.count).filter(|label| {
                 let is_continued = continued.peek() == Some(&label);
@@ -967,7 +987,7 @@ pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<L
             let written = share
                 .iter_mut()
                 .zip(new_labels)
-                .map(|(slot, label)| slot.write(scan.stats[label as usize - 1]))
+                .map(|(slot, label)| slot.write(stats[label as usize - 1]))
                 .count();
             assert_eq!(written, slots, "a strip's new labels fill its share");
         });
@@ -975,9 +995,9 @@ pub(crate) fn merge_stats(numbering: &Numbering, scans: &[Scan]) -> Result<Vec<L
     // slot of each share was written (asserted in its task: a failed
     // assertion panics out of `for_each` before this line).
     unsafe { merged.set_len(count) };
-    for (renumbering, scan) in numbering.strips.iter().zip(scans) {
+    for (renumbering, stats) in numbering.strips.iter().zip(&features) {
         for (&label, &number) in renumbering.continued.iter().zip(&renumbering.numbers) {
-            merged[number as usize - 1].merge(&scan.stats[label as usize - 1]);
+            merged[number as usize - 1].merge(&stats[label as usize - 1]);
         }
     }
     Ok(merged)
@@ -993,7 +1013,7 @@ mod tests {
             count,
             first_plane: first_plane.to_vec(),
             last_plane: last_plane.to_vec(),
-            stats: Vec::new(),
+            features: StripFeatures::None,
         }
     }
 
@@ -1171,10 +1191,12 @@ mod tests {
             height: 2,
         };
         let mut top = scan(1, &[1, 1], &[1, 1]);
-        top.stats = vec![LargeStats::of_image(&ComponentStats::pixel(0, 0), 0)];
-        top.stats[0].merge(&LargeStats::of_image(&ComponentStats::pixel(1, 0), 0));
+        let mut pair = LargeStats::of_image(&ComponentStats::pixel(0, 0), 0);
+        pair.merge(&LargeStats::of_image(&ComponentStats::pixel(1, 0), 0));
+        top.features = StripFeatures::Host(vec![pair]);
         let mut bottom = scan(1, &[0, 1], &[0, 1]);
-        bottom.stats = vec![LargeStats::of_image(&ComponentStats::pixel(1, 0), 1)];
+        let below = LargeStats::of_image(&ComponentStats::pixel(1, 0), 1);
+        bottom.features = StripFeatures::Host(vec![below]);
         let (scans, numbering) = number_scans(shape, Connectivity::Four, vec![top, bottom]);
         let stats = merge_stats(&numbering, &scans).unwrap();
         assert_eq!(stats.len(), 1);
@@ -1198,10 +1220,21 @@ mod tests {
             height: 2,
         };
         let mut top = scan(1, &[1, 0], &[1, 0]);
-        top.stats = vec![LargeStats::of_image(&ComponentStats::pixel(0, 0), 0)];
+        let pixel = LargeStats::of_image(&ComponentStats::pixel(0, 0), 0);
+        top.features = StripFeatures::Host(vec![pixel]);
         let bottom = scan(1, &[0, 1], &[0, 1]);
         let (scans, numbering) = number_scans(shape, Connectivity::Four, vec![top, bottom]);
         let error = merge_stats(&numbering, &scans).unwrap_err();
         assert!(error.to_string().contains("strip 1"), "{error}");
+        // Features left on a GPU are no host features either.
+        let (mut scans, numbering) = number_scans(
+            shape,
+            Connectivity::Four,
+            vec![scan(1, &[1, 0], &[1, 0]), scan(1, &[0, 1], &[0, 1])],
+        );
+        scans[0].features = StripFeatures::Host(vec![pixel]);
+        scans[1].features = StripFeatures::Kept;
+        let error = merge_stats(&numbering, &scans).unwrap_err();
+        assert!(error.to_string().contains("left on its GPU"), "{error}");
     }
 }

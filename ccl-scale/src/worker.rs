@@ -1,12 +1,13 @@
 //! A worker labels one strip at a time, on the CPU or on a GPU, and keeps
 //! its buffers from strip to strip; the driver gives each its own thread.
 
-use ccl::{Connectivity, Result};
+use ccl::{Connectivity, Error, Result};
 
 use crate::Shape;
+use crate::columns::Rows;
 use crate::cpu::CpuWorker;
 use crate::gpu::GpuWorker;
-use crate::merge::{LabelBuffers, Renumbering, StripScan};
+use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripScan};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
 
@@ -17,6 +18,26 @@ pub(crate) struct Strip {
     pub(crate) first: usize,
     /// Its planes.
     pub(crate) planes: usize,
+}
+
+/// The features a scan gathers, and where it leaves them.
+#[derive(Clone, Copy)]
+pub(crate) enum Features<'a> {
+    /// None: labels only.
+    None,
+    /// In host memory ([`StripFeatures::Host`](crate::merge::StripFeatures)).
+    Host,
+    /// On the GPU where `room` grants their bytes (it takes them from the
+    /// device's room), else in host memory; a CPU worker's stay in host
+    /// memory.
+    KeptWhereRoom(&'a (dyn Fn(u64) -> bool + Sync)),
+}
+
+impl Features<'_> {
+    /// Whether any are gathered.
+    pub(crate) fn wanted(self) -> bool {
+        !matches!(self, Features::None)
+    }
 }
 
 /// One worker of either kind.
@@ -43,27 +64,51 @@ impl Worker {
         }
     }
 
-    /// Labels the strip alone: what the merge needs of it. With `keep`,
-    /// its labels stay where they are (host memory, or the GPU), so that
-    /// [`write`](Self::write) renumbers them without reading and labeling
-    /// the strip again.
+    /// Labels the strip alone: what the merge needs of it, with the
+    /// `features` asked for. With `keep`, its labels stay where they are
+    /// (host memory, or the GPU), so that [`write`](Self::write)
+    /// renumbers them without reading and labeling the strip again.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn scan(
         &mut self,
         shape: Shape,
         strip: Strip,
         connectivity: Connectivity,
-        with_stats: bool,
+        features: Features<'_>,
         keep: bool,
         planes: &LabelBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         match self {
             Worker::Cpu(worker) => {
-                worker.scan(shape, strip, connectivity, with_stats, keep, planes)
+                worker.scan(shape, strip, connectivity, features.wanted(), keep, planes)
             }
             Worker::Gpu(worker) => {
-                worker.scan(shape, strip, connectivity, with_stats, keep, planes, trace)
+                worker.scan(shape, strip, connectivity, features, keep, planes, trace)
+            }
+        }
+    }
+
+    /// Writes the strip's new components into `share`, its rows of the
+    /// columns, from the features its scan kept on this worker's GPU
+    /// (`GpuWorker::write_columns`): the features of its continued labels.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_columns<A: Copy + Send + Sync>(
+        &mut self,
+        shape: Shape,
+        strip: Strip,
+        count: u32,
+        renumbering: &Renumbering,
+        share: Rows<'_, A>,
+        axes: usize,
+        area: fn(u64) -> A,
+    ) -> Result<Vec<LargeStats>> {
+        match self {
+            Worker::Cpu(_) => Err(Error::Unavailable(
+                "a CPU worker keeps no features on a GPU".into(),
+            )),
+            Worker::Gpu(worker) => {
+                worker.write_columns(shape, strip, count, renumbering, share, axes, area)
             }
         }
     }

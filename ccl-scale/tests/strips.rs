@@ -7,7 +7,8 @@ use ccl::{
     Backend, BinaryImage, BinaryImageBuf, BinaryVolume, Connectivity, Task, Variant, VolumeStats,
 };
 use ccl_scale::{
-    FeatureColumns, LabelWord, Pixels, Shape, StripLabeler, StripOptions, needs_wide_labels,
+    FeatureColumns, LabelWord, LargeStats, Pixels, Shape, StripLabeler, StripOptions,
+    needs_wide_labels,
 };
 use ccl_testdata::{
     pattern, pattern_kinds, random_image, random_volume, volume_pattern, volume_pattern_kinds,
@@ -245,6 +246,79 @@ fn features_merged_across_strips_equal_the_whole_analysis() {
                     columns,
                     FeatureColumns::of_stats(&large, 3, |area| area),
                     "{backend:?} {connectivity} slabs of {strip_planes}, columns"
+                );
+            }
+        }
+    }
+}
+
+/// Features kept on the GPUs until the merge (`analyze_columns`), some
+/// strips' or all or none, as the room beside the workers allows: the same
+/// columns as the whole input's analysis. Two devices (GPU 0 named twice
+/// where the host has one) of two workers each; the room is what the cap
+/// leaves beside the workers' strips (25 bytes a pixel each).
+#[test]
+fn features_kept_on_the_gpus_in_any_room_equal_the_whole_analysis() {
+    for backend in testable_backends(ccl_cuda::runtime::probe()) {
+        let capped = |strip_pixels: usize, room: u64, strip_planes: usize| StripOptions {
+            backend,
+            devices: vec![0, 0],
+            workers_per_device: 2,
+            max_memory: Some(2 * strip_pixels as u64 * 25 + room),
+            max_strip_planes: Some(strip_planes),
+            ..StripOptions::default()
+        };
+        let image = random_image(300, 240, 50, 1, 3).unwrap();
+        let (shape, pixels) = image_pixels(&image);
+        for connectivity in Connectivity::PLANE {
+            let reference = Variant::named("cpu-uf", Task::Analyze, connectivity).unwrap();
+            let expected: Vec<LargeStats> = reference
+                .analyze(&image.view(), connectivity)
+                .unwrap()
+                .iter()
+                .map(LargeStats::from)
+                .collect();
+            // About 40 bytes of features a component, some thousands of them.
+            for room in [0, 30_000, 90_000, 1 << 30] {
+                let options = capped(16 * 300, room, 16);
+                let labeler = StripLabeler::new(options, connectivity).unwrap();
+                for axes in [2, 3] {
+                    let columns = labeler
+                        .analyze_columns(shape, connectivity, &pixels, axes, |area| area as u32)
+                        .unwrap();
+                    assert_eq!(
+                        columns,
+                        FeatureColumns::of_stats(&expected, axes, |area| area as u32),
+                        "{backend:?} {connectivity}, room {room}, {axes} axes"
+                    );
+                }
+            }
+        }
+        let volume = random_volume(40, 30, 24, 40, 1, 9).unwrap();
+        let shape = Shape::Volume {
+            width: 40,
+            height: 30,
+            depth: 24,
+        };
+        let pixels = Pixels::new(volume.view().as_bytes(), shape).unwrap();
+        for connectivity in Connectivity::VOLUME {
+            let reference = Variant::named("cpu-uf", Task::Analyze, connectivity).unwrap();
+            let expected: Vec<LargeStats> = reference
+                .analyze_volume(&volume.view(), connectivity)
+                .unwrap()
+                .iter()
+                .map(LargeStats::from)
+                .collect();
+            for room in [0, 20_000, 60_000, 1 << 30] {
+                let options = capped(3 * 40 * 30, room, 3);
+                let labeler = StripLabeler::new(options, connectivity).unwrap();
+                let columns = labeler
+                    .analyze_columns(shape, connectivity, &pixels, 3, |area| area)
+                    .unwrap();
+                assert_eq!(
+                    columns,
+                    FeatureColumns::of_stats(&expected, 3, |area| area),
+                    "{backend:?} {connectivity}, room {room}"
                 );
             }
         }

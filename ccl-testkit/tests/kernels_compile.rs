@@ -3,7 +3,7 @@
 //! fails under CI, which installs it.
 
 use ccl as _;
-// The strip labeler's renumbering kernels register there.
+// The strip labeler's renumbering and column kernels register there.
 use ccl_scale as _;
 
 #[test]
@@ -32,6 +32,7 @@ fn every_kernel_module_compiles_for_sm80_and_sm90() {
         "kni",
         "dlp",
         "ccl_renumber",
+        "ccl_strip_columns",
     ] {
         assert!(
             names.contains(&expected),
