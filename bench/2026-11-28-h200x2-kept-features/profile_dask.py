@@ -1,8 +1,8 @@
 """Scratch profile of `ccl.dask.label` on a LocalCUDACluster: where the time of one call goes.
 
-Times, in the client, `ccl.dask.label` (the eager pass: its graph's compute and the join on
-the client) and `da.store` of the labels (the lazy pass), with the client-side steps wrapped
-in timers; and, from distributed's task stream, each kind of task's time summed over the
+Times, in the client, `ccl.dask.label` (the eager pass: its graph's compute, whose last task
+joins the faces) and `da.store` of the labels (the lazy pass), with the client-side steps
+wrapped in timers; and, from distributed's task stream, each kind of task's time summed over the
 workers and the span from the first task's start to the last one's end.
 
     python3 profile_dask.py --workers 2 --size 2048 --chunk 512 --reps 3
@@ -52,7 +52,7 @@ def main():
                 laps[name].append(time.perf_counter() - t0)
         return wrapper
 
-    for name in ("_plan", "_joined", "_join", "_relabeled"):
+    for name in ("_plan", "_relabeled"):
         setattr(cd, name, timed(name, getattr(cd, name)))
     cd.dask.compute = timed("plan compute", cd.dask.compute)
     sink = time_dask.DiscardSink()

@@ -448,6 +448,27 @@ def test_statistics_patterns():
 # ------------------------------------------------------------------------------ union-find
 
 
+def _join_nodes(u, v, faces, chunks):
+    """``ccl.dask``'s join (``_joined``) of the nodes ``u`` ~ ``v`` over the ascending global
+    face labels ``faces`` (node ``i`` label ``faces[i]``), the nodes cut into ``chunks``
+    chunks of consecutive nodes: ``(paired, finals, merged)``."""
+    size = len(faces)
+    bounds = np.linspace(0, size, chunks + 1).astype(np.int64)
+    # Each chunk's labels start after the last face label of the chunks before it.
+    offsets = np.array([0] + [faces[b - 1] if b > 0 else 0 for b in bounds[1:-1]], np.int64)
+    counts = np.diff(np.append(offsets, faces[-1] if size else 0))
+    face_labels = [(faces[a:b] - o).astype(np.uint32) for a, b, o in zip(bounds, bounds[1:], offsets)]
+    chunk_of = np.searchsorted(bounds, np.arange(size), side="right") - 1
+
+    def keys(nodes):
+        nodes = np.asarray(nodes, np.int64)
+        chunk = chunk_of[nodes]
+        return (chunk.astype(np.uint64) << np.uint64(32)) | (nodes - bounds[chunk] + 1).astype(np.uint64)
+
+    plan = ccl_dask._joined(counts, face_labels, keys(u), keys(v), None)
+    return plan.faces, plan.finals, plan.merged
+
+
 def test_the_merge_equals_scipy():
     csgraph = pytest.importorskip("scipy.sparse.csgraph")
     sparse = pytest.importorskip("scipy.sparse")
@@ -463,7 +484,7 @@ def test_the_merge_equals_scipy():
     for size, u, v in cases:
         # Face labels with gaps between them, as the chunks' face labels have.
         faces = np.cumsum(rng.integers(1, 4, size)).astype(np.int64)
-        paired, finals, merged = ccl_dask._join(u, v, faces)
+        paired, finals, merged = _join_nodes(u, v, faces, chunks=min(size, 7))
         graph = sparse.coo_matrix((np.ones(len(u)), (u, v)), shape=(size, size))
         _, component = csgraph.connected_components(graph, directed=False)
         # Each node's component is named by its smallest node; the others are merged.
@@ -482,10 +503,14 @@ def test_the_merge_equals_scipy():
 
 
 def test_the_merge_refuses_what_it_cannot_join():
-    with pytest.raises(ValueError, match="not below"):
-        ccl_dask._join(np.array([5]), np.array([0]), np.arange(1, 4))
+    counts, faces = np.array([3, 3]), [np.array([1, 2], np.uint32), np.array([2], np.uint32)]
+    key = lambda chunk, rank: np.array([(chunk << 32) | rank], np.uint64)  # noqa: E731
+    with pytest.raises(ValueError, match="names no face label"):
+        ccl_dask._joined(counts, faces, key(1, 2), key(0, 1), None)
+    with pytest.raises(ValueError, match="names no face label"):
+        ccl_dask._joined(counts, faces, key(2, 1), key(0, 1), None)
     with pytest.raises(ValueError, match="ascending"):
-        ccl_dask._join(np.array([0]), np.array([1]), np.array([3, 2]))
+        ccl_dask._joined(counts, [np.array([2, 1], np.uint32), faces[1]], key(0, 1), key(1, 1), None)
 
 
 # ------------------------------------------------------------------------------ distributed

@@ -124,8 +124,14 @@ def filter_device(
     connectivity_value: int,
     algorithm: Optional[str] = None,
 ) -> Optional[int]: ...
-def join_face_pairs(
-    first_address: int, second_address: int, pairs: int, faces_address: int, nodes: int
+def join_chunk_faces(
+    counts_address: int,
+    sizes_address: int,
+    chunks: int,
+    faces_address: int,
+    first_address: int,
+    second_address: int,
+    pairs: int,
 ) -> Tuple[HostArray, HostArray, HostArray]: ...
 def parse_size(text: str) -> int: ...
 def label_strips_host(

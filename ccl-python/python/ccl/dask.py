@@ -33,7 +33,10 @@ grid):
    face keeps its place in order, merged ones share their smallest member's
    number. The face labels of the chunks, in chunk order, are the graph's
    nodes in ascending global order, so a pair's nodes are its chunks' node
-   offsets plus its ranks: the client neither sorts nor searches.
+   offsets plus its ranks: nothing is sorted or searched. The join runs in
+   native code on all cores, as the eager pass's last task, so that only
+   its result (the face labels of some pair, their numbers, the merged
+   ones) comes to the client.
 5. The label image is lazy: a task per chunk labels the chunk again (the
    numbering of :func:`ccl.label` is canonical, so the same local labels come
    back) and maps them through the chunk's small lookup: the face labels of
@@ -471,9 +474,10 @@ def _face_pairs(
 
 class _Plan:
     """What the eager pass found: the counts and offsets of the chunks (C order of the block
-    grid), the face labels (sorted global labels), their final numbers, the face labels that
-    are not their component's smallest (``merged``, sorted), ``n``; and the chunks'
-    statistics rows where asked."""
+    grid), the face labels that are not their component's smallest (``merged``, sorted
+    global labels) with their final numbers, ``n``; and, for the statistics, the face labels
+    of some pair (sorted) with their final numbers and the chunks' rows (``None`` for a
+    labeling, whose relabeling needs only the merged labels)."""
 
     def __init__(
         self,
@@ -482,13 +486,16 @@ class _Plan:
         finals: np.ndarray,
         merged: np.ndarray,
         rows: Optional[list],
+        keep_faces: bool = True,
     ):
         self.counts = counts
         self.offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self.total = int(counts.sum())
-        self.faces = faces
-        self.finals = finals
         self.merged = merged
+        # Every merged label lies on a face, so among the paired ones.
+        self.merged_finals = finals[np.searchsorted(faces, merged)]
+        self.faces = faces if keep_faces else None
+        self.finals = finals if keep_faces else None
         self.n = self.total - len(merged)
         self.rows = rows
 
@@ -508,7 +515,8 @@ def _plan(image: Any, connectivity: int, algorithm: Optional[str], with_statisti
 
     The tasks form one graph (a dict of tasks, not a ``dask.delayed`` per task, whose graphs
     dask would merge and cull one by one) computed by the active scheduler; its last task
-    gathers the counts, the face labels, the pairs and the rows, which come to the client."""
+    gathers the counts, the face labels, the pairs and the rows and joins them: the plan
+    comes to the client."""
     grid = image.numblocks
     ndim = image.ndim
     name = "ccl-dask-plan-" + tokenize(image, connectivity, algorithm, with_statistics)
@@ -534,12 +542,10 @@ def _plan(image: Any, connectivity: int, algorithm: Optional[str], with_statisti
         for axis in range(ndim):
             if index[axis] < grid[axis] - 1:
                 faces.append(_face_task(graph, name, index, axis, grid, offsets))
-    graph[(name, "plan")] = (_gathered, counts, face_labels, faces, rows)
+    graph[(name, "plan")] = (_planned, counts, face_labels, faces, rows, with_statistics)
     layers = HighLevelGraph.from_collections(name, graph, dependencies=[image])
-    ((counts, face_labels, keys_a, keys_b, rows),) = dask.compute(
-        Delayed((name, "plan"), layers, layer=name)
-    )
-    return _joined(counts, face_labels, keys_a, keys_b, rows if with_statistics else None)
+    (plan,) = dask.compute(Delayed((name, "plan"), layers, layer=name))
+    return plan
 
 
 def _face_task(
@@ -574,29 +580,23 @@ def _face_task(
     return key
 
 
-def _gathered(
-    counts: list, face_labels: list, faces: list, rows: list
-) -> Tuple[np.ndarray, list, np.ndarray, np.ndarray, list]:
-    """The last task of the eager pass: the chunks' counts and face labels, the face pairs as
-    two arrays of keys, and the chunks' statistics rows."""
+def _planned(
+    counts: list, face_labels: list, faces: list, rows: list, with_statistics: bool
+) -> "_Plan":
+    """The last task of the eager pass: the chunks' counts and face labels and the face pairs
+    joined into the plan (step 4), where the task runs, so that only the plan travels to the
+    client, not every face label and pair."""
     empty = [np.zeros(0, np.uint64)]
     keys_a = np.concatenate([f[0] for f in faces] + empty)
     keys_b = np.concatenate([f[1] for f in faces] + empty)
-    return np.asarray(counts, np.int64), face_labels, keys_a, keys_b, rows
-
-
-def _join(u: np.ndarray, v: np.ndarray, faces: np.ndarray) -> Tuple[np.ndarray, ...]:
-    """The merge over the face labels ``faces`` (int64, ascending; node ``i`` is label
-    ``faces[i]``) joined by the undirected edges ``(u, v)`` of nodes, in native code
-    (``_ccl.join_face_pairs``): ``(paired, finals, merged)``, int64, the labels of some edge
-    with their numbers (a component's smallest label less the merged labels below it) and
-    the labels that are not their component's smallest, each ascending."""
-    u, v = (np.ascontiguousarray(x, np.uint32) for x in (u, v))
-    faces = np.ascontiguousarray(faces, np.int64)
-    u_at, v_at, faces_at = (a.__array_interface__["data"][0] for a in (u, v, faces))
-    joined = _ccl.join_face_pairs(u_at, v_at, len(u), faces_at, len(faces))
-    # Labels are below 2^63: the uint64 values read as int64 unchanged.
-    return tuple(np.asarray(a).view(np.int64) for a in joined)
+    return _joined(
+        np.asarray(counts, np.int64),
+        face_labels,
+        keys_a,
+        keys_b,
+        rows if with_statistics else None,
+        keep_faces=with_statistics,
+    )
 
 
 def _joined(
@@ -605,27 +605,25 @@ def _joined(
     keys_a: np.ndarray,
     keys_b: np.ndarray,
     rows: Optional[list],
+    keep_faces: bool = True,
 ) -> _Plan:
-    """Step 4: the union-find over the face pairs and the final numbering.
+    """Step 4: the union-find over the face pairs and the final numbering, in native code on
+    all cores (``_ccl.join_chunk_faces``).
 
     The nodes are the chunks' face labels in chunk order: ascending global labels, since a
     chunk's labels follow the earlier chunks' and its face labels ascend. A key's node is
-    its chunk's first node plus its rank, so no sort or search maps the pairs."""
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    its chunk's first node plus its rank, so no sort or search maps the pairs. The plan lists
+    only the face labels of some pair: one that touches nothing across its face is a
+    component of its chunk alone, numbered by arithmetic like the chunk's others."""
     sizes = np.array([len(f) for f in face_labels], np.int64)
-    first_node = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    faces = np.concatenate(
-        [offset + f for offset, f in zip(offsets, face_labels)] + [np.zeros(0, np.int64)]
-    )
-
-    def node(keys: np.ndarray) -> np.ndarray:
-        chunk = (keys >> np.uint64(_LOCAL_BITS)).astype(np.int64)
-        return first_node[chunk] + (keys & _LOCAL_MASK).astype(np.int64) - 1
-
-    # The plan lists only the face labels of some pair: one that touches nothing across its
-    # face is a component of its chunk alone, numbered by arithmetic like the chunk's others.
-    paired, finals, merged = _join(node(keys_a), node(keys_b), faces)
-    return _Plan(counts, paired, finals, merged, rows)
+    local = np.concatenate([np.asarray(f, np.uint32) for f in face_labels] + [np.zeros(0, np.uint32)])
+    counts = np.ascontiguousarray(counts, np.int64)
+    keys_a, keys_b = (np.ascontiguousarray(k, np.uint64) for k in (keys_a, keys_b))
+    at = [a.__array_interface__["data"][0] for a in (counts, sizes, local, keys_a, keys_b)]
+    joined = _ccl.join_chunk_faces(at[0], at[1], len(counts), at[2], at[3], at[4], len(keys_a))
+    # Labels are below 2^63: the uint64 values read as int64 unchanged.
+    paired, finals, merged = (np.asarray(a).view(np.int64) for a in joined)
+    return _Plan(counts, paired, finals, merged, rows, keep_faces)
 
 
 # --------------------------------------------------------- step 5: relabel
@@ -633,33 +631,30 @@ def _joined(
 
 class _ChunkLookup:
     """One chunk's relabeling: global = ``offset`` + local, then final = global − (merged
-    labels below it) for a label on no face, the listed final number for one on a face.
-    ``count`` is the chunk's count in the eager pass; ``shift`` is ``offset`` less the merged
-    labels of earlier chunks; ``merged`` and ``faces`` are local labels of this chunk
-    (sorted), ``finals`` the faces' numbers."""
+    labels below it), but for a merged label (one that is not its component's smallest,
+    all of them on a face), whose final number is listed. ``count`` is the chunk's count in
+    the eager pass; ``shift`` is ``offset`` less the merged labels of earlier chunks;
+    ``merged`` the chunk's merged local labels (sorted, uint32), ``finals`` their numbers.
+    A face label that is its component's smallest needs no entry: its number is the
+    arithmetic one."""
 
-    __slots__ = ("count", "shift", "merged", "faces", "finals")
+    __slots__ = ("count", "shift", "merged", "finals")
 
-    def __init__(
-        self, count: int, shift: int, merged: np.ndarray, faces: np.ndarray, finals: np.ndarray
-    ):
+    def __init__(self, count: int, shift: int, merged: np.ndarray, finals: np.ndarray):
         self.count = count
         self.shift = shift
         self.merged = merged
-        self.faces = faces
         self.finals = finals
 
 
 def _lookup(plan: _Plan, flat: int) -> _ChunkLookup:
     offset, count = int(plan.offsets[flat]), int(plan.counts[flat])
-    lo, hi = np.searchsorted(plan.faces, [offset, offset + count], side="right")
     mlo, mhi = np.searchsorted(plan.merged, [offset, offset + count], side="right")
     return _ChunkLookup(
         count,
         offset - int(mlo),
-        (plan.merged[mlo:mhi] - offset).astype(np.int64),
-        (plan.faces[lo:hi] - offset).astype(np.int64),
-        plan.finals[lo:hi].astype(np.int64),
+        (plan.merged[mlo:mhi] - offset).astype(np.uint32),
+        plan.merged_finals[mlo:mhi],
     )
 
 
@@ -675,15 +670,16 @@ def _relabel_chunk(
             f"is computed (unseeded random data?); persist it first (image.persist())"
         )
     xp = _array_module(labels)
-    if len(lookup.faces) == 0:
-        # No label of this chunk touches a face: one shift.
+    if len(lookup.merged) == 0:
+        # No label of this chunk is merged into another: one shift.
         wide = labels.astype(dtype)
         return xp.where(labels != 0, wide + np.dtype(dtype).type(lookup.shift), wide)
     # A table of the chunk's n + 1 labels (at most the chunk's size), on its device.
+    merged = xp.asarray(lookup.merged.astype(np.int64))
     below = xp.zeros(n + 1, np.int64)
-    below[xp.asarray(lookup.merged)] = 1
+    below[merged] = 1
     table = xp.arange(n + 1, dtype=np.int64) + lookup.shift - xp.cumsum(below)
-    table[xp.asarray(lookup.faces)] = xp.asarray(lookup.finals)
+    table[merged] = xp.asarray(lookup.finals)
     table[0] = 0
     return xp.take(table.astype(dtype), labels)
 
@@ -697,7 +693,9 @@ def _relabeled(
     meta: Any,
 ) -> Any:
     """The lazy label image: one task per chunk, each with its own lookup only."""
-    name = "ccl-dask-label-" + tokenize(image, connectivity, algorithm, plan.faces, plan.finals)
+    name = "ccl-dask-label-" + tokenize(
+        image, connectivity, algorithm, plan.merged, plan.merged_finals
+    )
     grid = image.numblocks
     graph = {}
     for flat, index in enumerate(np.ndindex(*grid)):
