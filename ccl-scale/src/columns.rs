@@ -276,9 +276,9 @@ where
 
 /// Adds each of `joins`' features to its row, and makes those rows'
 /// centroids again. Sorted by row and cut where the row changes, the joins
-/// are added in parts of consecutive rows on the pool (a 1024³ volume in
-/// strips has a million continued labels, whose rows lie all over the
-/// columns: one thread took longer than the GPUs' share of its analysis).
+/// are added in parts of consecutive rows on the pool: a volume's strips
+/// continue components on every border, and their rows lie all over
+/// columns of gigabytes, a cache miss or more each.
 /// Each row's joins are added by one task, in any order: sums, minima and
 /// maxima of integers do not depend on it.
 fn add_continued<A: Copy + Send + Sync + Into<u64>>(
