@@ -175,9 +175,9 @@ pub(crate) struct GpuWorker {
     /// The features of strips scanned in the first pass of an analysis and
     /// kept for the columns, as 8-byte words of their records, by first
     /// plane: they come down once, as rows of the columns, after the merge
-    /// (through the host, converted there, the features of a 32768² image
-    /// took four times its labeling, and twice the time on two GPUs as on
-    /// one, bench/2026-11-28-h200x2-spare-labels).
+    /// (brought through the host in the first pass and converted there,
+    /// they made a 32768² image's first pass four times its labeling,
+    /// bench/2026-11-28-h200x2-spare-labels).
     kept_features: HashMap<usize, DeviceBuffer<u64>>,
     /// Buffers of kept features written out, for the next strips' (as
     /// `spare_labels`).
