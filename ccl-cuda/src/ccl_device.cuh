@@ -23,6 +23,23 @@ typedef unsigned long long u64;
 
 #define CCL_FULL_MASK 0xffffffffu
 
+// How many of the ascending `values[0..count)` are below `value` (its lower
+// bound, a binary search): the index where `value` is or would be. The strip
+// labeler finds its continued labels so (ccl-scale's renumber.cu and
+// columns.cu).
+__device__ __forceinline__ u32 ccl_count_below(const u32* values, u32 count, u32 value) {
+    u32 low = 0, high = count;
+    while (low < high) {
+        const u32 middle = low + (high - low) / 2;
+        if (values[middle] < value) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
 // The image argument of most kernels (ccl_cuda::ImageArgs): `height` rows of
 // `width` bytes, rows `pitch` bytes apart, nonzero = foreground.
 struct CclImage {

@@ -60,16 +60,7 @@ __device__ __forceinline__ void ccl_strip_columns(const Record* records, const u
     if (i >= chunk.count) return;
     const u32 index = chunk.first + i;
     const u32 label = index + 1;
-    // The continued labels below `label`: a binary search (lower bound).
-    u32 low = 0, high = chunk.continued_count;
-    while (low < high) {
-        const u32 middle = low + (high - low) / 2;
-        if (continued[middle] < label) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
+    const u32 low = ccl_count_below(continued, chunk.continued_count, label);
     const Record record = records[index];
     if (low < chunk.continued_count && continued[low] == label) {
         gathered[low] = record;

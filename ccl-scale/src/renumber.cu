@@ -10,16 +10,7 @@ extern "C" __global__ void __launch_bounds__(256)
     const u32 index = blockIdx.x * blockDim.x + threadIdx.x;
     if (index >= count) return;
     const u32 label = index + 1;
-    // The continued labels below `label`: a binary search (lower bound).
-    u32 low = 0, high = continued_count;
-    while (low < high) {
-        const u32 middle = low + (high - low) / 2;
-        if (continued[middle] < label) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
+    const u32 low = ccl_count_below(continued, continued_count, label);
     table[index] = (low < continued_count && continued[low] == label) ? numbers[low]
                                                                        : first_new + index - low;
 }
