@@ -833,6 +833,13 @@ def components_json():
     return real_component_counts()
 
 
+def cc3d_reference():
+    """cc3d, the reference the class-map and clean-up tests compare with; a test that needs it
+    is skipped, with the reason, where it is not installed (CI installs it; a GPU machine may
+    not, and its other tests should still run)."""
+    return pytest.importorskip("cc3d")
+
+
 def gpu_module(name: str):
     """``cupy`` or ``torch`` where it is installed and sees a CUDA device, else None (the GPU
     tests skip)."""

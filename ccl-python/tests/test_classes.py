@@ -11,13 +11,12 @@ dimensions, connectivities of the other dimension.
 
 from __future__ import annotations
 
-import cc3d
 import numpy as np
 import pytest
 from scipy import ndimage
 
 import ccl
-from conftest import gpu_module, raster_renumber
+from conftest import cc3d_reference, gpu_module, raster_renumber
 
 
 def _structure(connectivity: int, ndim: int) -> np.ndarray:
@@ -42,7 +41,7 @@ def _class_map(shape, classes: int, density: float, seed: int, sticky: bool = Fa
 
 def _cc3d_reference(values: np.ndarray, connectivity: int):
     """cc3d's multilabel labels in raster order, and each component's class."""
-    labels = raster_renumber(cc3d.connected_components(values, connectivity=connectivity))
+    labels = raster_renumber(cc3d_reference().connected_components(values, connectivity=connectivity))
     return labels, _classes_of(values, labels)
 
 

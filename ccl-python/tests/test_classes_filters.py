@@ -14,12 +14,11 @@ host's. The errors: float maps, ``algorithm=`` with ``classes=True``, a negative
 
 from __future__ import annotations
 
-import cc3d
 import numpy as np
 import pytest
 
 import ccl
-from conftest import cleaned_labels, gpu_module, raster_renumber, to_numpy
+from conftest import cc3d_reference, cleaned_labels, gpu_module, raster_renumber, to_numpy
 
 CONNECTIVITIES = {2: (4, 8), 3: (6, 18, 26)}
 SHAPES = {2: (45, 58), 3: (11, 14, 17)}
@@ -44,7 +43,7 @@ def _class_map(shape, seed: int, dtype=np.uint16, density: float = 0.7) -> np.nd
 def _raster_labels(values: np.ndarray, connectivity: int) -> np.ndarray:
     """cc3d's multilabel labels renumbered 1..n in raster order of each component's first
     element (the numbering of ``ccl.label_classes``)."""
-    return raster_renumber(cc3d.connected_components(values, connectivity=connectivity))
+    return raster_renumber(cc3d_reference().connected_components(values, connectivity=connectivity))
 
 
 def _reference(values: np.ndarray, connectivity: int, min_size=0, max_size=None, largest=None,
@@ -71,7 +70,7 @@ def test_dust_equals_cc3d(ndim, connectivity, dtype, threshold, invert):
     for seed in range(3):
         values = _class_map(SHAPES[ndim], seed, dtype)
         got = ccl.dust(values, threshold, connectivity, invert=invert, classes=True)
-        expected = cc3d.dust(values, threshold, connectivity=connectivity, invert=invert)
+        expected = cc3d_reference().dust(values, threshold, connectivity=connectivity, invert=invert)
         assert got.dtype == values.dtype and got.shape == values.shape
         # cc3d returns the unsigned view of a signed map where it removes nothing.
         np.testing.assert_array_equal(got, expected.view(values.dtype), err_msg=f"seed {seed}")
@@ -98,7 +97,7 @@ def test_largest_k_keeps_what_cc3d_keeps(ndim, connectivity, dtype, k):
         sizes = np.sort(np.bincount(_raster_labels(values, connectivity).ravel())[1:])[::-1]
         if k > 1 and len(sizes) > k and sizes[k - 1] == sizes[k]:
             continue
-        theirs = cc3d.largest_k(values, k, connectivity=connectivity)
+        theirs = cc3d_reference().largest_k(values, k, connectivity=connectivity)
         np.testing.assert_array_equal(labels != 0, theirs != 0, err_msg=f"seed {seed}")
         compared += 1
     assert compared >= 2
@@ -138,7 +137,7 @@ def test_batches_clean_each_map_alone(connectivity):
         for i, values in enumerate(maps):
             dusted_i, kept_i, labels_i = (a.reshape(maps.shape)[i] for a in (dusted, kept, labels))
             np.testing.assert_array_equal(dusted_i, ccl.dust(values, 4, connectivity, classes=True))
-            np.testing.assert_array_equal(dusted_i, cc3d.dust(values, 4, connectivity=connectivity))
+            np.testing.assert_array_equal(dusted_i, cc3d_reference().dust(values, 4, connectivity=connectivity))
             np.testing.assert_array_equal(
                 kept_i, _reference(values, connectivity, min_size=2, largest=3) != 0
             )
@@ -155,11 +154,11 @@ def test_default_is_one_foreground():
         values = _class_map(SHAPES[ndim], connectivity, dtype)
         foreground = (values != 0).astype(np.uint8)
         got = ccl.dust(values, 4, connectivity)
-        expected = cc3d.dust(foreground, 4, connectivity=connectivity) != 0
+        expected = cc3d_reference().dust(foreground, 4, connectivity=connectivity) != 0
         np.testing.assert_array_equal(got, np.where(expected, values, 0))
         assert got.dtype == values.dtype
         mask = ccl.largest_k(values, 1, connectivity) != 0
-        theirs = cc3d.largest_k(foreground, 1, connectivity=connectivity) != 0
+        theirs = cc3d_reference().largest_k(foreground, 1, connectivity=connectivity) != 0
         np.testing.assert_array_equal(mask, theirs)
         with_classes = ccl.largest_k(values, 1, connectivity, classes=True) != 0
         assert not np.array_equal(with_classes, mask), f"{connectivity}: classes ignored"
@@ -224,7 +223,7 @@ def test_device_equals_host(framework, shape, connectivity, dtype):
     device = xp.asarray(values) if framework == "cupy" else xp.from_numpy(values).cuda()
     dusted = ccl.dust(device, 4, connectivity, classes=True)
     assert type(dusted) is type(device) and dusted.dtype == device.dtype
-    np.testing.assert_array_equal(to_numpy(dusted), cc3d.dust(values, 4, connectivity=connectivity))
+    np.testing.assert_array_equal(to_numpy(dusted), cc3d_reference().dust(values, 4, connectivity=connectivity))
     inverted = ccl.dust(device, (2, 5), connectivity, invert=True, classes=True)
     np.testing.assert_array_equal(
         to_numpy(inverted), ccl.dust(values, (2, 5), connectivity, invert=True, classes=True)
