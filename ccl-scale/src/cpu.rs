@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
-use ccl::{BinaryImage, BinaryVolume, Connectivity, Result, Variant};
+use ccl::{BinaryImage, BinaryVolume, Result, Variant};
 
 use crate::Shape;
 use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripFeatures, StripScan};
 use crate::stream::{LabelWord, PlaneSink};
-use crate::worker::Strip;
+use crate::worker::{Strip, StripJob};
 
 /// Labels strips on the host with one CPU variant.
 pub(crate) struct CpuWorker {
@@ -40,12 +40,12 @@ impl CpuWorker {
     }
 
     /// The strip's canonical labels (packed) and their count.
-    fn label(
-        &self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
-    ) -> Result<(Vec<u32>, u32)> {
+    fn label(&self, job: StripJob) -> Result<(Vec<u32>, u32)> {
+        let StripJob {
+            shape,
+            strip,
+            connectivity,
+        } = job;
         let (labels, count) = match shape {
             Shape::Image { width, .. } => {
                 let image = BinaryImage::new(&self.pixels, width, strip.planes)?;
@@ -64,14 +64,13 @@ impl CpuWorker {
 
     pub(crate) fn scan(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         with_stats: bool,
         keep: bool,
         planes: &LabelBuffers,
     ) -> Result<StripScan> {
-        let (labels, count) = self.label(shape, strip, connectivity)?;
+        let StripJob { shape, strip, .. } = job;
+        let (labels, count) = self.label(job)?;
         let plane = shape.plane_len();
         let features = if with_stats {
             StripFeatures::Host(strip_stats(shape, strip, &labels, count))
@@ -92,16 +91,15 @@ impl CpuWorker {
 
     pub(crate) fn write<L: LabelWord>(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         count: u32,
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
     ) -> Result<()> {
+        let StripJob { strip, .. } = job;
         let (labels, count) = match self.kept.remove(&strip.first) {
             Some(labels) => (labels, count),
-            None => self.label(shape, strip, connectivity)?,
+            None => self.label(job)?,
         };
         let table = renumbering.table(count);
         let out: Vec<L> = labels

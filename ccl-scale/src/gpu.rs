@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ccl::{Connectivity, Error, Result};
+use ccl::{Error, Result};
 use ccl_cuda::backend::{DeviceStats, DeviceVolumeStats, DynVariant, Slices, variant_on};
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, StageClock, cuda_error,
@@ -29,7 +29,7 @@ use crate::merge::{LabelBuffers, LargeStats, Renumbering, StripFeatures, StripSc
 use crate::staging::{Staging, units_per_chunk};
 use crate::stream::{LabelWord, PlaneSink, PlaneSource};
 use crate::trace::StripTrace;
-use crate::worker::{Features, Strip};
+use crate::worker::{Features, Strip, StripJob};
 
 const KERNELS: KernelSource = KernelSource {
     name: "ccl_renumber",
@@ -284,14 +284,13 @@ impl GpuWorker {
     /// Labels the strip [`load`](Self::load)ed into `labels` (canonical,
     /// packed), queued on the worker's stream. With `image_stats`, an
     /// image's features are gathered in the same pass, left for
-    /// [`stats`](Self::stats).
-    fn label(
-        &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
-        image_stats: bool,
-    ) -> Result<()> {
+    /// [`features`](Self::features).
+    fn label(&mut self, job: StripJob, image_stats: bool) -> Result<()> {
+        let StripJob {
+            shape,
+            strip,
+            connectivity,
+        } = job;
         let bytes = self.loaded;
         let (width, rows) = (shape.width(), strip.planes * shape.plane_rows());
         let image = DeviceImage::new(self.pixels.get()?.slice(..bytes), width, rows, width)?;
@@ -324,20 +323,18 @@ impl GpuWorker {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn scan(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         features: Features<'_>,
         keep: bool,
         planes: &LabelBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
+        let StripJob { shape, strip, .. } = job;
         // A strip has at most MAX_PIXELS pixels, so its count fits.
         let count = trace.step("label", || {
-            self.label(shape, strip, connectivity, features.wanted())?;
+            self.label(job, features.wanted())?;
             Ok::<_, ccl::Error>(self.variant.component_count()? as u32)
         })?;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
@@ -357,7 +354,7 @@ impl GpuWorker {
         let features = match features {
             Features::None => StripFeatures::None,
             _ if count == 0 => StripFeatures::Host(Vec::new()),
-            wanted => self.features(shape, strip, connectivity, count, wanted, trace)?,
+            wanted => self.features(job, count, wanted, trace)?,
         };
         if keep {
             // The next labeling takes a buffer of its own: a spare one,
@@ -396,9 +393,11 @@ impl GpuWorker {
     /// brought to host memory in the whole input's coordinates.
     fn features(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        StripJob {
+            shape,
+            strip,
+            connectivity,
+        }: StripJob,
         count: u32,
         wanted: Features<'_>,
         trace: StripTrace<'_>,
@@ -459,11 +458,9 @@ impl GpuWorker {
     /// The rows are written on the device in the columns' layout, a chunk
     /// of labels at a time, and come down through the staging straight
     /// into the share, copied on the host's pool.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write_columns<A: Copy + Send + Sync>(
         &mut self,
-        shape: Shape,
-        strip: Strip,
+        StripJob { shape, strip, .. }: StripJob,
         count: u32,
         renumbering: &Renumbering,
         share: Rows<'_, A>,
@@ -653,23 +650,21 @@ impl GpuWorker {
     /// labels, or else it is labeled again from its input) and brings the
     /// labels to `sink`. Nothing waits for the GPU until the labels are
     /// down: the count is the scan's.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write<L: LabelWord>(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         count: u32,
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
         trace: StripTrace<'_>,
     ) -> Result<()> {
+        let StripJob { shape, strip, .. } = job;
         let pixels = strip.planes * shape.plane_len();
         let pinned_destination = sink
             .destination(strip.first, pixels)
             .filter(|&d| is_page_locked(d.cast()));
         trace.step("label", || {
-            self.renumbered::<L>(shape, strip, connectivity, count, renumbering)?;
+            self.renumbered::<L>(job, count, renumbering)?;
             if trace.recording() {
                 self.stream.synchronize().map_err(cuda_error)?;
             }
@@ -716,15 +711,14 @@ impl GpuWorker {
     /// `L`, queued on the worker's stream.
     fn renumbered<L: LabelWord>(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         count: u32,
         renumbering: &Renumbering,
     ) -> Result<()> {
+        let StripJob { shape, strip, .. } = job;
         let kept = self.kept.remove(&strip.first);
         if kept.is_none() {
-            self.label(shape, strip, connectivity, false)?;
+            self.label(job, false)?;
         }
         let pixels = strip.planes * shape.plane_len();
         let stream = self.stream.clone();

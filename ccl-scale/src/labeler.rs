@@ -14,7 +14,7 @@ use crate::gpu::GpuWorker;
 use crate::merge::{self, BorderPairs, LabelBuffers, LargeStats, MergeMemory, Scan, StripFeatures};
 use crate::stream::{LabelWord, Labels, Pixels, PlaneSink, PlaneSource};
 use crate::trace::{StripTrace, Trace};
-use crate::worker::{Features, Strip, Worker};
+use crate::worker::{Features, Strip, StripJob, Worker};
 
 /// Device bytes a worker holds per pixel of its strip, besides the labels
 /// it writes: the pixels (1), their labels (4), the renumbering table (at
@@ -226,7 +226,12 @@ impl StripLabeler {
                 // A strip labeled again has the components its scan found.
                 let count = scans[index].count;
                 let renumbering = &numbering.strips[index];
-                worker.write(shape, strip, connectivity, count, renumbering, sink, step)
+                let job = StripJob {
+                    shape,
+                    strip,
+                    connectivity,
+                };
+                worker.write(job, count, renumbering, sink, step)
             },
         )
     }
@@ -357,17 +362,14 @@ impl StripLabeler {
                             let strip = strips[index];
                             let (count, renumbering) =
                                 (scans[index].count, &numbering.strips[index]);
+                            let job = StripJob {
+                                shape,
+                                strip,
+                                connectivity,
+                            };
                             let features =
                                 trace.strip(worker_index, index).step("columns", || {
-                                    worker.write_columns(
-                                        shape,
-                                        strip,
-                                        count,
-                                        renumbering,
-                                        share,
-                                        axes,
-                                        area,
-                                    )
+                                    worker.write_columns(job, count, renumbering, share, axes, area)
                                 })?;
                             *continued[index]
                                 .lock()
@@ -728,15 +730,12 @@ fn scan_strips(
                 FeaturePass::KeptWhereRoom => Features::KeptWhereRoom(&room),
             };
             let scan = step_trace.step("scan", || {
-                worker.scan(
+                let job = StripJob {
                     shape,
                     strip,
                     connectivity,
-                    features,
-                    kept,
-                    borders.planes(),
-                    step_trace,
-                )
+                };
+                worker.scan(job, features, kept, borders.planes(), step_trace)
             })?;
             let keeper = kept.then_some(worker_index);
             let features_keeper =

@@ -20,6 +20,15 @@ pub(crate) struct Strip {
     pub(crate) planes: usize,
 }
 
+/// One strip of a call, as every step a worker takes on it sees it: its
+/// planes, the input's shape and the connectivity that joins its pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StripJob {
+    pub(crate) shape: Shape,
+    pub(crate) strip: Strip,
+    pub(crate) connectivity: Connectivity,
+}
+
 /// The features a scan gathers, and where it leaves them.
 #[derive(Clone, Copy)]
 pub(crate) enum Features<'a> {
@@ -68,35 +77,26 @@ impl Worker {
     /// `features` asked for. With `keep`, its labels stay where they are
     /// (host memory, or the GPU), so that [`write`](Self::write)
     /// renumbers them without reading and labeling the strip again.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn scan(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         features: Features<'_>,
         keep: bool,
         planes: &LabelBuffers,
         trace: StripTrace<'_>,
     ) -> Result<StripScan> {
         match self {
-            Worker::Cpu(worker) => {
-                worker.scan(shape, strip, connectivity, features.wanted(), keep, planes)
-            }
-            Worker::Gpu(worker) => {
-                worker.scan(shape, strip, connectivity, features, keep, planes, trace)
-            }
+            Worker::Cpu(worker) => worker.scan(job, features.wanted(), keep, planes),
+            Worker::Gpu(worker) => worker.scan(job, features, keep, planes, trace),
         }
     }
 
     /// Writes the strip's new components into `share`, its rows of the
     /// columns, from the features its scan kept on this worker's GPU
     /// (`GpuWorker::write_columns`): the features of its continued labels.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write_columns<A: Copy + Send + Sync>(
         &mut self,
-        shape: Shape,
-        strip: Strip,
+        job: StripJob,
         count: u32,
         renumbering: &Renumbering,
         share: Rows<'_, A>,
@@ -107,9 +107,7 @@ impl Worker {
             Worker::Cpu(_) => Err(Error::Unavailable(
                 "a CPU worker keeps no features on a GPU".into(),
             )),
-            Worker::Gpu(worker) => {
-                worker.write_columns(shape, strip, count, renumbering, share, axes, area)
-            }
+            Worker::Gpu(worker) => worker.write_columns(job, count, renumbering, share, axes, area),
         }
     }
 
@@ -126,24 +124,19 @@ impl Worker {
     /// [`scan`](Self::scan) kept, or, where it kept none, those of
     /// labeling the strip again from its input (its `count` components
     /// known from the scan).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write<L: LabelWord>(
         &mut self,
-        shape: Shape,
-        strip: Strip,
-        connectivity: Connectivity,
+        job: StripJob,
         count: u32,
         renumbering: &Renumbering,
         sink: &dyn PlaneSink<L>,
         trace: StripTrace<'_>,
     ) -> Result<()> {
         match self {
-            Worker::Cpu(worker) => trace.step("write", || {
-                worker.write(shape, strip, connectivity, count, renumbering, sink)
-            }),
-            Worker::Gpu(worker) => {
-                worker.write(shape, strip, connectivity, count, renumbering, sink, trace)
+            Worker::Cpu(worker) => {
+                trace.step("write", || worker.write(job, count, renumbering, sink))
             }
+            Worker::Gpu(worker) => worker.write(job, count, renumbering, sink, trace),
         }
     }
 }
