@@ -16,6 +16,7 @@
 mod batch;
 mod classes;
 mod cuda;
+mod faces;
 mod filter;
 mod forest;
 mod host;
@@ -161,6 +162,7 @@ fn _ccl(module: &Bound<'_, PyModule>) -> PyResult<()> {
     statistics::register(module)?;
     cuda::register(module)?;
     filter::register(module)?;
+    faces::register(module)?;
     forest::register(module)?;
     classes::register(module)?;
     strips::register(module)?;

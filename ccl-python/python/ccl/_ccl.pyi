@@ -124,6 +124,17 @@ def filter_device(
     connectivity_value: int,
     algorithm: Optional[str] = None,
 ) -> Optional[int]: ...
+def face_pairs(
+    last_address: int,
+    shape: Tuple[int, int],
+    following_address: int,
+    sources_address: int,
+    padded: Tuple[int, int],
+    low: Tuple[int, int],
+    offsets_address: int,
+    offsets: int,
+    slots: int,
+) -> Tuple[HostArray, HostArray]: ...
 def join_chunk_faces(
     counts_address: int,
     sizes_address: int,

@@ -432,41 +432,29 @@ def _face_pairs(
         following[region] = piece
         source[region] = slot
         chunks.append(piece_chunk)
-    mine, theirs, slots = [], [], []
-    for d in offsets:
-        # The voxels i of `last` whose neighbour i + d lies in the padded plane.
-        start = [max(0, -di - lo) for di, lo in zip(d, low)]
-        stop = [min(n, p - di - lo) for n, p, di, lo in zip(shape, padded, d, low)]
-        if any(b <= a for a, b in zip(start, stop)):
-            continue
-        here = tuple(slice(a, b) for a, b in zip(start, stop))
-        there = tuple(slice(a + di + lo, b + di + lo) for a, b, di, lo in zip(start, stop, d, low))
-        a, b = last[here], following[there]
-        touch = (a != 0) & (b != 0)
-        mine.append(a[touch])
-        theirs.append(b[touch])
-        slots.append(source[there][touch])
-    if not mine:
-        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
-    mine_all, theirs_all, slots_all = (np.concatenate(x) for x in (mine, theirs, slots))
+    # The pairs, deduplicated per neighbour chunk, in native code with the GIL released (as
+    # numpy steps the faces took more of a worker's threads than labeling the chunks). An
+    # image's face is one row.
+    rows, no_row = (1,) * (2 - last.ndim), (0,) * (2 - last.ndim)
+    last = np.ascontiguousarray(last, np.uint32).reshape(rows + shape)
+    following, source = following.reshape(rows + padded), source.reshape(rows + padded)
+    steps = np.array([(0,) * (2 - len(d)) + tuple(d) for d in offsets], np.int64).reshape(-1, 2)
+    at = [a.__array_interface__["data"][0] for a in (last, following, source, steps)]
+    packed, lengths = _ccl.face_pairs(
+        at[0], last.shape, at[1], at[2], following.shape, no_row + tuple(low), at[3], len(steps),
+        len(chunks),
+    )  # fmt: skip
+    packed, lengths = np.asarray(packed), np.asarray(lengths).astype(np.int64)
+    ends = np.cumsum(lengths)
+    shift = np.uint64(_LOCAL_BITS)
     keys_a, keys_b = [], []
-    for slot, piece_chunk in enumerate(chunks):
-        # Within one neighbour chunk both ranks are local (32 bits): one uint64 per pair
-        # makes the distinct pairs a 1-D np.unique.
-        sel = slots_all == slot
-        if not sel.any():
-            continue
-        packed = np.unique(
-            (mine_all[sel].astype(np.uint64) << np.uint64(_LOCAL_BITS))
-            | theirs_all[sel].astype(np.uint64)
-        )
-        keys_a.append(
-            (np.uint64(chunk) << np.uint64(_LOCAL_BITS)) | (packed >> np.uint64(_LOCAL_BITS))
-        )
-        keys_b.append((np.uint64(piece_chunk) << np.uint64(_LOCAL_BITS)) | (packed & _LOCAL_MASK))
-    if not keys_a:
-        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
-    return np.concatenate(keys_a), np.concatenate(keys_b)
+    for piece_chunk, begin, end in zip(chunks, ends - lengths, ends):
+        # Within one neighbour chunk both ranks are local (32 bits): a pair is one uint64.
+        part = packed[begin:end]
+        keys_a.append((np.uint64(chunk) << shift) | (part >> shift))
+        keys_b.append((np.uint64(piece_chunk) << shift) | (part & _LOCAL_MASK))
+    empty = [np.zeros(0, np.uint64)]
+    return np.concatenate(keys_a + empty), np.concatenate(keys_b + empty)
 
 
 # ------------------------------------------------- steps 2 and 4: the plan
