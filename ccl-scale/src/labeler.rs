@@ -335,25 +335,55 @@ impl StripLabeler {
                 numbering,
                 ..
             } = &mut pass;
-            let (scans, numbering): (&[Scan], &merge::Numbering) = (scans, numbering);
-            let job = |strip| StripJob {
-                shape,
-                strip,
-                connectivity,
-            };
-            let gpus = |shares: Vec<Option<Rows<'_, A>>>| {
-                let strips = (strips.as_slice(), feature_keepers.as_slice());
-                columns_on_gpus(
-                    workers,
-                    strips,
-                    job,
-                    shares,
-                    (scans, numbering),
-                    (axes, area),
-                    &trace,
-                )
-            };
-            columns::merge_columns(numbering, scans, axes, area, gpus, &trace)
+            columns::merge_columns(
+                numbering,
+                scans,
+                axes,
+                area,
+                |shares| {
+                    // Each kept strip's share goes to the worker that kept its
+                    // features; the others have none (`None`) and are done.
+                    let shares: Vec<Mutex<Option<Rows<'_, A>>>> =
+                        shares.into_iter().map(Mutex::new).collect();
+                    let continued: Vec<Mutex<Vec<LargeStats>>> =
+                        strips.iter().map(|_| Mutex::default()).collect();
+                    for_each_strip(
+                        workers,
+                        strips,
+                        feature_keepers,
+                        |worker, index, worker_index| {
+                            let share = shares[index]
+                                .lock()
+                                .expect("no worker panics holding it")
+                                .take();
+                            let Some(share) = share else {
+                                return Ok(());
+                            };
+                            let strip = strips[index];
+                            let (count, renumbering) =
+                                (scans[index].count, &numbering.strips[index]);
+                            let job = StripJob {
+                                shape,
+                                strip,
+                                connectivity,
+                            };
+                            let features =
+                                trace.strip(worker_index, index).step("columns", || {
+                                    worker.write_columns(job, count, renumbering, share, axes, area)
+                                })?;
+                            *continued[index]
+                                .lock()
+                                .expect("no worker panics holding it") = features;
+                            Ok(())
+                        },
+                    )?;
+                    Ok(continued
+                        .into_iter()
+                        .map(|features| features.into_inner().expect("no worker panics holding it"))
+                        .collect())
+                },
+                &trace,
+            )
         });
         release_kept(&mut pass.workers);
         columns
@@ -639,45 +669,6 @@ fn cut(shape: Shape, strip_planes: usize) -> Vec<Strip> {
             planes: strip_planes.min(shape.planes() - first),
         })
         .collect()
-}
-
-/// The columns of the strips whose features stayed on a GPU: each share
-/// (`Some` for those strips) goes to the worker that kept its features,
-/// which writes it (`Worker::write_columns`); per strip, the features of its
-/// continued labels that the worker gave back (none for the others).
-fn columns_on_gpus<A: Copy + Send + Sync>(
-    workers: &mut [Worker],
-    (strips, keepers): (&[Strip], &[Option<usize>]),
-    job: impl Fn(Strip) -> StripJob + Sync,
-    shares: Vec<Option<Rows<'_, A>>>,
-    (scans, numbering): (&[Scan], &merge::Numbering),
-    (axes, area): (usize, fn(u64) -> A),
-    trace: &Trace,
-) -> Result<Vec<Vec<LargeStats>>> {
-    let shares: Vec<Mutex<Option<Rows<'_, A>>>> = shares.into_iter().map(Mutex::new).collect();
-    let continued: Vec<Mutex<Vec<LargeStats>>> = strips.iter().map(|_| Mutex::default()).collect();
-    for_each_strip(workers, strips, keepers, |worker, index, worker_index| {
-        let share = shares[index]
-            .lock()
-            .expect("no worker panics holding it")
-            .take();
-        // A strip whose features are on the host has no share here.
-        let Some(share) = share else {
-            return Ok(());
-        };
-        let (count, renumbering) = (scans[index].count, &numbering.strips[index]);
-        let features = trace.strip(worker_index, index).step("columns", || {
-            worker.write_columns(job(strips[index]), count, renumbering, share, axes, area)
-        })?;
-        *continued[index]
-            .lock()
-            .expect("no worker panics holding it") = features;
-        Ok(())
-    })?;
-    Ok(continued
-        .into_iter()
-        .map(|features| features.into_inner().expect("no worker panics holding it"))
-        .collect())
 }
 
 /// Ends a call's keeping of strips' labels (a GPU worker's buffers stay
