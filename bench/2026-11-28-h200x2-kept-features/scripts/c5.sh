@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 5 (two H200): the whole gpu-pack archive at the session's last CUDA change (d79e8a3:
+# Call 5 (two H200): the whole gpu-pack archive at d79e8a3 (after the last CUDA change, d384d0a:
 # ccl_count_below in the shared header, the columns kernel), compute-sanitizer memcheck and
 # racecheck on the strip tests (kept labels and features, several devices).
 set -u
