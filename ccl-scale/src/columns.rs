@@ -2,8 +2,9 @@
 //! columns (one array per feature, as numpy and dataframes take them),
 //! without the whole image's [`LargeStats`] in between: tens of millions of
 //! components are gigabytes, and memory written for the first time costs
-//! its page faults, so the features are written once, where they end up,
-//! on every thread of the host's pool.
+//! its page faults, so the features are written once, where they end up:
+//! from the GPUs that kept a strip's features (`GpuWorker::write_columns`),
+//! or from host memory on every thread of the host's pool.
 
 use rayon::prelude::*;
 

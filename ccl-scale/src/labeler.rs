@@ -300,9 +300,12 @@ impl StripLabeler {
     /// x, y, z), each area made `A` by `area` (a narrowing the caller knows
     /// safe: any area is at most the pixels of the input).
     ///
-    /// The features are written once, into the columns, on every thread
-    /// of the host's pool: for tens of millions of components, no vector
-    /// of [`LargeStats`] of the whole input is made on the way.
+    /// The features are written once, into the columns: on a GPU, each
+    /// strip's stay on its device until the merge (where the room beside the
+    /// workers' strips holds them) and come down as rows of the columns;
+    /// otherwise they are written on every thread of the host's pool. For
+    /// tens of millions of components, no vector of [`LargeStats`] of the
+    /// whole input is made on the way.
     pub fn analyze_columns<A: Copy + Default + Send + Sync + Into<u64>>(
         &self,
         shape: Shape,
