@@ -351,19 +351,18 @@ __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
     });
 }
 
-// Analysis, step 1 (one warp per row): flags the root runs of each word of
-// 32 slots of the row's root layout (words_per_row words) and counts them
-// per group (the shared back end then ranks them), one atomic per group the
-// row's words reach (nearly always one): with an atomic per word, the
-// many short rows of a batch on the same counters took it 203 us on 256
-// images of 512^2 (g = 1, 30 %; 74 us now), 66 on one 8192^2 image (41
-// now; ncu on the H200). The words past the row's runs
+// Analysis, step 1: flags the root runs of each word of 32 slots of the
+// rows' root layout (words_per_row words a row) and counts them per group
+// (the shared back end then ranks them).
+//
+// Rows of more than FLSL_SHORT_ROOT_WORDS words (a wide image's): a warp
+// per row, one atomic per group the row's words reach (nearly always one):
+// with an atomic per word, the many short rows of a batch on the same
+// counters took it 203 us on 256 images of 512^2 (g = 1, 30 %), 66 on one
+// 8192^2 image (41 then; ncu on the H200). The words past the row's runs
 // are zeroed with plain stores, so that a row of few runs costs a few
 // words, not its slot capacity.
-__device__ void count_root_runs(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row,
-                                u32* group_count) {
-    const u32 y = blockIdx.x * blockDim.y + threadIdx.y;
-    if (y >= height) return;
+__device__ void count_root_runs(FlslRuns t, u32 y, u32* root_bits, u32 words_per_row, u32* group_count) {
     const u32 lane = threadIdx.x, runs = t.count[y];
     const u32 used_words = (runs + 31) / 32;
     const size_t first_word = (size_t)y * words_per_row;
@@ -387,6 +386,54 @@ __device__ void count_root_runs(FlslRuns t, u32 height, u32* root_bits, u32 word
     }
     if (lane == 0 && pending) atomicAdd(group_count + group, pending);
     for (u32 w = used_words + lane; w < words_per_row; w += 32) row_bits[w] = 0;
+}
+
+// Rows of at most FLSL_SHORT_ROOT_WORDS words (a batch's masks, a volume's
+// rows of up to 1024 pixels): a warp per 32 / words_per_row rows, whose
+// words are 32 consecutive words of the layout or fewer, lane p's word p.
+// The warp loads the rows' counts at once, ballots the words that hold
+// runs, and walks those alone, eight at a time: their loads (a coalesced
+// load of a word's 32 parents each), then their ballots, each kept by its
+// word's lane. It then stores all its words (0 past the runs) in one store
+// and adds its roots with one atomic per group. A warp per row waited on
+// the count, then on the parents, for every row of a few words: 75 us on
+// 256 masks of 512^2 at g = 1, 60 %, and 136 on a 512^3 volume at 30 %,
+// 6-conn. (ncu, H200).
+__device__ void count_short_row_roots(FlslRuns t, u32 y0, u32 rows, u32* root_bits, u32 words_per_row,
+                                      u32* group_count) {
+    const u32 lane = threadIdx.x, words = rows * words_per_row;
+    const u32 row_runs = lane < rows ? t.count[y0 + lane] : 0;
+    // Lane p's word: word w of row r of the warp's rows; the slots of it
+    // that hold runs (up to 32), and its first slot.
+    const u32 r = lane / words_per_row, w = lane - r * words_per_row;
+    const u32 runs = __shfl_sync(CCL_FULL_MASK, row_runs, r % 32);
+    const u32 in_use = lane < words && runs > w * 32 ? min(runs - w * 32, 32u) : 0;
+    const u32 first_slot = (y0 + r) * t.capacity + w * 32;
+    u32 pending = __ballot_sync(CCL_FULL_MASK, in_use != 0);
+    u32 mine = 0;
+    while (pending) {
+        u32 picked[8];
+        bool root[8];
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) {
+            picked[k] = pending ? (u32)__ffs(pending) - 1 : 32;
+            pending &= pending - 1;
+            const u32 slot = __shfl_sync(CCL_FULL_MASK, first_slot, picked[k] % 32) + lane;
+            const u32 used = __shfl_sync(CCL_FULL_MASK, in_use, picked[k] % 32);
+            root[k] = picked[k] < 32 && lane < used && t.parent[slot] == slot + 1;
+        }
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) {
+            const u32 roots = __ballot_sync(CCL_FULL_MASK, root[k]);
+            if (lane == picked[k]) mine = roots;
+        }
+    }
+    const size_t word = (size_t)y0 * words_per_row + lane;
+    if (lane < words) root_bits[word] = mine;
+    const size_t group = lane < words ? word / CCL_ROOT_GROUP_WORDS : ~(size_t)0;
+    const u32 peers = __match_any_sync(CCL_FULL_MASK, group);
+    const u32 roots = __reduce_add_sync(peers, (u32)__popc(mine));
+    if (lane < words && lane == (u32)__ffs(peers) - 1 && roots) atomicAdd(group_count + group, roots);
 }
 
 __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 slot) {
@@ -763,7 +810,15 @@ extern "C" __global__ void __launch_bounds__(256)
 
 extern "C" __global__ void __launch_bounds__(256)
     flsl_count_roots(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row, u32* group_count) {
-    count_root_runs(t, height, root_bits, words_per_row, group_count);
+    const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
+    if (words_per_row == 0) return;  // rows of no pixels: no slots
+    if (words_per_row <= FLSL_SHORT_ROOT_WORDS) {
+        const u32 rows_per_warp = 32 / words_per_row, y0 = warp * rows_per_warp;
+        if (y0 < height)
+            count_short_row_roots(t, y0, min(rows_per_warp, height - y0), root_bits, words_per_row, group_count);
+    } else if (warp < height) {
+        count_root_runs(t, warp, root_bits, words_per_row, group_count);
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -34,6 +34,9 @@ const GROUP_PIXELS: usize = 8192;
 /// Rows of a slice of a volume (an image of a batch) that one warp joins,
 /// row after row.
 const BAND_ROWS: u32 = 16;
+/// The most root words a row may have for `flsl_count_roots` to give a
+/// warp several rows (32 / words of them): rows of up to 1024 pixels.
+const SHORT_ROOT_WORDS: u32 = 16;
 /// Rows per warp of a volume's vote: a block gathers the votes of
 /// `WORD_WARPS` times as many consecutive rows in shared memory.
 const VOTE_ROWS_PER_WARP: u32 = 4;
@@ -51,6 +54,7 @@ const KERNELS: KernelSource = KernelSource {
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
+        ("FLSL_SHORT_ROOT_WORDS", SHORT_ROOT_WORDS),
     ],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
@@ -61,6 +65,7 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
+        ("FLSL_SHORT_ROOT_WORDS", SHORT_ROOT_WORDS),
         ("CCL_COUNT_UPDATES", 1),
     ],
 };
@@ -529,13 +534,19 @@ impl Flsl {
         let flagging = features.begin(stream, layout)?;
         let roots = flagging.targets();
         let words_per_row = layout.words_per_row as u32;
+        // A warp per row, or per 32 / words_per_row short rows.
+        let rows_per_warp = if words_per_row <= SHORT_ROOT_WORDS {
+            32 / words_per_row.max(1)
+        } else {
+            1
+        };
         // SAFETY: `begin` reserved a root word per 32 slots of each row and
-        // a count per group; the kernel (a warp per row) reads the runs
-        // each row has and writes its row's words.
+        // a count per group; the kernel reads the runs each of its rows has
+        // and writes those rows' words.
         unsafe {
             self.kernels.count_roots.launch(
                 stream,
-                warp_grid(geometry.height, WORD_WARPS)?,
+                warp_grid(geometry.height.div_ceil(rows_per_warp as usize), WORD_WARPS)?,
                 (
                     table,
                     geometry.height as u32,

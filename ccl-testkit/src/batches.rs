@@ -38,8 +38,11 @@ impl BatchCase {
 /// (granularities 1 and 4), of sizes that end words and blocks anywhere,
 /// with an empty and a full image among them, and the degenerate ones: a
 /// single image, images of one row or one column, a batch without pixels.
+/// The images of 2048 columns are rows that a GPU labeler's row kernels
+/// take a whole warp (or more) for, where the narrower ones share a warp
+/// with other rows.
 pub fn batch_cases() -> impl Iterator<Item = Result<BatchCase>> {
-    let sizes: [(usize, usize, usize); 7] = [
+    let sizes: [(usize, usize, usize); 8] = [
         (37, 29, 6),
         (64, 64, 8),
         (130, 33, 5),
@@ -47,6 +50,7 @@ pub fn batch_cases() -> impl Iterator<Item = Result<BatchCase>> {
         (45, 1, 4),
         (257, 96, 3),
         (19, 23, 1),
+        (2048, 40, 5),
     ];
     let random = sizes
         .into_iter()
