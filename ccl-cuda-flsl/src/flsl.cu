@@ -397,7 +397,7 @@ __device__ void count_root_runs(FlslRuns t, u32 y, u32* root_bits, u32 words_per
 // word's lane. It then stores all its words (0 past the runs) in one store
 // and adds its roots with one atomic per group. A warp per row waited on
 // the count, then on the parents, for every row of a few words: 75 us on
-// 256 masks of 512^2 at g = 1, 60 %, and 136 on a 512^3 volume at 30 %,
+// 256 masks of 512^2 at g = 1, 60 %, and 135 on a 512^3 volume at 30 %,
 // 6-conn. (ncu, H200).
 __device__ void count_short_row_roots(FlslRuns t, u32 y0, u32 rows, u32* root_bits, u32 words_per_row,
                                       u32* group_count) {
