@@ -473,6 +473,7 @@ class _Plan:
         faces: np.ndarray,
         finals: np.ndarray,
         merged: np.ndarray,
+        merged_finals: np.ndarray,
         rows: Optional[list],
         keep_faces: bool = True,
     ):
@@ -480,8 +481,7 @@ class _Plan:
         self.offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self.total = int(counts.sum())
         self.merged = merged
-        # Every merged label lies on a face, so among the paired ones.
-        self.merged_finals = finals[np.searchsorted(faces, merged)]
+        self.merged_finals = merged_finals
         self.faces = faces if keep_faces else None
         self.finals = finals if keep_faces else None
         self.n = self.total - len(merged)
@@ -610,8 +610,8 @@ def _joined(
     at = [a.__array_interface__["data"][0] for a in (counts, sizes, local, keys_a, keys_b)]
     joined = _ccl.join_chunk_faces(at[0], at[1], len(counts), at[2], at[3], at[4], len(keys_a))
     # Labels are below 2^63: the uint64 values read as int64 unchanged.
-    paired, finals, merged = (np.asarray(a).view(np.int64) for a in joined)
-    return _Plan(counts, paired, finals, merged, rows, keep_faces)
+    paired, finals, merged, merged_finals = (np.asarray(a).view(np.int64) for a in joined)
+    return _Plan(counts, paired, finals, merged, merged_finals, rows, keep_faces)
 
 
 # --------------------------------------------------------- step 5: relabel
