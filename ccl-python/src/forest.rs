@@ -210,15 +210,20 @@ fn join(
         let root = roots[node] as usize;
         labels[root] - u64::from(merged_before[root])
     };
-    let (paired, finals): (Vec<u64>, Vec<u64>) = (0..local.len())
+    // Every merged label was in some pair: the merged labels and their
+    // numbers are a sequential pass over the paired ones, flagged as they
+    // are numbered (not a second pass of random lookups over all nodes).
+    let (paired, (finals, merged_flags)): (Vec<u64>, (Vec<u64>, Vec<bool>)) = (0..local.len())
         .into_par_iter()
         .filter(|&node| paired[node].load(Ordering::Relaxed))
-        .map(|node| (labels[node], number(node)))
+        .map(|node| (labels[node], (number(node), roots[node] as usize != node)))
         .unzip();
-    let (merged, merged_finals): (Vec<u64>, Vec<u64>) = (0..local.len())
-        .into_par_iter()
-        .filter(|&node| roots[node] as usize != node)
-        .map(|node| (labels[node], number(node)))
+    let (merged, merged_finals): (Vec<u64>, Vec<u64>) = paired
+        .par_iter()
+        .zip(&finals)
+        .zip(&merged_flags)
+        .filter(|(_, merged)| **merged)
+        .map(|((&label, &number), _)| (label, number))
         .unzip();
     Ok(Joined {
         paired,
