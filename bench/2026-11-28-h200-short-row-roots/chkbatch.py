@@ -1,13 +1,8 @@
 # A small check for compute-sanitizer: batches whose chunks of bands fit the
-# band unions' shared forest and batches whose bands do not (2048 columns
+# band unions' shared forest (the versions of c1-c3) and batches whose bands do not (2048 columns
 # at 60 %, g = 1), 4- and 8-connectivity, against cpu-rle.
 import numpy as np, cupy, ccl
-def rnd(shape, d, g, seed):
-    r = np.random.RandomState(seed)
-    cells = r.random_sample(tuple(-(-s // g) for s in shape)) < d / 100
-    for axis in range(len(shape)):
-        cells = cells.repeat(g, axis)
-    return np.ascontiguousarray(cells[tuple(slice(0, s) for s in shape)]).astype(np.uint8)
+from random_masks import rnd
 n = 0
 for shape, d, g in (((3, 70, 512), 60, 1), ((2, 40, 2048), 60, 1), ((3, 33, 300), 90, 4)):
     x = rnd(shape, d, g, d + g)

@@ -2,12 +2,7 @@
 # rows do not fill its 32 words, and its words cross the ranking's groups of
 # 1024), one image and a batch, against cpu-rle.
 import numpy as np, cupy, ccl
-def rnd(shape, d, g, seed):
-    r = np.random.RandomState(seed)
-    cells = r.random_sample(tuple(-(-s // g) for s in shape)) < d / 100
-    for axis in range(len(shape)):
-        cells = cells.repeat(g, axis)
-    return np.ascontiguousarray(cells[tuple(slice(0, s) for s in shape)]).astype(np.uint8)
+from random_masks import rnd
 n = 0
 for width, height in ((130, 2000), (300, 1000), (512, 700), (33, 3000)):
     for d in (10, 50, 90):
