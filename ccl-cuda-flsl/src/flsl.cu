@@ -167,25 +167,69 @@ template <u32 Seg> __device__ __forceinline__ u32 segment_inclusive_scan(u32 val
 // The record of a run of row y that ends at column `end` (inclusive), of
 // rank `rank`, begun at column `start` with first run above `first` and
 // `last` the last run above it touches (linked when first <= last): its
-// columns and links, as the stage and the run table hold them.
+// columns and links, as the stage and the run table hold them. A class
+// map's run (Classes) stays a root: the runs above it touches may hold
+// other values, which only the union kernel compares; `extra` keeps the
+// first of them (flsl/classes.cu).
+template <bool Classes>
 __device__ __forceinline__ FlslStagedRun run_record(u32 slot0, u32 above_slot0, u32 rank, u32 start, u32 end,
                                                     int first, int last) {
     const bool linked = first <= last;
+    if (Classes) return FlslStagedRun{make_uint2(start, end), make_uint2(slot0 + rank + 1, linked ? (u32)first : UNLINKED)};
     return FlslStagedRun{make_uint2(start, end), linked ? make_uint2(above_slot0 + first + 1, (u32)(last - first))
                                                         : make_uint2(slot0 + rank + 1, UNLINKED)};
 }
 
-template <bool Eight, u32 Seg>
-__device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {
-    __shared__ FlslStagedRun stages[RUN_WARPS][FLSL_STAGED_RUNS];
-    constexpr u32 rows_per_warp = 32 / Seg, stage_runs = FLSL_STAGED_RUNS / rows_per_warp;
+// A class map's run in its stage (flsl/classes.cu): its columns and the
+// first run above it touches (UNLINKED: none); its parent is its own slot.
+// Runs of one pixel may follow one another, so a word may end 32 runs and an
+// iteration 1024: the stage holds them all, in 12 bytes a run, for
+// FLSL_CLASS_RUN_WARPS warps a block (24 KiB). With a binary image's stage,
+// the iterations that overflowed it stored their runs straight: 2-3 ms of a
+// 3.7-6.8 ms call on 8192^2 maps of 4 classes at g = 1, 60-90 % (ncu, H200).
+#define FLSL_CLASS_STAGED_RUNS 1024
+struct FlslClassStagedRun {
+    u32 start, end, first;
+};
+
+// The stage of a run walk: binary images' records, or class maps'.
+template <bool Classes> struct FlslStage {
+    typedef FlslStagedRun Run;
+    static constexpr u32 warps = RUN_WARPS, runs = FLSL_STAGED_RUNS;
+};
+template <> struct FlslStage<true> {
+    typedef FlslClassStagedRun Run;
+    static constexpr u32 warps = FLSL_CLASS_RUN_WARPS, runs = FLSL_CLASS_STAGED_RUNS;
+};
+
+__device__ __forceinline__ void stage_store(FlslStagedRun* entry, FlslStagedRun record) { *entry = record; }
+__device__ __forceinline__ void stage_store(FlslClassStagedRun* entry, FlslStagedRun record) {
+    *entry = FlslClassStagedRun{record.columns.x, record.columns.y, record.links.y};
+}
+__device__ __forceinline__ FlslStagedRun stage_load(const FlslStagedRun* entry, u32) { return *entry; }
+__device__ __forceinline__ FlslStagedRun stage_load(const FlslClassStagedRun* entry, u32 slot) {
+    const FlslClassStagedRun run = *entry;
+    return FlslStagedRun{make_uint2(run.start, run.end), make_uint2(slot + 1, run.first)};
+}
+
+// With Classes, the image is a class map's (flsl/classes.cu): `bits` its
+// nonzero values and `run_starts` the first pixel of each run of one value,
+// so that two runs of different values may touch in a row. Its runs then
+// end where the foreground does or where the next run starts, and the runs
+// above are counted by their starts alike; the rest of the walk is the same.
+template <bool Eight, u32 Seg, bool Classes>
+__device__ void find_runs(CclBits bits, CclBits run_starts, FlslRuns t, CclNode* nodes, u32 slice_height,
+                          u32 band_height) {
+    typedef FlslStage<Classes> Stage;
+    __shared__ typename Stage::Run stages[Stage::warps][Stage::runs];
+    constexpr u32 rows_per_warp = 32 / Seg, stage_runs = Stage::runs / rows_per_warp;
     const u32 lane = threadIdx.x, segment_lane = lane % Seg, segment = lane / Seg;
     const u32 y = (blockIdx.x * blockDim.y + threadIdx.y) * rows_per_warp + segment;
     // Past the last row a segment reads empty words and stores nothing; it
     // stays in the loop, whose shuffles take the whole warp.
     if ((blockIdx.x * blockDim.y + threadIdx.y) * rows_per_warp >= bits.height) return;
     const bool valid = y < bits.height;
-    FlslStagedRun* stage = stages[threadIdx.y] + segment * stage_runs;
+    typename Stage::Run* stage = stages[threadIdx.y] + segment * stage_runs;
     // The row above, or none (-1: ccl_bits_word gives 0 words there).
     const int above = (slice_height != 0 && y % slice_height % band_height == 0) ? -1 : (int)y - 1;
     const u32 lt = ccl_lanemask_lt() >> (segment * Seg);
@@ -202,6 +246,11 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
     int open_first = 0;
     u32 ends_carry = 0;  // runs ended before the iteration: the rank of the first to end in it
     u32 here = ccl_bits_word(bits, (int)y, (int)segment_lane), up = ccl_bits_word(bits, above, (int)segment_lane);
+    u32 here_starts = 0, up_starts_word = 0;
+    if (Classes) {
+        here_starts = ccl_bits_word(run_starts, (int)y, (int)segment_lane);
+        up_starts_word = ccl_bits_word(run_starts, above, (int)segment_lane);
+    }
     for (u32 w0 = 0; w0 < loop_words; w0 += Seg) {
         const u32 w = w0 + segment_lane, base = w * 32;
         // The segment's last lane in the loop's words this iteration (the
@@ -210,6 +259,8 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
         // The next iteration's words, loaded before this one's work.
         const u32 next_here = ccl_bits_word(bits, (int)y, (int)(w + Seg));
         const u32 next_up = ccl_bits_word(bits, above, (int)(w + Seg));
+        const u32 next_here_starts = Classes ? ccl_bits_word(run_starts, (int)y, (int)(w + Seg)) : 0;
+        const u32 next_up_starts = Classes ? ccl_bits_word(run_starts, above, (int)(w + Seg)) : 0;
         u32 prev = __shfl_up_sync(CCL_FULL_MASK, here, 1, Seg);
         u32 prev_up = __shfl_up_sync(CCL_FULL_MASK, up, 1, Seg);
         if (segment_lane == 0) {
@@ -217,9 +268,14 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
             prev_up = previous_above;
         }
         const u32 left = __funnelshift_l(prev, here, 1), up_left = __funnelshift_l(prev_up, up, 1);
-        const u32 starts = here & ~left, ends = ~here & left, up_starts = up & ~up_left;
-        // Both counts in one scan: a word holds at most 16 starts, so each
-        // half sums to at most 32 * 16 = 512 and never carries into the other.
+        // An end at bit p: pixel p is the first past the run (background,
+        // or another value's run's start).
+        const u32 starts = Classes ? here_starts : here & ~left;
+        const u32 ends = Classes ? left & (~here | here_starts) : ~here & left;
+        const u32 up_starts = Classes ? up_starts_word : up & ~up_left;
+        // Both counts in one scan: a word holds at most 32 starts (16 of
+        // a binary image), so each half sums to at most 32 * 32 = 1024 and
+        // never carries into the other.
         const u32 counts = (u32)__popc(starts) | ((u32)__popc(up_starts) << 16);
         const u32 inclusive = segment_inclusive_scan<Seg>(counts, segment_lane);
         const u32 exclusive = inclusive - counts;
@@ -263,9 +319,10 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
             const u32 rank = runs_before + __popc(begun_here) - 1;
             // Runs above begun at or before e (e + 1), e = column base + p - 1.
             const int last = (int)(above_before + __popc(up_starts & (Eight ? below | (1u << p) : below))) - 1;
-            const FlslStagedRun record = run_record(slot0, above_slot0, rank, start, base + (u32)p - 1, run_first, last);
+            const FlslStagedRun record =
+                run_record<Classes>(slot0, above_slot0, rank, start, base + (u32)p - 1, run_first, last);
             if (staged) {
-                stage[rank - ends_carry] = record;
+                stage_store(stage + (rank - ends_carry), record);
             } else {
                 t.runs[slot0 + rank] = record.columns;
                 t.parent[slot0 + rank] = record.links.x;
@@ -281,8 +338,8 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
         // they staged, so both barriers are the whole warp's).
         __syncwarp();
         for (u32 i = segment_lane; staged && valid && i < iteration_ends; i += Seg) {
-            const FlslStagedRun run = stage[i];
             const u32 slot = slot0 + ends_carry + i;
+            const FlslStagedRun run = stage_load(stage + i, slot);
             t.runs[slot] = run.columns;
             t.parent[slot] = run.links.x;
             t.extra[slot] = run.links.y;
@@ -303,6 +360,8 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
         previous_above = last_word_above;
         here = next_here;
         up = next_up;
+        here_starts = next_here_starts;
+        up_starts_word = next_up_starts;
     }
     if (!valid || segment_lane != 0) return;
     if (loop_words < t.row_words) {
@@ -313,7 +372,8 @@ __device__ void find_runs(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_he
         if (previous >> 31) {
             const u32 rank = ends_carry, end = bits.width - 1;
             const int last = (int)above_carry - 1;
-            const FlslStagedRun record = run_record(slot0, above_slot0, rank, open_start, end, open_first, last);
+            const FlslStagedRun record =
+                run_record<Classes>(slot0, above_slot0, rank, open_start, end, open_first, last);
             t.runs[slot0 + rank] = record.columns;
             t.parent[slot0 + rank] = record.links.x;
             t.extra[slot0 + rank] = record.links.y;
@@ -597,7 +657,8 @@ template <> __device__ __forceinline__ void store_four(u8* out, const u32 label[
     *(uchar4*)out = make_uchar4(label[0] != 0, label[1] != 0, label[2] != 0, label[3] != 0);
 }
 
-template <typename Label> __device__ void label_pixels(CclBits bits, FlslRuns t, Label* labels) {
+template <typename Label, bool Classes>
+__device__ void label_pixels(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels) {
     const u32 spans_per_row = (bits.words_per_row + LABEL_SPAN_WORDS - 1) / LABEL_SPAN_WORDS;
     const u64 span = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (span >= (u64)bits.height * spans_per_row) return;
@@ -614,7 +675,8 @@ template <typename Label> __device__ void label_pixels(CclBits bits, FlslRuns t,
         // Bit 31 of the word before: the previous lane's, lane 0's loaded.
         u32 before = __shfl_up_sync(CCL_FULL_MASK, mask, 1);
         if (lane == 0) before = ccl_bits_word(bits, (int)y, w - 1);
-        const u32 starts = mask & ~((mask << 1) | (before >> 31));
+        const u32 starts =
+            Classes ? ccl_bits_word(run_starts, (int)y, w) : mask & ~((mask << 1) | (before >> 31));
         const u32 runs_before = (u32)w < bits.words_per_row ? t.word_runs[y * t.row_words + (u32)w] : 0;
         const int words = min(32, (int)bits.words_per_row - (first_word + chunk));
         for (int k = 0; k < words; k += 4) {
@@ -648,7 +710,7 @@ template <typename Label> __device__ void label_pixels(CclBits bits, FlslRuns t,
 #define FLSL_RUN_KERNELS(NAME, EIGHT, SEG)                                                             \
     extern "C" __global__ void __launch_bounds__(32 * RUN_WARPS)                                       \
         NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {            \
-        find_runs<EIGHT, SEG>(bits, t, nodes, slice_height, band_height);                              \
+        find_runs<EIGHT, SEG, false>(bits, bits, t, nodes, slice_height, band_height);                              \
     }
 FLSL_RUN_KERNELS(flsl_runs_c4, false, 32)
 FLSL_RUN_KERNELS(flsl_runs_c8, true, 32)
@@ -944,9 +1006,9 @@ extern "C" __global__ void __launch_bounds__(256) flsl_number_runs(FlslRuns t, C
 }
 
 extern "C" __global__ void __launch_bounds__(256) flsl_label_pixels(CclBits bits, FlslRuns t, u32* labels) {
-    label_pixels(bits, t, labels);
+    label_pixels<u32, false>(bits, bits, t, labels);
 }
 
 extern "C" __global__ void __launch_bounds__(256) flsl_mask_pixels(CclBits bits, FlslRuns t, u8* mask) {
-    label_pixels(bits, t, mask);
+    label_pixels<u8, false>(bits, bits, t, mask);
 }

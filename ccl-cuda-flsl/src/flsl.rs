@@ -17,12 +17,19 @@ use ccl_cuda::runtime::{
 
 use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
 
+mod classes;
+
+pub use classes::FlslClasses;
+
 /// Threads per block of the kernels that give a block one row's runs (or a
 /// group of short rows', `run_grid`).
 const ROW_BLOCK: u32 = 256;
 /// Warps per block of the run kernel, each with its stage of run records in
 /// shared memory.
 const RUN_WARPS: u32 = 4;
+/// Warps per block of a class map's run kernel, whose stage holds 1024
+/// runs a warp (`flsl.cu`, `FLSL_CLASS_STAGED_RUNS`).
+const CLASS_RUN_WARPS: u32 = 2;
 /// The widest rows that the run kernel takes two a warp (16 words of 32;
 /// a half-warp labels a row of any width, in more iterations).
 const PAIRED_ROW_PIXELS: usize = 512;
@@ -44,7 +51,8 @@ const VOTE_ROWS_PER_WARP: u32 = 4;
 /// warp loads them a lane each, then writes their labels.
 const LABEL_SPAN_WORDS: u32 = 32;
 
-const SOURCE: &str = include_str!("flsl.cu");
+/// `flsl.cu`, and the class maps' kernels that build on its walks.
+const SOURCE: &str = concat!(include_str!("flsl.cu"), include_str!("flsl/classes.cu"));
 
 /// The kernels of the timed build.
 const KERNELS: KernelSource = KernelSource {
@@ -54,6 +62,7 @@ const KERNELS: KernelSource = KernelSource {
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
+        ("FLSL_CLASS_RUN_WARPS", CLASS_RUN_WARPS),
         ("FLSL_SHORT_ROOT_WORDS", SHORT_ROOT_WORDS),
     ],
 };
@@ -65,6 +74,7 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
+        ("FLSL_CLASS_RUN_WARPS", CLASS_RUN_WARPS),
         ("FLSL_SHORT_ROOT_WORDS", SHORT_ROOT_WORDS),
         ("CCL_COUNT_UPDATES", 1),
     ],
@@ -145,11 +155,21 @@ struct Geometry {
 }
 
 impl Geometry {
+    /// A binary image's: a row holds at most every other pixel's run.
     fn of(width: usize, height: usize) -> Result<Self> {
+        Self::with_capacity(width, height, width.div_ceil(2))
+    }
+
+    /// A class map's: runs of different values may touch, one a pixel.
+    fn of_classes(width: usize, height: usize) -> Result<Self> {
+        Self::with_capacity(width, height, width)
+    }
+
+    fn with_capacity(width: usize, height: usize, capacity: usize) -> Result<Self> {
         let geometry = Self {
             width,
             height,
-            capacity: width.div_ceil(2),
+            capacity,
             row_words: width / 32 + 1,
         };
         // Slots and parents (slot + 1) are 32-bit.

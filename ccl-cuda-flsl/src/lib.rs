@@ -43,6 +43,11 @@
 //!   labeling and border merge of `ccl-cuda-ha4` (32-pixel words). Their
 //!   labels are HA's.
 //!
+//! [`FlslClasses`] (`flsl/classes.cu`) labels class maps' images and
+//! batches by the same runs, runs of one value (two values touching in a
+//! row are two runs), for `ccl_cuda::backend::ClassLabeler`, which takes it
+//! from the registry of image class labelers.
+//!
 //! [`count_updates`] runs an instrumented build of any of them and counts
 //! the atomic feature updates and their conflicts (the paper's Fig. 5,
 //! `ccl updates`).
@@ -68,5 +73,5 @@ mod flsl;
 mod ha_cca;
 
 pub use counting::{COUNTED_VARIANTS, UpdateCounts, count_updates};
-pub use flsl::{Flsl, Voting};
+pub use flsl::{Flsl, FlslClasses, Voting};
 pub use ha_cca::{HaAnalysis, HaVoting};

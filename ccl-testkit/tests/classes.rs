@@ -12,20 +12,30 @@ use std::sync::Arc;
 use ccl_core::{Backend, ClassMap, ClassValue, Connectivity};
 use ccl_cuda::backend::{ClassLabeler, ClassShape};
 use ccl_cuda::runtime::{DevPtr, default_gpu};
+use ccl_cuda_flsl::FlslClasses;
 use ccl_testkit::policy::testable_variants;
 // Links every variant, so that the registry (`testable_variants`) sees the
 // CUDA ones; without it this test would find no GPU and check nothing.
 use ccl as _;
 
-/// A labeler on the default GPU, where a CUDA variant runs here.
-fn labeler() -> Option<ClassLabeler> {
+/// The labelers on the default GPU, where a CUDA variant runs here: the
+/// default one (images and batches by FLSL's runs, `ccl-cuda-flsl`'s
+/// plugin, unless a map's runs are nearly as many as its values), FLSL's
+/// runs for every image, and the tiles alone.
+fn labelers() -> Vec<ClassLabeler> {
     let runs = testable_variants()
         .into_iter()
         .any(|a| a.backend == Backend::Cuda);
-    runs.then(|| {
-        let gpu = default_gpu().unwrap();
-        ClassLabeler::new(&gpu, gpu.default_stream()).unwrap()
-    })
+    if !runs {
+        return Vec::new();
+    }
+    let gpu = default_gpu().unwrap();
+    let every_map = FlslClasses::with_run_share(&gpu, gpu.default_stream(), 1.0).unwrap();
+    vec![
+        ClassLabeler::new(&gpu, gpu.default_stream()).unwrap(),
+        ClassLabeler::with_images(&gpu, gpu.default_stream(), Box::new(every_map)).unwrap(),
+        ClassLabeler::tiles(&gpu, gpu.default_stream()).unwrap(),
+    ]
 }
 
 /// xorshift64*: the maps need no particular generator, only a seeded one.
@@ -108,7 +118,12 @@ const VOLUME_SHAPES: [[usize; 3]; 6] = [
 
 #[test]
 fn images_and_volumes_equal_the_cpu() {
-    let Some(mut labeler) = labeler() else { return };
+    for mut labeler in labelers() {
+        images_and_volumes_equal_the_cpu_with(&mut labeler);
+    }
+}
+
+fn images_and_volumes_equal_the_cpu_with(labeler: &mut ClassLabeler) {
     let mut seed = 1;
     for (shapes, connectivities) in [
         (&IMAGE_SHAPES, &Connectivity::PLANE[..]),
@@ -123,13 +138,33 @@ fn images_and_volumes_equal_the_cpu() {
                     let count = shape.iter().product();
                     let values = class_values(count, shape[0], classes, density, sticky, seed);
                     let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-                    check(&mut labeler, &bytes, shape, connectivity);
+                    check(labeler, &bytes, shape, connectivity);
                     let wide: Vec<u16> = values.iter().map(|&v| (v * 1000) as u16).collect();
-                    check(&mut labeler, &wide, shape, connectivity);
+                    check(labeler, &wide, shape, connectivity);
                     let signed: Vec<i32> = values.iter().map(|&v| 2 - v as i32).collect();
-                    check(&mut labeler, &signed, shape, connectivity);
+                    check(labeler, &signed, shape, connectivity);
                     let long: Vec<u64> = values.iter().map(|&v| v << 40).collect();
-                    check(&mut labeler, &long, shape, connectivity);
+                    check(labeler, &long, shape, connectivity);
+                }
+            }
+        }
+    }
+}
+
+/// Runs of one pixel (a value unlike both neighbours' along x, 32 runs a
+/// word of the run planes) and diagonal stripes, whose runs touch runs of
+/// other values above on both sides; rows two a warp (up to 512 pixels) and
+/// a warp each.
+#[test]
+fn alternating_values_equal_the_cpu() {
+    for mut labeler in labelers() {
+        for [width, height] in [[64, 40], [65, 33], [512, 9], [1031, 17]] {
+            for (period, step) in [(2u8, 0usize), (3, 1), (2, 1), (5, 2)] {
+                let values: Vec<u8> = (0..width * height)
+                    .map(|i| 1 + ((i % width + step * (i / width)) % period as usize) as u8)
+                    .collect();
+                for connectivity in Connectivity::PLANE {
+                    check(&mut labeler, &values, [width, height, 1], connectivity);
                 }
             }
         }
@@ -138,7 +173,12 @@ fn images_and_volumes_equal_the_cpu() {
 
 #[test]
 fn large_maps_equal_the_cpu() {
-    let Some(mut labeler) = labeler() else { return };
+    for mut labeler in labelers() {
+        large_maps_equal_the_cpu_with(&mut labeler);
+    }
+}
+
+fn large_maps_equal_the_cpu_with(labeler: &mut ClassLabeler) {
     for (shape, connectivities) in [
         ([1031, 1024, 1], &Connectivity::PLANE[..]),
         ([130, 120, 70], &Connectivity::VOLUME[..]),
@@ -154,7 +194,7 @@ fn large_maps_equal_the_cpu() {
                     77,
                 );
                 let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-                check(&mut labeler, &bytes, shape, connectivity);
+                check(labeler, &bytes, shape, connectivity);
             }
         }
     }
@@ -162,8 +202,20 @@ fn large_maps_equal_the_cpu() {
 
 #[test]
 fn a_batch_equals_each_image_alone() {
-    let Some(mut labeler) = labeler() else { return };
-    let (width, height, images) = (161, 67, 6);
+    for mut labeler in labelers() {
+        // Images of rows two a warp in FLSL's walk, and of a warp a row.
+        for (width, height, images) in [(161, 67, 6), (600, 21, 3)] {
+            a_batch_equals_each_image_alone_with(&mut labeler, width, height, images);
+        }
+    }
+}
+
+fn a_batch_equals_each_image_alone_with(
+    labeler: &mut ClassLabeler,
+    width: usize,
+    height: usize,
+    images: usize,
+) {
     let values: Vec<u16> = class_values(width * height * images, width, 4, 75, true, 5)
         .into_iter()
         .map(|v| v as u16)
@@ -258,8 +310,9 @@ fn a_batch_equals_each_image_alone() {
 
 #[test]
 fn an_images_connectivity_on_a_volume_is_an_error() {
-    let Some(mut labeler) = labeler() else { return };
-    let values = [1u8; 8];
-    let map = ClassMap::new(&values, 2, 2, 2).unwrap();
-    assert!(labeler.label_map(&map, Connectivity::Eight).is_err());
+    for mut labeler in labelers() {
+        let values = [1u8; 8];
+        let map = ClassMap::new(&values, 2, 2, 2).unwrap();
+        assert!(labeler.label_map(&map, Connectivity::Eight).is_err());
+    }
 }

@@ -83,7 +83,8 @@ pub struct ClassShape {
 }
 
 impl ClassShape {
-    fn values(&self) -> usize {
+    /// Its values: width × height × depth.
+    pub fn values(&self) -> usize {
         self.width * self.height * self.depth
     }
 }
@@ -153,7 +154,63 @@ struct Labeled {
     width: usize,
     rows: usize,
     components: usize,
+    /// Whether the plugged-in image labeler ([`ImageClassLabeling`])
+    /// labeled it, whose roots are its own nodes, not pixels.
+    by_images: bool,
 }
+
+/// The labeling of a class map's images (one image or a batch, an image's
+/// connectivity) that an algorithm crate plugs into [`ClassLabeler`] in
+/// place of the tiles, by registering an [`ImageClassPlugin`]: its forest
+/// and last pass, numbered through the labeler's [`Features`]; the checks,
+/// the batch's numbering and counts stay the labeler's.
+pub trait ImageClassLabeling: Send {
+    /// Labels the class map at `values` (`shape`, values of `bytes` bytes,
+    /// compared as integers; zero is background; with several slices a
+    /// batch, whose first rows have no row above) into `labels` (a `u32`
+    /// per value), its roots flagged and ranked by `numbering` (set up for
+    /// the batch by the caller) and its last pass writing each pixel's
+    /// label. `None`: it leaves this map to the tiles (it would be slower,
+    /// or cannot take its size), having written nothing and left
+    /// `numbering` as it was.
+    ///
+    /// # Safety
+    /// `values` must hold the map and `labels` a `u32` per value, device
+    /// memory of the labeler's GPU, alive and ready in the stream's order;
+    /// `shape` has at least one value and passed `check_volume_size`.
+    unsafe fn label(
+        &mut self,
+        values: u64,
+        bytes: usize,
+        shape: ClassShape,
+        connectivity: Connectivity,
+        labels: DevPtr<u32>,
+        numbering: &mut Features,
+    ) -> Result<Option<Numbered>>;
+
+    /// The class of each component of the last labeling, by its rank in
+    /// `index` (that labeling's root index), into `classes` (a value of the
+    /// map's size per component).
+    ///
+    /// # Safety
+    /// `classes` must hold a value per component, and the map labeled last
+    /// be alive and unchanged, in the stream's order.
+    unsafe fn write_classes(&mut self, index: RootIndexArgs, classes: u64) -> Result<()>;
+}
+
+/// An image class labeler registered by an algorithm crate
+/// (`inventory::submit!`): [`ClassLabeler::new`] takes the one of highest
+/// priority for images and batches.
+pub struct ImageClassPlugin {
+    /// Its name, for messages.
+    pub name: &'static str,
+    /// Which of several registered labels images.
+    pub priority: u32,
+    /// Loads it for a GPU and the labeler's stream.
+    pub new: fn(&Arc<Gpu>, &Arc<CudaStream>) -> Result<Box<dyn ImageClassLabeling>>,
+}
+
+inventory::collect!(ImageClassPlugin);
 
 /// Labels class maps in device memory (values of 1, 2, 4 or 8 bytes), on
 /// one stream; its buffers are reused across calls.
@@ -165,13 +222,43 @@ pub struct ClassLabeler {
     forest: DeviceBuffer<u32>,
     /// The foreground bytes of values wider than a byte.
     foreground: DeviceBuffer<u8>,
+    /// The registered labeler of images and batches, if any.
+    images: Option<Box<dyn ImageClassLabeling>>,
     last: Option<Labeled>,
 }
 
 impl ClassLabeler {
     /// Loads the kernels (compiled once per process and device) for `gpu`;
-    /// all work goes on `stream`, a stream of that GPU.
+    /// all work goes on `stream`, a stream of that GPU. Images and batches
+    /// go to the registered [`ImageClassPlugin`] of highest priority
+    /// (`ccl-cuda-flsl`'s runs, where it is linked), volumes and, without
+    /// one, images to the tiles.
     pub fn new(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
+        let plugin = inventory::iter::<ImageClassPlugin>
+            .into_iter()
+            .max_by_key(|plugin| plugin.priority);
+        let mut labeler = Self::tiles(gpu, stream)?;
+        if let Some(plugin) = plugin {
+            labeler.images = Some((plugin.new)(gpu, &labeler.stream)?);
+        }
+        Ok(labeler)
+    }
+
+    /// [`new`](Self::new) with `images` for images and batches in place of
+    /// the registered image labeler.
+    pub fn with_images(
+        gpu: &Arc<Gpu>,
+        stream: Arc<CudaStream>,
+        images: Box<dyn ImageClassLabeling>,
+    ) -> Result<Self> {
+        let mut labeler = Self::tiles(gpu, stream)?;
+        labeler.images = Some(images);
+        Ok(labeler)
+    }
+
+    /// [`new`](Self::new) without the registered image labeler: the tiles
+    /// label every map (the reference the tests hold both to).
+    pub fn tiles(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
         Ok(Self {
             kernels: [
                 SizedKernels::load(gpu, 1)?,
@@ -182,6 +269,7 @@ impl ClassLabeler {
             numbering: Features::new(gpu)?,
             forest: DeviceBuffer::new(),
             foreground: DeviceBuffer::new(),
+            images: None,
             stream,
             last: None,
         })
@@ -225,7 +313,7 @@ impl ClassLabeler {
             )));
         }
         ccl_core::check_volume_size(shape.width, shape.height, shape.depth)?;
-        let kernels = &self.kernels[size_index(bytes)?];
+        size_index(bytes)?;
         let voxels = shape.values();
         if labels.len() < voxels {
             return Err(Error::InvalidDimensions(format!(
@@ -244,9 +332,99 @@ impl ClassLabeler {
                 width: shape.width,
                 rows: 0,
                 components: 0,
+                by_images: false,
             });
             return Ok(0);
         }
+        let rows = shape.height * shape.depth;
+        self.numbering.set_label_stats(false);
+        if batch {
+            self.numbering.set_batch_numbering(Some(shape.height))?;
+        }
+        let labels = DevPtr::of_mut(labels, &stream);
+        // SAFETY: the caller's contract for `values` and `labels`; the
+        // shape has values and passed the size check.
+        let numbered = unsafe { self.forest_numbered(values, bytes, shape, connectivity, labels) };
+        let by_images = matches!(numbered, Ok((_, true)));
+        // The batch numbering is undone whatever happened.
+        let counted = numbered.and_then(|_| match counts {
+            Some(counts) if batch => {
+                self.numbering
+                    .batch_counts(&stream, shape.depth, DevPtr::from_address(counts))
+            }
+            Some(counts) => {
+                // SAFETY: the caller's contract: one `u32` per slice.
+                let mut count = unsafe { Borrowed::<u32>::new(&stream, counts, 1) };
+                self.numbering
+                    .copy_count(&stream, &mut count.0.slice_mut(..1))
+            }
+            None => Ok(()),
+        });
+        self.numbering.set_batch_numbering(None)?;
+        counted?;
+        let components = self.numbering.component_count(&stream)?;
+        self.last = Some(Labeled {
+            values,
+            bytes,
+            width: shape.width,
+            rows,
+            components,
+            by_images,
+        });
+        Ok(components)
+    }
+
+    /// The map's forest and numbering into `labels` ([`label`](Self::label)
+    /// of a map with values): by the registered image labeler where it
+    /// takes an image's map (then `true`), else by the tiles.
+    ///
+    /// # Safety
+    /// As [`label`](Self::label)'s.
+    unsafe fn forest_numbered(
+        &mut self,
+        values: u64,
+        bytes: usize,
+        shape: ClassShape,
+        connectivity: Connectivity,
+        labels: DevPtr<u32>,
+    ) -> Result<(Numbered, bool)> {
+        if let (2, Some(images)) = (connectivity.dimensions(), self.images.as_mut()) {
+            // SAFETY: the caller's contract.
+            let numbered = unsafe {
+                images.label(
+                    values,
+                    bytes,
+                    shape,
+                    connectivity,
+                    labels,
+                    &mut self.numbering,
+                )?
+            };
+            if let Some(numbered) = numbered {
+                return Ok((numbered, true));
+            }
+        }
+        // SAFETY: the caller's contract.
+        let numbered = unsafe { self.tile_numbered(values, bytes, shape, connectivity, labels)? };
+        Ok((numbered, false))
+    }
+
+    /// The tiles' forest of the map and its numbering into `labels`
+    /// ([`label`](Self::label) of a map with values).
+    ///
+    /// # Safety
+    /// As [`label`](Self::label)'s.
+    unsafe fn tile_numbered(
+        &mut self,
+        values: u64,
+        bytes: usize,
+        shape: ClassShape,
+        connectivity: Connectivity,
+        labels: DevPtr<u32>,
+    ) -> Result<Numbered> {
+        let stream = self.stream.clone();
+        let kernels = &self.kernels[size_index(bytes)?];
+        let voxels = shape.values();
         let rows = shape.height * shape.depth;
         let args = ClassShapeArgs {
             width: shape.width as u32,
@@ -293,70 +471,34 @@ impl ClassLabeler {
             None => self.foreground.get()?.slice(..voxels),
         };
         let image = DeviceImage::new(image_bytes, shape.width, rows, shape.width)?;
-        self.numbering.set_label_stats(false);
-        if batch {
-            self.numbering.set_batch_numbering(Some(shape.height))?;
-        }
         // The kernels flag the roots themselves: the local kernel the tile
         // roots, the border kernel clearing those it links.
-        let mut numbering = || -> Result<Numbered> {
-            let flag = self.numbering.begin(&stream, RootLayout::of(&image))?;
-            let root_bits = flag.targets().bits;
-            // SAFETY: the caller's contract for `values` (`voxels` values of
-            // `bytes` bytes); the forest and the foreground hold `voxels`
-            // entries, the root bits the layout of the map's rows; the grids
-            // cover the tiling of the kernels of `connectivity`.
-            unsafe {
-                local.launch(
-                    &stream,
-                    local_grid,
-                    (
-                        DevPtr::from_address(values),
-                        args,
-                        forest_ptr,
-                        foreground,
-                        root_bits,
-                    ),
-                )?;
-                border.launch(
-                    &stream,
-                    border_grid,
-                    (DevPtr::from_address(values), args, forest_ptr, root_bits),
-                )?;
-            }
-            flag.flagged_bits()?.number_forest(
-                &image,
-                forest_ptr,
-                DevPtr::of_mut(labels, &stream),
-                &mut StageClock::disabled(),
-            )
-        };
-        let numbered = numbering();
-        // The batch numbering is undone whatever happened.
-        let counted = numbered.and_then(|_| match counts {
-            Some(counts) if batch => {
-                self.numbering
-                    .batch_counts(&stream, shape.depth, DevPtr::from_address(counts))
-            }
-            Some(counts) => {
-                // SAFETY: the caller's contract: one `u32` per slice.
-                let mut count = unsafe { Borrowed::<u32>::new(&stream, counts, 1) };
-                self.numbering
-                    .copy_count(&stream, &mut count.0.slice_mut(..1))
-            }
-            None => Ok(()),
-        });
-        self.numbering.set_batch_numbering(None)?;
-        counted?;
-        let components = self.numbering.component_count(&stream)?;
-        self.last = Some(Labeled {
-            values,
-            bytes,
-            width: shape.width,
-            rows,
-            components,
-        });
-        Ok(components)
+        let flag = self.numbering.begin(&stream, RootLayout::of(&image))?;
+        let root_bits = flag.targets().bits;
+        // SAFETY: the caller's contract for `values` (`voxels` values of
+        // `bytes` bytes); the forest and the foreground hold `voxels`
+        // entries, the root bits the layout of the map's rows; the grids
+        // cover the tiling of the kernels of `connectivity`.
+        unsafe {
+            local.launch(
+                &stream,
+                local_grid,
+                (
+                    DevPtr::from_address(values),
+                    args,
+                    forest_ptr,
+                    foreground,
+                    root_bits,
+                ),
+            )?;
+            border.launch(
+                &stream,
+                border_grid,
+                (DevPtr::from_address(values), args, forest_ptr, root_bits),
+            )?;
+        }
+        flag.flagged_bits()?
+            .number_forest(&image, forest_ptr, labels, &mut StageClock::disabled())
     }
 
     /// After [`label`](Self::label) that found N components (over all
@@ -376,6 +518,12 @@ impl ClassLabeler {
             return Ok(());
         }
         let index = self.numbering.last_index(&self.stream)?;
+        if last.by_images {
+            let images = self.images.as_mut().ok_or_else(ccl_core::not_run)?;
+            // SAFETY: the caller's contract; `index` is the last labeling's,
+            // which the image labeler made.
+            return unsafe { images.write_classes(index, classes) };
+        }
         let words = last.rows * last.width.div_ceil(32);
         let words_u32 = u32::try_from(words)
             .map_err(|_| Error::InvalidDimensions("too many root words".into()))?;

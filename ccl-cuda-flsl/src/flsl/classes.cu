@@ -1,0 +1,197 @@
+// flsl/classes.cu: FLSL over a class map's images (ccl_cuda_flsl's
+// FlslClasses, which ccl_cuda::backend::ClassLabeler takes for images and
+// batches): neighbours are connected when they hold the same nonzero value,
+// and the forest's nodes are runs of one value. Appended to flsl.cu (one
+// module), whose run and pixel walks take the class map as two bit planes:
+//
+// - `bits`: 1 where the value is nonzero (the foreground, as a binary
+//   image's bits);
+// - `run_starts`: 1 where a run of one value starts (a nonzero value whose
+//   left neighbour is the background, another value, or the row's edge).
+//
+// The run kernel ranks runs by `run_starts` and records, for each run, the
+// first run above that it touches whatever its value; the union kernel then
+// compares values and merges the run with those of its own value. (Linking
+// each run in the run walk to a run above of its value, as a binary
+// image's runs link, from two more planes of equal values above: the
+// unions took 648 instead of 411 us and the packing 92 instead of 53 on an
+// 8192^2 map of 4 classes, g = 4, 90 %, 8-conn.; ncu, H200. The links'
+// paths then run up each component's rows, which the finds walk.) The
+// slots, the root flags and the numbering are FLSL's: the smallest slot of
+// a component is its first run in raster order, and each component's class
+// is the value at its root run's first pixel.
+
+// The two planes of the class map `values` (width values a row, packed,
+// `words_per_row` = ceil(width / 32) words a row, `words` in all), a thread
+// per word, and the runs of all rows added to `run_count`. A thread reads
+// its 32 values with 16-byte loads where the row's words allow it (a
+// 16-byte aligned, whole word), one at a time otherwise.
+template <typename T> __device__ __forceinline__ void load_word_values(const T* p, u32 n, T (&v)[32]) {
+    if (n == 32 && ((size_t)p & 15u) == 0) {
+#pragma unroll
+        for (u32 i = 0; i < 32 * sizeof(T) / 16; ++i) reinterpret_cast<uint4*>(v)[i] = reinterpret_cast<const uint4*>(p)[i];
+    } else {
+#pragma unroll
+        for (u32 k = 0; k < 32; ++k) v[k] = k < n ? p[k] : T(0);
+    }
+}
+
+// The two words of the planes of 32 values from p (n of them, the rest
+// past the row: background), the first at column x0 of its row: the
+// foreground and the run starts.
+template <typename T> __device__ __forceinline__ uint2 pack_word(const T* p, u32 x0, u32 n) {
+    __align__(16) T v[32];
+    load_word_values(p, n, v);
+    // The value left of the word (0 at the row's first word: the edge
+    // starts a run as the background does).
+    T previous = x0 ? p[-1] : T(0);
+    u32 set = 0, starts = 0;
+#pragma unroll
+    for (u32 k = 0; k < 32; ++k) {
+        const bool nonzero = v[k] != T(0);
+        set |= (u32)nonzero << k;
+        starts |= (u32)(nonzero && v[k] != previous) << k;
+        previous = v[k];
+    }
+    return make_uint2(set, starts);
+}
+
+// Bytes, four to a register: 0x80 in each nonzero byte of `v` ((b & 0x7f) +
+// 0x7f has bit 7 set when the low seven bits are not all 0, and no carry
+// leaves the byte; or-ing b adds its own bit 7), and the four flags of bits
+// 7, 15, 23, 31 as bits 0..3 (the product puts them at 28..31, the other
+// partial products below or past them). As bits.cu packs a byte image; the
+// loop over a value at a time took this kernel 53 us on an 8192^2 map
+// (ncu, H200), its values in local memory.
+__device__ __forceinline__ u32 class_nonzero_bytes(u32 v) {
+    return (((v & 0x7f7f7f7fu) + 0x7f7f7f7fu) | v) & 0x80808080u;
+}
+__device__ __forceinline__ u32 class_byte_flags(u32 high_bits) { return (high_bits * 0x00204081u) >> 28; }
+
+__device__ __forceinline__ void load_word_bytes(const u8* p, u32 n, u32 (&v)[8]) {
+    if (n == 32 && ((size_t)p & 15u) == 0) {
+        const uint4 a = *(const uint4*)p, b = *(const uint4*)(p + 16);
+        v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+    } else if (n == 32 && ((size_t)p & 3u) == 0) {
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) v[k] = ((const u32*)p)[k];
+    } else {
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) v[k] = 0;
+        for (u32 i = 0; i < n; ++i) v[i / 4] |= (u32)p[i] << (8 * (i % 4));
+    }
+}
+
+template <> __device__ __forceinline__ uint2 pack_word<u8>(const u8* p, u32 x0, u32 n) {
+    u32 v[8];
+    load_word_bytes(p, n, v);
+    // Each byte's left neighbour, shifted in from the byte before.
+    u32 left_byte = x0 ? p[-1] : 0u;
+    u32 set = 0, starts = 0;
+#pragma unroll
+    for (u32 k = 0; k < 8; ++k) {
+        const u32 here = v[k], left = (here << 8) | left_byte;
+        left_byte = here >> 24;
+        const u32 nonzero = class_nonzero_bytes(here);
+        set |= class_byte_flags(nonzero) << (4 * k);
+        starts |= class_byte_flags(nonzero & class_nonzero_bytes(here ^ left)) << (4 * k);
+    }
+    return make_uint2(set, starts);
+}
+
+template <typename T>
+__device__ void pack_classes(const T* values, u32 width, u32 words_per_row, u32 words, u32* foreground,
+                             u32* run_starts, u32* run_count) {
+    const u32 word = blockIdx.x * blockDim.x + threadIdx.x;
+    u32 starts = 0;
+    if (word < words) {
+        const u32 y = word / words_per_row, x0 = (word - y * words_per_row) * 32;
+        const uint2 planes = pack_word<T>(values + (size_t)y * width + x0, x0, min(32u, width - x0));
+        foreground[word] = planes.x;
+        run_starts[word] = planes.y;
+        starts = planes.y;
+    }
+    const u32 warp_runs = __reduce_add_sync(CCL_FULL_MASK, (u32)__popc(starts));
+    if ((threadIdx.x & 31u) == 0 && warp_runs) atomicAdd(run_count, warp_runs);
+}
+
+// The unions (flsl_group_runs: a thread per run): a run linked to runs above
+// (its `extra` the first of them, from the run kernel) merges with each of
+// them that holds its value. They follow one another in the row above from
+// that first one until one begins past the run's last column (past the next
+// one with 8-connectivity); a run's value is the one at its first pixel.
+template <typename T, bool Eight>
+__device__ void unite_class_runs(FlslRuns t, const T* values, u32 width) {
+    flsl_group_runs(t, [=](u32 y, u32 j) {
+        const u32 slot = y * t.capacity + j;
+        const u32 first = t.extra[slot];
+        if (first == UNLINKED) return;
+        const uint2 run = t.runs[slot];
+        const T value = values[(size_t)y * width + run.x];
+        const T* above_values = values + (size_t)(y - 1) * width;
+        const u32 above_slot0 = (y - 1) * t.capacity, runs_above = t.count[y - 1];
+        const u32 reach = run.y + (Eight ? 1u : 0u);
+        u32 root = slot;
+        for (u32 k = first; k < runs_above; ++k) {
+            const u32 start = t.runs[above_slot0 + k].x;
+            if (start > reach) break;
+            if (above_values[start] == value) root = ccl_merge_root(t.parent, root, above_slot0 + k);
+        }
+    });
+}
+
+// Each component's class: the value at its root run's first pixel, by the
+// component's rank (flsl_group_runs: a thread per run). A thread per word of
+// the root flags (as ccl_component_classes reads a pixel forest's) walked
+// up to 32 roots each: 292-423 us on 8192^2 maps at g = 1 (ncu, H200).
+template <typename T>
+__device__ void root_run_classes(FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {
+    flsl_group_runs(t, [=](u32 y, u32 j) {
+        const u32 slot = y * t.capacity + j;
+        if (t.parent[slot] != slot + 1) return;
+        classes[rank_of_slot(t, roots, slot)] = values[(size_t)y * width + t.runs[slot].x];
+    });
+}
+
+// ------------------------------------------------------------ entry points
+
+#define FLSL_CLASS_RUN_KERNELS(NAME, EIGHT, SEG)                                                       \
+    extern "C" __global__ void __launch_bounds__(32 * FLSL_CLASS_RUN_WARPS)                            \
+        NAME(CclBits bits, CclBits run_starts, FlslRuns t, u32 slice_height) {                          \
+        find_runs<EIGHT, SEG, true>(bits, run_starts, t, nullptr, slice_height, slice_height);        \
+    }
+FLSL_CLASS_RUN_KERNELS(flsl_class_runs_c4, false, 32)
+FLSL_CLASS_RUN_KERNELS(flsl_class_runs_c8, true, 32)
+FLSL_CLASS_RUN_KERNELS(flsl_class_runs_c4_pairs, false, 16)
+FLSL_CLASS_RUN_KERNELS(flsl_class_runs_c8_pairs, true, 16)
+
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_class_label_pixels(CclBits bits, CclBits run_starts, FlslRuns t, u32* labels) {
+    label_pixels<u32, true>(bits, run_starts, t, labels);
+}
+
+// The kernels of one value size (flsl_class_unions_c8_2: 8-connectivity,
+// 2-byte values).
+#define FLSL_CLASS_KERNELS(SUFFIX, T)                                                                  \
+    extern "C" __global__ void __launch_bounds__(256) flsl_pack_classes_##SUFFIX(                      \
+        const T* values, u32 width, u32 words_per_row, u32 words, u32* foreground, u32* run_starts,    \
+        u32* run_count) {                                                                              \
+        pack_classes<T>(values, width, words_per_row, words, foreground, run_starts, run_count);       \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(256)                                                  \
+        flsl_class_unions_c4_##SUFFIX(FlslRuns t, const T* values, u32 width) {                        \
+        unite_class_runs<T, false>(t, values, width);                                                  \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(256)                                                  \
+        flsl_class_unions_c8_##SUFFIX(FlslRuns t, const T* values, u32 width) {                        \
+        unite_class_runs<T, true>(t, values, width);                                                   \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(256) flsl_root_run_classes_##SUFFIX(                  \
+        FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {                      \
+        root_run_classes<T>(t, roots, width, values, classes);                                         \
+    }
+
+FLSL_CLASS_KERNELS(1, u8)
+FLSL_CLASS_KERNELS(2, unsigned short)
+FLSL_CLASS_KERNELS(4, u32)
+FLSL_CLASS_KERNELS(8, u64)

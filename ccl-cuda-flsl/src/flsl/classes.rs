@@ -1,0 +1,335 @@
+//! [`FlslClasses`]: FLSL's runs over the images of class maps
+//! (`flsl/classes.cu`), plugged into `ccl_cuda::backend::ClassLabeler` for
+//! images and batches (volumes stay with its tiles).
+//!
+//! The map becomes two bit planes (its nonzero values, and where each run
+//! of one value starts), which FLSL's run walk and pixel pass read in place
+//! of a binary image's bits; the unions compare the values of the runs that
+//! touch. A class map's image has as many runs as its class borders make,
+//! so its forest is over runs, not pixels, as a binary image's is. A map
+//! whose runs are nearly as many as its values (a value drawn per pixel) is
+//! left to the tiles ([`FlslClasses::DEFAULT_RUN_SHARE`]).
+
+use std::sync::Arc;
+
+use ccl_core::{Connectivity, Result};
+use ccl_cuda::backend::{
+    BitImageArgs, ClassShape, Features, ImageClassLabeling, ImageClassPlugin, Numbered,
+    RootIndexArgs,
+};
+use ccl_cuda::cudarc::driver::{CudaStream, LaunchConfig};
+use ccl_cuda::inventory;
+use ccl_cuda::runtime::{
+    DevPtr, DeviceBuffer, Gpu, Kernel, StageClock, blocks, cuda_error, linear_grid,
+};
+
+use super::{
+    CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, RunTableArgs, Voting, pixel_grid,
+    run_grid,
+};
+
+/// Threads per block of the packing kernel (a thread per word).
+const WORD_BLOCK: u32 = 256;
+
+/// The packing kernel's arguments: the map, its width, words per row and
+/// in all, the two planes and the run count.
+type PackKernel = Kernel<(
+    DevPtr<u8>,
+    u32,
+    u32,
+    u32,
+    DevPtr<u32>,
+    DevPtr<u32>,
+    DevPtr<u32>,
+)>;
+
+/// The kernels of one value size (1, 2, 4 or 8 bytes).
+struct SizedKernels {
+    pack: PackKernel,
+    /// 4- and 8-connectivity.
+    unions: [Kernel<(RunTableArgs, DevPtr<u8>, u32)>; 2],
+    classes: Kernel<(RunTableArgs, RootIndexArgs, u32, DevPtr<u8>, DevPtr<u8>)>,
+}
+
+impl SizedKernels {
+    fn load(gpu: &Gpu, bytes: usize) -> Result<Self> {
+        let name = |kernel: &str| format!("{kernel}_{bytes}");
+        Ok(Self {
+            pack: Kernel::load(gpu, &KERNELS, &name("flsl_pack_classes"))?,
+            unions: [
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_unions_c4"))?,
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_unions_c8"))?,
+            ],
+            classes: Kernel::load(gpu, &KERNELS, &name("flsl_root_run_classes"))?,
+        })
+    }
+}
+
+/// The run walk's arguments: the planes, the table and the rows of an image
+/// of a batch (0: one image).
+type RunKernel = Kernel<(BitImageArgs, BitImageArgs, RunTableArgs, u32)>;
+
+/// What the last labeling leaves for the classes.
+#[derive(Clone, Copy)]
+struct Labeled {
+    geometry: Geometry,
+    values: u64,
+    bytes: usize,
+    width: usize,
+}
+
+/// FLSL over class maps' images: the planes, runs, unions of equal values,
+/// then FLSL's root flags, numbering and pixel pass.
+pub struct FlslClasses {
+    stream: Arc<CudaStream>,
+    /// The run table and the shared kernels (root flags, run numbers).
+    flsl: Flsl,
+    /// By connectivity (4, 8), then whether rows go two a warp.
+    runs: [[RunKernel; 2]; 2],
+    label_pixels: Kernel<(BitImageArgs, BitImageArgs, RunTableArgs, DevPtr<u32>)>,
+    /// By value size: 1, 2, 4, 8 bytes.
+    sized: [SizedKernels; 4],
+    /// The foreground and the run starts.
+    planes: [DeviceBuffer<u32>; 2],
+    run_count: DeviceBuffer<u32>,
+    run_share: f64,
+    last: Option<Labeled>,
+}
+
+impl FlslClasses {
+    /// The most runs per value of a map that this labeler takes; maps of
+    /// more are left to the tiles. On 8192² maps of 4 classes with a value
+    /// drawn per pixel (H200, `bench/2026-11-28-h200-class-runs`), the runs
+    /// were faster at 30 % foreground (0.28 runs per value), level at 60 %
+    /// (0.51) and slower at 90 % (0.70).
+    pub const DEFAULT_RUN_SHARE: f64 = 0.6;
+
+    /// Loads the kernels (FLSL's module, compiled once per process and
+    /// device) for `gpu`; all work goes on `stream`. Maps of more than
+    /// [`DEFAULT_RUN_SHARE`](Self::DEFAULT_RUN_SHARE) runs per value are
+    /// left to the tiles.
+    pub fn new(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
+        Self::with_run_share(gpu, stream, Self::DEFAULT_RUN_SHARE)
+    }
+
+    /// [`new`](Self::new), taking maps of up to `run_share` runs per value
+    /// (1 or more: every map whose run slots have 32-bit indices).
+    pub fn with_run_share(gpu: &Arc<Gpu>, stream: Arc<CudaStream>, run_share: f64) -> Result<Self> {
+        let run_kernel = |name: &str| -> Result<RunKernel> { Kernel::load(gpu, &KERNELS, name) };
+        Ok(Self {
+            flsl: Flsl::new(gpu, Voting::ConflictDetection)?,
+            runs: [
+                [
+                    run_kernel("flsl_class_runs_c4")?,
+                    run_kernel("flsl_class_runs_c4_pairs")?,
+                ],
+                [
+                    run_kernel("flsl_class_runs_c8")?,
+                    run_kernel("flsl_class_runs_c8_pairs")?,
+                ],
+            ],
+            label_pixels: Kernel::load(gpu, &KERNELS, "flsl_class_label_pixels")?,
+            sized: [
+                SizedKernels::load(gpu, 1)?,
+                SizedKernels::load(gpu, 2)?,
+                SizedKernels::load(gpu, 4)?,
+                SizedKernels::load(gpu, 8)?,
+            ],
+            planes: Default::default(),
+            run_count: DeviceBuffer::new(),
+            run_share,
+            stream,
+            last: None,
+        })
+    }
+
+    fn sized(&self, bytes: usize) -> Result<&SizedKernels> {
+        let index = match bytes {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            8 => 3,
+            other => {
+                return Err(ccl_core::Error::InvalidArgument(format!(
+                    "class values of {other} bytes: integers of 1, 2, 4 or 8 bytes"
+                )));
+            }
+        };
+        Ok(&self.sized[index])
+    }
+
+    /// The planes of the map at `values` (`width` × `rows` values of
+    /// `bytes` bytes) and its runs (a read-back: the host waits for the
+    /// stream).
+    fn pack(
+        &mut self,
+        values: u64,
+        bytes: usize,
+        width: usize,
+        rows: usize,
+    ) -> Result<(BitImageArgs, BitImageArgs, usize)> {
+        let stream = self.stream.clone();
+        let words_per_row = width.div_ceil(32);
+        let words = words_per_row * rows;
+        let words_u32 = u32::try_from(words).map_err(|_| {
+            ccl_core::Error::InvalidDimensions(format!(
+                "a {width}x{rows} class map has too many bit words for 32-bit indices"
+            ))
+        })?;
+        let mut planes = [DevPtr::null(); 2];
+        for (plane, buffer) in planes.iter_mut().zip(&mut self.planes) {
+            *plane = DevPtr::of_mut(buffer.reserve(&stream, words)?, &stream);
+        }
+        let count = self.run_count.reserve(&stream, 1)?;
+        stream.memset_zeros(count).map_err(cuda_error)?;
+        let run_count = DevPtr::of_mut(count, &stream);
+        let [foreground, run_starts] = planes;
+        // SAFETY: the caller's contract: the map holds width × rows values of
+        // `bytes` bytes; each plane holds `words` words, a thread's each.
+        unsafe {
+            self.sized(bytes)?.pack.launch(
+                &stream,
+                linear_grid(words, WORD_BLOCK)?,
+                (
+                    DevPtr::from_address(values),
+                    width as u32,
+                    words_per_row as u32,
+                    words_u32,
+                    foreground,
+                    run_starts,
+                    run_count,
+                ),
+            )
+        }?;
+        let runs = stream
+            .clone_dtoh(&self.run_count.get()?.slice(..1))
+            .map_err(cuda_error)?[0] as usize;
+        let plane = |bits| BitImageArgs {
+            bits,
+            words_per_row: words_per_row as u32,
+            width: width as u32,
+            height: rows as u32,
+        };
+        Ok((plane(foreground), plane(run_starts), runs))
+    }
+}
+
+impl ImageClassLabeling for FlslClasses {
+    unsafe fn label(
+        &mut self,
+        values: u64,
+        bytes: usize,
+        shape: ClassShape,
+        connectivity: Connectivity,
+        labels: DevPtr<u32>,
+        numbering: &mut Features,
+    ) -> Result<Option<Numbered>> {
+        self.last = None;
+        let eight = usize::from(connectivity.image_diagonals()?);
+        let rows = shape.height * shape.depth;
+        // Too many slots for 32-bit indices: the tiles take the map.
+        let Ok(geometry) = Geometry::of_classes(shape.width, rows) else {
+            return Ok(None);
+        };
+        // A batch's images: each first row has no row above.
+        let slice_height = if shape.depth > 1 {
+            u32::try_from(shape.height).map_err(|_| {
+                ccl_core::Error::InvalidDimensions("images taller than 2^32 rows".into())
+            })?
+        } else {
+            0
+        };
+        let (bits, run_starts, runs) = self.pack(values, bytes, shape.width, rows)?;
+        if runs as f64 > self.run_share * shape.values() as f64 {
+            return Ok(None);
+        }
+        let stream = self.stream.clone();
+        let table = self.flsl.table.args(&stream, geometry)?;
+        let pairs = geometry.width <= PAIRED_ROW_PIXELS;
+        let rows_per_block = CLASS_RUN_WARPS as usize * if pairs { 2 } else { 1 };
+        let grid = LaunchConfig {
+            grid_dim: (blocks(geometry.height, rows_per_block)?, 1, 1),
+            block_dim: (32, CLASS_RUN_WARPS, 1),
+            shared_mem_bytes: 0,
+        };
+        let run_rows = run_grid(geometry)?;
+        // SAFETY: the table holds `capacity` (= width) slots per row, a
+        // count and `row_words` words per row; the run kernel reads the
+        // planes' words only (0 outside them), the unions the map's values
+        // at the runs' first columns, of rows the table has.
+        unsafe {
+            self.runs[eight][usize::from(pairs)].launch(
+                &stream,
+                grid,
+                (bits, run_starts, table, slice_height),
+            )?;
+            self.sized(bytes)?.unions[eight].launch(
+                &stream,
+                run_rows,
+                (table, DevPtr::from_address(values), shape.width as u32),
+            )?;
+        }
+        let numbered = self
+            .flsl
+            .flag_roots(&stream, geometry, table, numbering)?
+            .number_with(&mut StageClock::disabled(), |index, stream| {
+                // SAFETY: a block per group of rows walks the runs their
+                // counts give; the root index covers every slot. The pixel
+                // pass writes the width × rows labels (the caller's
+                // contract) from the labels of the runs of its row.
+                unsafe {
+                    self.flsl
+                        .kernels
+                        .number_runs
+                        .launch(stream, run_rows, (table, index))?;
+                    self.label_pixels.launch(
+                        stream,
+                        pixel_grid(geometry)?,
+                        (bits, run_starts, table, labels),
+                    )
+                }
+            })?;
+        self.last = Some(Labeled {
+            geometry,
+            values,
+            bytes,
+            width: shape.width,
+        });
+        Ok(Some(numbered))
+    }
+
+    unsafe fn write_classes(&mut self, index: RootIndexArgs, classes: u64) -> Result<()> {
+        let last = self.last.ok_or_else(ccl_core::not_run)?;
+        // The table of the last labeling, as it left it.
+        let stream = self.stream.clone();
+        let table = self.flsl.table.args(&stream, last.geometry)?;
+        // SAFETY: the caller's contract for `classes` (a value per
+        // component) and the map; a block per group of rows walks the runs
+        // their counts give, and `index` is the last labeling's, over the
+        // table's slots.
+        unsafe {
+            self.sized(last.bytes)?.classes.launch(
+                &stream,
+                run_grid(last.geometry)?,
+                (
+                    table,
+                    index,
+                    last.width as u32,
+                    DevPtr::from_address(last.values),
+                    DevPtr::from_address(classes),
+                ),
+            )
+        }
+    }
+}
+
+inventory::submit! {
+    ImageClassPlugin {
+        name: "flsl",
+        priority: 1,
+        new: |gpu, stream| {
+            FlslClasses::new(gpu, stream.clone())
+                .map(|labeler| Box::new(labeler) as Box<dyn ImageClassLabeling>)
+        },
+    }
+}
