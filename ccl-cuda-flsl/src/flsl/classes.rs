@@ -325,7 +325,6 @@ impl ImageClassLabeling for FlslClasses {
 
 inventory::submit! {
     ImageClassPlugin {
-        name: "flsl",
         priority: 1,
         new: |gpu, stream| {
             FlslClasses::new(gpu, stream.clone())

@@ -1,10 +1,13 @@
 //! Class maps on the GPU (`classes.cu`): neighbours of the same nonzero
 //! value are connected, so each class's components are labeled apart in one
 //! labeling ("multilabel", as cc3d's `connected_components` labels), with
-//! the class of each component. The forest of a map is built tile by tile
-//! in shared memory and merged across tiles; the shared back end
-//! ([`Features`]) numbers it canonically, in raster order of the components'
-//! first pixels, exactly as it numbers a binary image's forest.
+//! the class of each component. Images and batches go to the image labeler
+//! an algorithm crate registers ([`ImageClassPlugin`]: `ccl-cuda-flsl`'s
+//! runs of one value), where one is linked and takes the map; volumes, and
+//! the other images, are built tile by tile in shared memory and merged
+//! across tiles. The shared back end ([`Features`]) numbers either forest
+//! canonically, in raster order of the components' first pixels, exactly as
+//! it numbers a binary image's forest.
 //!
 //! ```no_run
 //! use ccl_core::{ClassMap, Connectivity};
@@ -202,8 +205,6 @@ pub trait ImageClassLabeling: Send {
 /// (`inventory::submit!`): [`ClassLabeler::new`] takes the one of highest
 /// priority for images and batches.
 pub struct ImageClassPlugin {
-    /// Its name, for messages.
-    pub name: &'static str,
     /// Which of several registered labels images.
     pub priority: u32,
     /// Loads it for a GPU and the labeler's stream.
