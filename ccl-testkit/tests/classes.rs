@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use ccl_core::{Backend, ClassMap, ClassValue, Connectivity};
-use ccl_cuda::backend::{ClassLabeler, ClassShape};
+use ccl_cuda::backend::{ClassLabeler, ClassShape, ImageClassPlugin};
 use ccl_cuda::runtime::{DevPtr, default_gpu};
 use ccl_cuda_flsl::FlslClasses;
 use ccl_testkit::policy::testable_variants;
@@ -115,6 +115,16 @@ const VOLUME_SHAPES: [[usize; 3]; 6] = [
     [1, 30, 19],
     [45, 21, 13],
 ];
+
+/// Linking `ccl-cuda-flsl` (as the facade does) plugs FLSL's runs into
+/// every `ClassLabeler` for images; this holds without a GPU.
+#[test]
+fn flsl_registers_the_image_class_labeler() {
+    let plugins = ccl_cuda::inventory::iter::<ImageClassPlugin>
+        .into_iter()
+        .count();
+    assert_eq!(plugins, 1);
+}
 
 #[test]
 fn images_and_volumes_equal_the_cpu() {
