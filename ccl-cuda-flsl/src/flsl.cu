@@ -28,7 +28,8 @@
 struct FlslRuns {
     uint2* runs;     // first and last column of each run, by slot
     u32* parent;     // the forest over slots (1-based parents, ccl_device.cuh)
-    u32* extra;      // runs above touched beyond the first (or UNLINKED); later each run's label
+    u32* extra;      // runs above touched beyond the first (or UNLINKED; a class map's run: the
+                     // first of them, flsl/classes.cu); later each run's label
     u32* count;      // runs per row
     u32* word_runs;  // runs of row y begun before word w, at y * row_words + w
     u32 capacity;    // slots per row
@@ -710,7 +711,7 @@ __device__ void label_pixels(CclBits bits, CclBits run_starts, FlslRuns t, Label
 #define FLSL_RUN_KERNELS(NAME, EIGHT, SEG)                                                             \
     extern "C" __global__ void __launch_bounds__(32 * RUN_WARPS)                                       \
         NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {            \
-        find_runs<EIGHT, SEG, false>(bits, bits, t, nodes, slice_height, band_height);                              \
+        find_runs<EIGHT, SEG, false>(bits, bits, t, nodes, slice_height, band_height);                 \
     }
 FLSL_RUN_KERNELS(flsl_runs_c4, false, 32)
 FLSL_RUN_KERNELS(flsl_runs_c8, true, 32)
