@@ -21,7 +21,9 @@ mod volume;
 
 pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
-pub use classes::{ClassLabeler, ClassShape, ImageClassLabeling, ImageClassPlugin};
+pub use classes::{
+    ClassLabeler, ClassShape, ImageClassLabeling, ImageClassPlugin, class_value_size_index,
+};
 pub use features::{
     Analyzed, DeviceNode, Features, FilterVotes, Filtered, FlagRoots, Flatten, Numbered,
     ROOT_GROUP_WORDS, Ranked, RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged,

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use ccl_core::{Connectivity, Result};
 use ccl_cuda::backend::{
     BitImageArgs, ClassShape, Features, ImageClassLabeling, ImageClassPlugin, Numbered,
-    RootIndexArgs,
+    RootIndexArgs, class_value_size_index,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, LaunchConfig};
 use ccl_cuda::inventory;
@@ -75,7 +75,6 @@ struct Labeled {
     geometry: Geometry,
     values: u64,
     bytes: usize,
-    width: usize,
 }
 
 /// FLSL over class maps' images: the planes, runs, unions of equal values,
@@ -144,18 +143,7 @@ impl FlslClasses {
     }
 
     fn sized(&self, bytes: usize) -> Result<&SizedKernels> {
-        let index = match bytes {
-            1 => 0,
-            2 => 1,
-            4 => 2,
-            8 => 3,
-            other => {
-                return Err(ccl_core::Error::InvalidArgument(format!(
-                    "class values of {other} bytes: integers of 1, 2, 4 or 8 bytes"
-                )));
-            }
-        };
-        Ok(&self.sized[index])
+        Ok(&self.sized[class_value_size_index(bytes)?])
     }
 
     /// The planes of the map at `values` (`width` × `rows` values of
@@ -293,7 +281,6 @@ impl ImageClassLabeling for FlslClasses {
             geometry,
             values,
             bytes,
-            width: shape.width,
         });
         Ok(Some(numbered))
     }
@@ -314,7 +301,7 @@ impl ImageClassLabeling for FlslClasses {
                 (
                     table,
                     index,
-                    last.width as u32,
+                    last.geometry.width as u32,
                     DevPtr::from_address(last.values),
                     DevPtr::from_address(classes),
                 ),

@@ -314,7 +314,7 @@ impl ClassLabeler {
             )));
         }
         ccl_core::check_volume_size(shape.width, shape.height, shape.depth)?;
-        size_index(bytes)?;
+        class_value_size_index(bytes)?;
         let voxels = shape.values();
         if labels.len() < voxels {
             return Err(Error::InvalidDimensions(format!(
@@ -424,7 +424,7 @@ impl ClassLabeler {
         labels: DevPtr<u32>,
     ) -> Result<Numbered> {
         let stream = self.stream.clone();
-        let kernels = &self.kernels[size_index(bytes)?];
+        let kernels = &self.kernels[class_value_size_index(bytes)?];
         let voxels = shape.values();
         let rows = shape.height * shape.depth;
         let args = ClassShapeArgs {
@@ -531,17 +531,19 @@ impl ClassLabeler {
         // SAFETY: the caller's contract for both addresses; the root index
         // is the last ranking's, of the map's rows, `words` words.
         unsafe {
-            self.kernels[size_index(last.bytes)?].classes.launch(
-                &self.stream,
-                linear_grid(words, BLOCK)?,
-                (
-                    index,
-                    words_u32,
-                    last.width as u32,
-                    DevPtr::from_address(last.values),
-                    DevPtr::from_address(classes),
-                ),
-            )
+            self.kernels[class_value_size_index(last.bytes)?]
+                .classes
+                .launch(
+                    &self.stream,
+                    linear_grid(words, BLOCK)?,
+                    (
+                        index,
+                        words_u32,
+                        last.width as u32,
+                        DevPtr::from_address(last.values),
+                        DevPtr::from_address(classes),
+                    ),
+                )
         }
     }
 
@@ -609,8 +611,10 @@ impl ClassLabeler {
     }
 }
 
-/// The index of the kernels of values of `bytes` bytes.
-fn size_index(bytes: usize) -> Result<usize> {
+/// The index of the kernels of class values of `bytes` bytes among those
+/// of 1, 2, 4 and 8 bytes (the order every class labeler keeps them in);
+/// any other size is an error.
+pub fn class_value_size_index(bytes: usize) -> Result<usize> {
     match bytes {
         1 => Ok(0),
         2 => Ok(1),
