@@ -81,6 +81,47 @@ __device__ __forceinline__ u32 ccl_bits_word(CclBits bits, int y, int w) {
     return ccl_bits_row(bits, (u32)y)[w];
 }
 
+// ------------------------------------------------- bytes, four to a register
+//
+// Byte maps read 32 bytes a thread, as eight u32 (the bit front end,
+// bits.cu, and the class planes of flsl/classes.cu). Byte k of a u32 is the
+// byte at the lower address k (CUDA is little-endian).
+
+// 0x80 in each byte of `v` that is nonzero, 0 elsewhere: (b & 0x7f) + 0x7f
+// has bit 7 set exactly when the low seven bits are not all 0 and stays
+// below 0x100 (no carry into the next byte); or-ing b adds its own bit 7.
+__device__ __forceinline__ u32 ccl_nonzero_bytes(u32 v) {
+    return (((v & 0x7f7f7f7fu) + 0x7f7f7f7fu) | v) & 0x80808080u;
+}
+
+// Bits 7, 15, 23, 31 of `high_bits` (a mask such as ccl_nonzero_bytes's) as
+// bits 0..3: h * 0x00204081 (= h (1 + 2^7 + 2^14 + 2^21)) puts bit 7 at 28,
+// bit 15 at 29, bit 23 at 30 and bit 31 at 31; the other partial products
+// land on distinct lower bits (7, 14, 21; 15, 22; 23) or past bit 31, so no
+// carry reaches bits 28..31.
+__device__ __forceinline__ u32 ccl_byte_flags(u32 high_bits) { return (high_bits * 0x00204081u) >> 28; }
+
+// The four foreground bits of the 4 bytes of `v`.
+__device__ __forceinline__ u32 ccl_nibble(u32 v) { return ccl_byte_flags(ccl_nonzero_bytes(v)); }
+
+// The 32 bytes from p, n of them in the row (the rest read as 0), as eight
+// u32: two 16-byte loads where p is 16-byte aligned and the word whole,
+// eight 4-byte loads where it is 4-byte aligned, bytes otherwise. The wide
+// loads never read past p's own 32 bytes.
+__device__ __forceinline__ void ccl_load_word_bytes(const u8* p, u32 n, u32 (&v)[8]) {
+    if (n >= 32 && ((size_t)p & 15u) == 0) {
+        const uint4 a = *(const uint4*)p, b = *(const uint4*)(p + 16);
+        v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+    } else if (n >= 32 && ((size_t)p & 3u) == 0) {
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) v[k] = ((const u32*)p)[k];
+    } else {
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) v[k] = 0;
+        for (u32 i = 0; i < n && i < 32; ++i) v[i / 4] |= (u32)p[i] << (8 * (i % 4));
+    }
+}
+
 // The rows of a 2-D launch (ccl_cuda::tile_grid) this thread handles: its
 // grid has at most 65535 rows of blocks, so taller images take several.
 #define CCL_FOR_EACH_ROW(ROW, ROWS)                                      \
@@ -354,12 +395,16 @@ __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
 }
 
 // The canonical label of the component whose root is at (x, y) of the root
-// layout: its rank + 1, counted in the root's own image of a batch; with a
+// layout (ccl_rank_label: of the component of `rank`, whose root is in row
+// y): its rank + 1, counted in the root's own image of a batch; with a
 // remap, the clean-up's label of that rank.
-__device__ __forceinline__ u32 ccl_root_label(CclRootIndex roots, u32 x, u32 y) {
-    const u32 rank = ccl_root_rank(roots, x, y);
+__device__ __forceinline__ u32 ccl_rank_label(CclRootIndex roots, u32 rank, u32 y) {
     if (roots.remap != nullptr) return roots.remap[rank];
     return rank - ccl_slice_base(roots, y) + 1;
+}
+
+__device__ __forceinline__ u32 ccl_root_label(CclRootIndex roots, u32 x, u32 y) {
+    return ccl_rank_label(roots, ccl_root_rank(roots, x, y), y);
 }
 
 // The stats array and how many entries it holds: components ranked past

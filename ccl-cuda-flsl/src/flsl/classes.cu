@@ -56,33 +56,11 @@ template <typename T> __device__ __forceinline__ uint2 pack_word(const T* p, u32
     return make_uint2(set, starts);
 }
 
-// Bytes, four to a register: 0x80 in each nonzero byte of `v` ((b & 0x7f) +
-// 0x7f has bit 7 set when the low seven bits are not all 0, and no carry
-// leaves the byte; or-ing b adds its own bit 7), and the four flags of bits
-// 7, 15, 23, 31 as bits 0..3 (the product puts them at 28..31, the other
-// partial products below or past them), as bits.cu packs a byte image.
-__device__ __forceinline__ u32 class_nonzero_bytes(u32 v) {
-    return (((v & 0x7f7f7f7fu) + 0x7f7f7f7fu) | v) & 0x80808080u;
-}
-__device__ __forceinline__ u32 class_byte_flags(u32 high_bits) { return (high_bits * 0x00204081u) >> 28; }
-
-__device__ __forceinline__ void load_word_bytes(const u8* p, u32 n, u32 (&v)[8]) {
-    if (n == 32 && ((size_t)p & 15u) == 0) {
-        const uint4 a = *(const uint4*)p, b = *(const uint4*)(p + 16);
-        v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-    } else if (n == 32 && ((size_t)p & 3u) == 0) {
-#pragma unroll
-        for (u32 k = 0; k < 8; ++k) v[k] = ((const u32*)p)[k];
-    } else {
-#pragma unroll
-        for (u32 k = 0; k < 8; ++k) v[k] = 0;
-        for (u32 i = 0; i < n; ++i) v[i / 4] |= (u32)p[i] << (8 * (i % 4));
-    }
-}
-
+// Bytes, four to a register (ccl_device.cuh), as bits.cu packs a byte image:
+// a run starts at a nonzero byte that differs from its left neighbour.
 template <> __device__ __forceinline__ uint2 pack_word<u8>(const u8* p, u32 x0, u32 n) {
     u32 v[8];
-    load_word_bytes(p, n, v);
+    ccl_load_word_bytes(p, n, v);
     // Each byte's left neighbour, shifted in from the byte before.
     u32 left_byte = x0 ? p[-1] : 0u;
     u32 set = 0, starts = 0;
@@ -90,9 +68,9 @@ template <> __device__ __forceinline__ uint2 pack_word<u8>(const u8* p, u32 x0, 
     for (u32 k = 0; k < 8; ++k) {
         const u32 here = v[k], left = (here << 8) | left_byte;
         left_byte = here >> 24;
-        const u32 nonzero = class_nonzero_bytes(here);
-        set |= class_byte_flags(nonzero) << (4 * k);
-        starts |= class_byte_flags(nonzero & class_nonzero_bytes(here ^ left)) << (4 * k);
+        const u32 nonzero = ccl_nonzero_bytes(here);
+        set |= ccl_byte_flags(nonzero) << (4 * k);
+        starts |= ccl_byte_flags(nonzero & ccl_nonzero_bytes(here ^ left)) << (4 * k);
     }
     return make_uint2(set, starts);
 }
@@ -145,16 +123,21 @@ __device__ void unite_class_runs(FlslRuns t, const T* values, u32 width) {
     });
 }
 
-// Each component's class: the value at its root run's first pixel, by the
-// component's rank (flsl_group_runs: a thread per run). A thread per word of
-// the root flags (as ccl_component_classes reads a pixel forest's) walked
-// up to 32 roots each: 292-423 us on 8192^2 maps at g = 1 (ncu, H200).
+// Labeling, step 1, with the classes (flsl_group_runs: a thread per run):
+// each run's canonical label in `extra`, as FLSL's label_runs<true> writes
+// it, and each root run's value at its first pixel into `classes` by its
+// component's rank (every rank of the map, a batch's too), which
+// write_classes copies out once the caller has a place for them. A pass of
+// its own, a thread per run that looked its root's rank up again, took 200
+// of the 1511 us of an 8192^2 map at g = 1, 60 % (ncu, H200).
 template <typename T>
-__device__ void root_run_classes(FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {
+__device__ void number_class_runs(FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {
     flsl_group_runs(t, [=](u32 y, u32 j) {
         const u32 slot = y * t.capacity + j;
-        if (t.parent[slot] != slot + 1) return;
-        classes[rank_of_slot(t, roots, slot)] = values[(size_t)y * width + t.runs[slot].x];
+        const u32 root = ccl_find_final(t.parent, slot), root_row = root / t.capacity;
+        const u32 rank = ccl_root_rank(roots, root % t.capacity, root_row);
+        t.extra[slot] = ccl_rank_label(roots, rank, root_row);
+        if (root == slot) classes[rank] = values[(size_t)y * width + t.runs[slot].x];
     });
 }
 
@@ -191,9 +174,9 @@ extern "C" __global__ void __launch_bounds__(256)
         flsl_class_unions_c8_##SUFFIX(FlslRuns t, const T* values, u32 width) {                        \
         unite_class_runs<T, true>(t, values, width);                                                   \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) flsl_root_run_classes_##SUFFIX(                  \
+    extern "C" __global__ void __launch_bounds__(256) flsl_number_class_runs_##SUFFIX(                 \
         FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {                      \
-        root_run_classes<T>(t, roots, width, values, classes);                                         \
+        number_class_runs<T>(t, roots, width, values, classes);                                        \
     }
 
 FLSL_CLASS_KERNELS(1, u8)

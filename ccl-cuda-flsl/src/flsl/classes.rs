@@ -20,7 +20,8 @@ use ccl_cuda::backend::{
 use ccl_cuda::cudarc::driver::{CudaStream, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
-    DevPtr, DeviceBuffer, Gpu, Kernel, StageClock, blocks, cuda_error, linear_grid,
+    DevPtr, DeviceBuffer, Gpu, Kernel, StageClock, blocks, copy_device_bytes, cuda_error,
+    linear_grid,
 };
 
 use super::{
@@ -48,7 +49,8 @@ struct SizedKernels {
     pack: PackKernel,
     /// 4- and 8-connectivity.
     unions: [Kernel<(RunTableArgs, DevPtr<u8>, u32)>; 2],
-    classes: Kernel<(RunTableArgs, RootIndexArgs, u32, DevPtr<u8>, DevPtr<u8>)>,
+    /// The runs' labels and the components' classes.
+    number: Kernel<(RunTableArgs, RootIndexArgs, u32, DevPtr<u8>, DevPtr<u8>)>,
 }
 
 impl SizedKernels {
@@ -60,7 +62,7 @@ impl SizedKernels {
                 Kernel::load(gpu, &KERNELS, &name("flsl_class_unions_c4"))?,
                 Kernel::load(gpu, &KERNELS, &name("flsl_class_unions_c8"))?,
             ],
-            classes: Kernel::load(gpu, &KERNELS, &name("flsl_root_run_classes"))?,
+            number: Kernel::load(gpu, &KERNELS, &name("flsl_number_class_runs"))?,
         })
     }
 }
@@ -69,11 +71,10 @@ impl SizedKernels {
 /// of a batch (0: one image).
 type RunKernel = Kernel<(BitImageArgs, BitImageArgs, RunTableArgs, u32)>;
 
-/// What the last labeling leaves for the classes.
+/// What the last labeling leaves for the classes: the size of their
+/// values (in [`FlslClasses::classes`], by rank).
 #[derive(Clone, Copy)]
 struct Labeled {
-    geometry: Geometry,
-    values: u64,
     bytes: usize,
 }
 
@@ -90,6 +91,11 @@ pub struct FlslClasses {
     sized: [SizedKernels; 4],
     /// The foreground and the run starts.
     planes: [DeviceBuffer<u32>; 2],
+    /// The class of each component of the last labeling by rank, written
+    /// with the runs' labels (a value per run at most: a component has one
+    /// run or more); [`write_classes`](ImageClassLabeling::write_classes)
+    /// copies them out.
+    classes: DeviceBuffer<u8>,
     run_count: DeviceBuffer<u32>,
     run_share: f64,
     last: Option<Labeled>,
@@ -135,6 +141,7 @@ impl FlslClasses {
                 SizedKernels::load(gpu, 8)?,
             ],
             planes: Default::default(),
+            classes: DeviceBuffer::new(),
             run_count: DeviceBuffer::new(),
             run_share,
             stream,
@@ -257,19 +264,30 @@ impl ImageClassLabeling for FlslClasses {
                 (table, DevPtr::from_address(values), shape.width as u32),
             )?;
         }
+        let sized = &self.sized[class_value_size_index(bytes)?];
+        let classes = DevPtr::of_mut(self.classes.reserve(&stream, runs.max(1) * bytes)?, &stream);
         let numbered = self
             .flsl
             .flag_roots(&stream, geometry, table, numbering)?
             .number_with(&mut StageClock::disabled(), |index, stream| {
                 // SAFETY: a block per group of rows walks the runs their
-                // counts give; the root index covers every slot. The pixel
-                // pass writes the width × rows labels (the caller's
-                // contract) from the labels of the runs of its row.
+                // counts give; the root index covers every slot, and a
+                // component's rank is below the runs, whose values
+                // `classes` holds. The pixel pass writes the width × rows
+                // labels (the caller's contract) from the labels of the
+                // runs of its row.
                 unsafe {
-                    self.flsl
-                        .kernels
-                        .number_runs
-                        .launch(stream, run_rows, (table, index))?;
+                    sized.number.launch(
+                        stream,
+                        run_rows,
+                        (
+                            table,
+                            index,
+                            shape.width as u32,
+                            DevPtr::from_address(values),
+                            classes,
+                        ),
+                    )?;
                     self.label_pixels.launch(
                         stream,
                         pixel_grid(geometry)?,
@@ -277,36 +295,28 @@ impl ImageClassLabeling for FlslClasses {
                     )
                 }
             })?;
-        self.last = Some(Labeled {
-            geometry,
-            values,
-            bytes,
-        });
+        self.last = Some(Labeled { bytes });
         Ok(Some(numbered))
     }
 
-    unsafe fn write_classes(&mut self, index: RootIndexArgs, classes: u64) -> Result<()> {
+    unsafe fn write_classes(
+        &mut self,
+        _index: RootIndexArgs,
+        components: usize,
+        classes: u64,
+    ) -> Result<()> {
         let last = self.last.ok_or_else(ccl_core::not_run)?;
-        // The table of the last labeling, as it left it.
-        let stream = self.stream.clone();
-        let table = self.flsl.table.args(&stream, last.geometry)?;
-        // SAFETY: the caller's contract for `classes` (a value per
-        // component) and the map; a block per group of rows walks the runs
-        // their counts give, and `index` is the last labeling's, over the
-        // table's slots.
-        unsafe {
-            self.sized(last.bytes)?.classes.launch(
-                &stream,
-                run_grid(last.geometry)?,
-                (
-                    table,
-                    index,
-                    last.geometry.width as u32,
-                    DevPtr::from_address(last.values),
-                    DevPtr::from_address(classes),
-                ),
-            )
+        let bytes = components * last.bytes;
+        if bytes > self.classes.capacity() {
+            return Err(ccl_core::Error::InvalidArgument(format!(
+                "{components} classes of the last labeling, which had fewer runs"
+            )));
         }
+        let source = DevPtr::of(self.classes.get()?, &self.stream).address();
+        // SAFETY: the caller's contract for `classes` (a value per
+        // component); the labeling wrote the first `components` values of
+        // the buffer, in the stream's order.
+        unsafe { copy_device_bytes(&self.stream, classes, source, bytes) }
     }
 }
 

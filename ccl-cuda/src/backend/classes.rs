@@ -191,14 +191,19 @@ pub trait ImageClassLabeling: Send {
         numbering: &mut Features,
     ) -> Result<Option<Numbered>>;
 
-    /// The class of each component of the last labeling, by its rank in
-    /// `index` (that labeling's root index), into `classes` (a value of the
-    /// map's size per component).
+    /// The class of each of the `components` components of the last
+    /// labeling, by its rank in `index` (that labeling's root index), into
+    /// `classes` (a value of the map's size per component).
     ///
     /// # Safety
     /// `classes` must hold a value per component, and the map labeled last
     /// be alive and unchanged, in the stream's order.
-    unsafe fn write_classes(&mut self, index: RootIndexArgs, classes: u64) -> Result<()>;
+    unsafe fn write_classes(
+        &mut self,
+        index: RootIndexArgs,
+        components: usize,
+        classes: u64,
+    ) -> Result<()>;
 }
 
 /// An image class labeler registered by an algorithm crate
@@ -523,7 +528,7 @@ impl ClassLabeler {
             let images = self.images.as_mut().ok_or_else(ccl_core::not_run)?;
             // SAFETY: the caller's contract; `index` is the last labeling's,
             // which the image labeler made.
-            return unsafe { images.write_classes(index, classes) };
+            return unsafe { images.write_classes(index, last.components, classes) };
         }
         let words = last.rows * last.width.div_ceil(32);
         let words_u32 = u32::try_from(words)

@@ -53,6 +53,26 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     }
 }
 
+/// Copies `bytes` bytes of device memory from the address `source` to the
+/// address `target`, in `stream`'s order.
+///
+/// # Safety
+/// Both must be device memory of `stream`'s context holding `bytes` bytes,
+/// alive until the copy has run, and not overlap.
+pub unsafe fn copy_device_bytes(
+    stream: &CudaStream,
+    target: u64,
+    source: u64,
+    bytes: usize,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract; the copy is ordered in the stream.
+    unsafe { cudarc::driver::result::memcpy_dtod_async(target, source, bytes, stream.cu_stream()) }
+        .map_err(cuda_error)
+}
+
 /// Device memory that a caller owns, seen as a cudarc slice for the length
 /// of a call; never freed here.
 pub(crate) struct Borrowed<T>(pub(crate) ManuallyDrop<CudaSlice<T>>);
