@@ -215,21 +215,31 @@ fn a_batch_equals_each_image_alone() {
     for mut labeler in labelers() {
         // Images of rows two a warp in FLSL's walk, and of a warp a row.
         for (width, height, images) in [(161, 67, 6), (600, 21, 3)] {
-            a_batch_equals_each_image_alone_with(&mut labeler, width, height, images);
+            let values = class_values(width * height * images, width, 4, 75, true, 5)
+                .into_iter()
+                .map(|v| v as u16)
+                .collect();
+            a_batch_equals_each_image_alone_with(&mut labeler, values, width, height, images);
         }
+        // Stripes of three columns, of values 1..=4 in turn, the images'
+        // full height: each component crosses every band of rows that a
+        // batch's unions join one after another (16 rows), and the last band
+        // is short.
+        let (width, height, images) = (40, 70, 4);
+        let stripes = (0..width * height * images)
+            .map(|i| 1 + (i % width / 3 % 4) as u16)
+            .collect();
+        a_batch_equals_each_image_alone_with(&mut labeler, stripes, width, height, images);
     }
 }
 
 fn a_batch_equals_each_image_alone_with(
     labeler: &mut ClassLabeler,
+    values: Vec<u16>,
     width: usize,
     height: usize,
     images: usize,
 ) {
-    let values: Vec<u16> = class_values(width * height * images, width, 4, 75, true, 5)
-        .into_iter()
-        .map(|v| v as u16)
-        .collect();
     let stream = Arc::clone(labeler.stream());
     let device_values = stream.clone_htod(&values).unwrap();
     let mut labels = stream.alloc_zeros::<u32>(values.len()).unwrap();

@@ -98,29 +98,74 @@ __device__ void pack_classes(const T* values, u32 width, u32 words_per_row, u32 
     if (threadIdx.x == 0 && block_runs) atomicAdd(run_count, block_runs);
 }
 
-// The unions (flsl_group_runs: a thread per run): a run linked to runs above
-// (its `extra` the first of them, from the run kernel) merges with each of
-// them that holds its value. They follow one another in the row above from
-// that first one until one begins past the run's last column (past the next
-// one with 8-connectivity); a run's value is the one at its first pixel.
+// The unions of run j of row y: a run linked to runs above (its `extra` the
+// first of them, from the run kernel) merges with each of them that holds
+// its value. They follow one another in the row above from that first one
+// until one begins past the run's last column (past the next one with
+// 8-connectivity); a run's value is the one at its first pixel.
 template <typename T, bool Eight>
-__device__ void unite_class_runs(FlslRuns t, const T* values, u32 width) {
-    flsl_group_runs(t, [=](u32 y, u32 j) {
-        const u32 slot = y * t.capacity + j;
-        const u32 first = t.extra[slot];
-        if (first == UNLINKED) return;
-        const uint2 run = t.runs[slot];
-        const T value = values[(size_t)y * width + run.x];
-        const T* above_values = values + (size_t)(y - 1) * width;
-        const u32 above_slot0 = (y - 1) * t.capacity, runs_above = t.count[y - 1];
-        const u32 reach = run.y + (Eight ? 1u : 0u);
-        u32 root = slot;
-        for (u32 k = first; k < runs_above; ++k) {
-            const u32 start = t.runs[above_slot0 + k].x;
-            if (start > reach) break;
-            if (above_values[start] == value) root = ccl_merge_root(t.parent, root, above_slot0 + k);
+__device__ __forceinline__ void unite_class_run(FlslRuns t, const T* values, u32 width, u32 y, u32 j) {
+    const u32 slot = y * t.capacity + j;
+    const u32 first = t.extra[slot];
+    if (first == UNLINKED) return;
+    const uint2 run = t.runs[slot];
+    const T value = values[(size_t)y * width + run.x];
+    const T* above_values = values + (size_t)(y - 1) * width;
+    const u32 above_slot0 = (y - 1) * t.capacity, runs_above = t.count[y - 1];
+    const u32 reach = run.y + (Eight ? 1u : 0u);
+    u32 root = slot;
+    for (u32 k = first; k < runs_above; ++k) {
+        const u32 start = t.runs[above_slot0 + k].x;
+        if (start > reach) break;
+        if (above_values[start] == value) root = ccl_merge_root(t.parent, root, above_slot0 + k);
+    }
+}
+
+// One image's unions: all rows at once (flsl_group_runs: a thread per run).
+template <typename T, bool Eight> __device__ void unite_class_runs(FlslRuns t, const T* values, u32 width) {
+    flsl_group_runs(t, [=](u32 y, u32 j) { unite_class_run<T, Eight>(t, values, width, y, j); });
+}
+
+// A batch's unions in bands, as flsl_band_unions joins a binary batch's
+// (flsl.cu, "Slices in bands"): a warp per band of band_height rows of an
+// image, row after row, so that the finds of a row walk the short paths the
+// rows above it left; then each run of the band points at its band root.
+// The runs of a band's first row are left to unite_class_band_rows.
+template <typename T, bool Eight>
+__device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, u32 slice_height, u32 band_height,
+                                  u32 bands_per_slice, u32 bands) {
+    const u32 band = blockIdx.x * blockDim.y + threadIdx.y;
+    if (band >= bands) return;
+    const u32 lane = threadIdx.x, y0 = band % bands_per_slice * band_height;
+    const u32 first_row = band / bands_per_slice * slice_height + y0;
+    const u32 end_row = first_row + min(band_height, slice_height - y0);
+    for (u32 row = first_row + 1; row < end_row; ++row) {
+        const u32 runs = t.count[row];
+        for (u32 j = lane; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
+        // The next row's finds read this one's parents.
+        __syncwarp();
+    }
+    for (u32 row = first_row; row < end_row; ++row) {
+        const u32 runs = t.count[row];
+        for (u32 j = lane; j < runs; j += 32) {
+            const u32 slot = row * t.capacity + j;
+            const u32 root = ccl_find_halving(t.parent, slot);
+            if (root != slot) t.parent[slot] = root + 1;
         }
-    });
+    }
+}
+
+// Then the first row of each band after an image's first, with the band
+// above's last row: a warp per such row (`joined_bands` of them an image),
+// a lane per run, whose finds take a step or two to the band roots.
+template <typename T, bool Eight>
+__device__ void unite_class_band_rows(FlslRuns t, const T* values, u32 width, u32 slice_height, u32 band_height,
+                                      u32 joined_bands, u32 joined_rows) {
+    const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
+    if (warp >= joined_rows) return;
+    const u32 row = warp / joined_bands * slice_height + (warp % joined_bands + 1) * band_height;
+    const u32 runs = t.count[row];
+    for (u32 j = threadIdx.x; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
 }
 
 // Labeling, step 1, with the classes (flsl_group_runs: a thread per run):
@@ -158,6 +203,20 @@ extern "C" __global__ void __launch_bounds__(256)
     label_pixels<u32, true>(bits, run_starts, t, labels);
 }
 
+// A batch's band kernels of one connectivity and value size.
+#define FLSL_CLASS_BAND_KERNELS(SUFFIX, T, EIGHT)                                                      \
+    extern "C" __global__ void __launch_bounds__(256)                                                  \
+        flsl_class_band_unions_##SUFFIX(FlslRuns t, const T* values, u32 width, u32 slice_height,      \
+                                        u32 band_height, u32 bands_per_slice, u32 bands) {             \
+        unite_class_bands<T, EIGHT>(t, values, width, slice_height, band_height, bands_per_slice, bands); \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(256)                                                  \
+        flsl_class_band_joins_##SUFFIX(FlslRuns t, const T* values, u32 width, u32 slice_height,       \
+                                       u32 band_height, u32 joined_bands, u32 joined_rows) {           \
+        unite_class_band_rows<T, EIGHT>(t, values, width, slice_height, band_height, joined_bands,      \
+                                        joined_rows);                                                  \
+    }
+
 // The kernels of one value size (flsl_class_unions_c8_2: 8-connectivity,
 // 2-byte values).
 #define FLSL_CLASS_KERNELS(SUFFIX, T)                                                                  \
@@ -174,6 +233,8 @@ extern "C" __global__ void __launch_bounds__(256)
         flsl_class_unions_c8_##SUFFIX(FlslRuns t, const T* values, u32 width) {                        \
         unite_class_runs<T, true>(t, values, width);                                                   \
     }                                                                                                  \
+    FLSL_CLASS_BAND_KERNELS(c4_##SUFFIX, T, false)                                                     \
+    FLSL_CLASS_BAND_KERNELS(c8_##SUFFIX, T, true)                                                      \
     extern "C" __global__ void __launch_bounds__(256) flsl_number_class_runs_##SUFFIX(                 \
         FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {                      \
         number_class_runs<T>(t, roots, width, values, classes);                                        \

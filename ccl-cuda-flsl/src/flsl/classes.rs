@@ -21,12 +21,12 @@ use ccl_cuda::cudarc::driver::{CudaStream, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
     DevPtr, DeviceBuffer, Gpu, Kernel, StageClock, blocks, copy_device_bytes, cuda_error,
-    linear_grid,
+    linear_grid, warp_grid,
 };
 
 use super::{
-    CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, RunTableArgs, Voting, pixel_grid,
-    run_grid,
+    BAND_ROWS, CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, RunTableArgs, Voting,
+    WORD_WARPS, pixel_grid, run_grid,
 };
 
 /// Threads per block of the packing kernel (a thread per word).
@@ -44,11 +44,21 @@ type PackKernel = Kernel<(
     DevPtr<u32>,
 )>;
 
+/// A batch's band kernels' arguments: the table, the map and its width,
+/// the rows of an image and of a band, then the bands of an image and in
+/// all (the unions) or the joined band rows of an image and in all (the
+/// joins).
+type BandKernel = Kernel<(RunTableArgs, DevPtr<u8>, u32, u32, u32, u32, u32)>;
+
 /// The kernels of one value size (1, 2, 4 or 8 bytes).
 struct SizedKernels {
     pack: PackKernel,
     /// 4- and 8-connectivity.
     unions: [Kernel<(RunTableArgs, DevPtr<u8>, u32)>; 2],
+    /// A batch's unions within bands, then of each band's first row with
+    /// the band above; 4- and 8-connectivity.
+    band_unions: [BandKernel; 2],
+    band_joins: [BandKernel; 2],
     /// The runs' labels and the components' classes.
     number: Kernel<(RunTableArgs, RootIndexArgs, u32, DevPtr<u8>, DevPtr<u8>)>,
 }
@@ -61,6 +71,14 @@ impl SizedKernels {
             unions: [
                 Kernel::load(gpu, &KERNELS, &name("flsl_class_unions_c4"))?,
                 Kernel::load(gpu, &KERNELS, &name("flsl_class_unions_c8"))?,
+            ],
+            band_unions: [
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_band_unions_c4"))?,
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_band_unions_c8"))?,
+            ],
+            band_joins: [
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_band_joins_c4"))?,
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_band_joins_c8"))?,
             ],
             number: Kernel::load(gpu, &KERNELS, &name("flsl_number_class_runs"))?,
         })
@@ -250,21 +268,67 @@ impl ImageClassLabeling for FlslClasses {
         let run_rows = run_grid(geometry)?;
         // SAFETY: the table holds `capacity` (= width) slots per row, a
         // count and `row_words` words per row; the run kernel reads the
-        // planes' words only (0 outside them), the unions the map's values
-        // at the runs' first columns, of rows the table has.
+        // planes' words only (0 outside them).
         unsafe {
             self.runs[eight][usize::from(pairs)].launch(
                 &stream,
                 grid,
                 (bits, run_starts, table, slice_height),
             )?;
-            self.sized(bytes)?.unions[eight].launch(
-                &stream,
-                run_rows,
-                (table, DevPtr::from_address(values), shape.width as u32),
-            )?;
         }
         let sized = &self.sized[class_value_size_index(bytes)?];
+        let map = DevPtr::from_address(values);
+        let width = shape.width as u32;
+        if slice_height == 0 {
+            // SAFETY: a block per group of rows walks the runs their counts
+            // give and the runs above they name, slots of the table, and
+            // reads the map's values at those runs' first columns.
+            unsafe { sized.unions[eight].launch(&stream, run_rows, (table, map, width)) }?;
+        } else {
+            // A batch: in bands, as FLSL joins a binary batch's rows
+            // (`Flsl::join_bands`). The band kernels' warps walk the runs
+            // and values of their bands' rows alone, as above.
+            let band_height = BAND_ROWS.min(slice_height);
+            let bands_per_slice = slice_height.div_ceil(band_height);
+            let bands = shape.depth * bands_per_slice as usize;
+            let joined_bands = bands_per_slice - 1;
+            let joined_rows = shape.depth * joined_bands as usize;
+            let too_many =
+                |_| ccl_core::Error::InvalidDimensions("a batch of more than 2^32 bands".into());
+            let counted = |n: usize| u32::try_from(n).map_err(too_many);
+            // SAFETY: as the unions above, each warp within its band's rows
+            // (the joins: its row and the row above).
+            unsafe {
+                sized.band_unions[eight].launch(
+                    &stream,
+                    warp_grid(bands, WORD_WARPS)?,
+                    (
+                        table,
+                        map,
+                        width,
+                        slice_height,
+                        band_height,
+                        bands_per_slice,
+                        counted(bands)?,
+                    ),
+                )?;
+                if joined_rows > 0 {
+                    sized.band_joins[eight].launch(
+                        &stream,
+                        warp_grid(joined_rows, WORD_WARPS)?,
+                        (
+                            table,
+                            map,
+                            width,
+                            slice_height,
+                            band_height,
+                            joined_bands,
+                            counted(joined_rows)?,
+                        ),
+                    )?;
+                }
+            }
+        }
         let classes = DevPtr::of_mut(self.classes.reserve(&stream, runs.max(1) * bytes)?, &stream);
         let numbered = self
             .flsl
@@ -277,17 +341,9 @@ impl ImageClassLabeling for FlslClasses {
                 // labels (the caller's contract) from the labels of the
                 // runs of its row.
                 unsafe {
-                    sized.number.launch(
-                        stream,
-                        run_rows,
-                        (
-                            table,
-                            index,
-                            shape.width as u32,
-                            DevPtr::from_address(values),
-                            classes,
-                        ),
-                    )?;
+                    sized
+                        .number
+                        .launch(stream, run_rows, (table, index, width, map, classes))?;
                     self.label_pixels.launch(
                         stream,
                         pixel_grid(geometry)?,
