@@ -127,32 +127,29 @@ template <typename T, bool Eight> __device__ void unite_class_runs(FlslRuns t, c
 }
 
 // A batch's unions in bands, as flsl_band_unions joins a binary batch's
-// (flsl.cu, "Slices in bands"): a warp per band of band_height rows of an
-// image, row after row, so that the finds of a row walk the short paths the
-// rows above it left; then each run of the band points at its band root.
+// (flsl.cu, "Slices in bands", FlslBand): a warp per band of band_height
+// rows of an image, row after row, so that the finds of a row walk the
+// short paths the rows above it left; then each run of the band points at
+// its band root.
 // The runs of a band's first row are left to unite_class_band_rows.
 template <typename T, bool Eight>
 __device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, u32 slice_height, u32 band_height,
                                   u32 bands_per_slice, u32 bands) {
     const u32 band = blockIdx.x * blockDim.y + threadIdx.y;
     if (band >= bands) return;
-    const u32 lane = threadIdx.x, y0 = band % bands_per_slice * band_height;
-    const u32 first_row = band / bands_per_slice * slice_height + y0;
-    const u32 end_row = first_row + min(band_height, slice_height - y0);
-    for (u32 row = first_row + 1; row < end_row; ++row) {
-        const u32 runs = t.count[row];
-        for (u32 j = lane; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
+    const FlslBand b = flsl_band(t, band, slice_height, band_height, bands_per_slice);
+    for (u32 row = b.first + 1; row < b.end; ++row) {
+        const u32 runs = flsl_band_row_runs(b, row);
+        for (u32 j = threadIdx.x; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
         // The next row's finds read this one's parents.
         __syncwarp();
     }
-    for (u32 row = first_row; row < end_row; ++row) {
-        const u32 runs = t.count[row];
-        for (u32 j = lane; j < runs; j += 32) {
-            const u32 slot = row * t.capacity + j;
-            const u32 root = ccl_find_halving(t.parent, slot);
-            if (root != slot) t.parent[slot] = root + 1;
-        }
-    }
+    // `extra` stays: the joins read the first run above of a band's first row.
+    flsl_band_runs(b, [&](u32 row, u32 j) {
+        const u32 slot = row * t.capacity + j;
+        const u32 root = ccl_find_halving(t.parent, slot);
+        if (root != slot) t.parent[slot] = root + 1;
+    });
 }
 
 // Then the first row of each band after an image's first, with the band
