@@ -746,9 +746,11 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // most 32: BAND_ROWS in flsl.rs), and points its runs at their band roots
 // all rows at once: each run's find is independent of the others' once the
 // unions are done. (Against a load of the count and a pass per row: 598 ->
-// 518 us on a 512^3 volume at g = 1, 30 %, 6-conn.; 315 -> 273 on 256
-// masks of 512^2 at g = 1, 30 %, 40 -> 32 at g = 16, 10 %; but 550 -> 577
-// at g = 1, 60 %; ncu, H200.)
+// 475 us on a 512^3 volume at g = 1, 30 %, 6-conn.; on 256 masks of 512^2
+// 315 -> 244 at g = 1, 30 %, 550 -> 507 at 60 %, 40 -> 31 at g = 16, 10 %;
+// ncu, H200. The kernel is bound by the instructions it issues: finding
+// each run's row with a shuffle per row of the band instead of a binary
+// search took 577 us at 60 %.)
 struct FlslBand {
     u32 first, end;  // its rows
     u32 lane_runs;   // the runs of row first + lane (0 past the band)
@@ -775,9 +777,15 @@ template <typename Visit> __device__ __forceinline__ void flsl_band_runs(FlslBan
     const u32 lane = threadIdx.x, rows = b.end - b.first;
     const u32 inclusive = ccl_warp_inclusive_scan(b.lane_runs), total = __shfl_sync(CCL_FULL_MASK, inclusive, 31);
     for (u32 i = lane; i < (total + 31) / 32 * 32; i += 32) {
-        // The row of run i: as many as the rows that end at or before it.
+        // The row of run i: as many as the rows that end at or before it,
+        // by a binary search over the lanes' inclusive counts.
         u32 r = 0;
-        for (u32 k = 0; k < rows; ++k) r += __shfl_sync(CCL_FULL_MASK, inclusive, k) <= i ? 1u : 0u;
+#pragma unroll
+        for (u32 step = 16; step; step >>= 1) {
+            const u32 probe = r + step - 1;
+            const u32 end = __shfl_sync(CCL_FULL_MASK, inclusive, probe);
+            if (probe < rows && end <= i) r += step;
+        }
         const u32 before = __shfl_sync(CCL_FULL_MASK, inclusive - b.lane_runs, r % 32);
         if (i < total) visit(b.first + r, i - before);
     }
