@@ -355,17 +355,12 @@ impl ImageClassLabeling for FlslClasses {
         Ok(Some(numbered))
     }
 
-    unsafe fn write_classes(
-        &mut self,
-        _index: RootIndexArgs,
-        components: usize,
-        classes: u64,
-    ) -> Result<()> {
+    unsafe fn write_classes(&mut self, components: usize, classes: u64) -> Result<()> {
         let last = self.last.ok_or_else(ccl_core::not_run)?;
         let bytes = components * last.bytes;
         if bytes > self.classes.capacity() {
             return Err(ccl_core::Error::InvalidArgument(format!(
-                "{components} classes of the last labeling, which had fewer runs"
+                "{components} classes asked of a labeling of fewer runs"
             )));
         }
         let source = DevPtr::of(self.classes.get()?, &self.stream).address();

@@ -192,18 +192,13 @@ pub trait ImageClassLabeling: Send {
     ) -> Result<Option<Numbered>>;
 
     /// The class of each of the `components` components of the last
-    /// labeling, by its rank in `index` (that labeling's root index), into
-    /// `classes` (a value of the map's size per component).
+    /// labeling, by rank (the numbering's), into `classes` (a value of the
+    /// map's size per component).
     ///
     /// # Safety
     /// `classes` must hold a value per component, and the map labeled last
     /// be alive and unchanged, in the stream's order.
-    unsafe fn write_classes(
-        &mut self,
-        index: RootIndexArgs,
-        components: usize,
-        classes: u64,
-    ) -> Result<()>;
+    unsafe fn write_classes(&mut self, components: usize, classes: u64) -> Result<()>;
 }
 
 /// An image class labeler registered by an algorithm crate
@@ -523,13 +518,13 @@ impl ClassLabeler {
         if last.components == 0 {
             return Ok(());
         }
-        let index = self.numbering.last_index(&self.stream)?;
         if last.by_images {
             let images = self.images.as_mut().ok_or_else(ccl_core::not_run)?;
-            // SAFETY: the caller's contract; `index` is the last labeling's,
-            // which the image labeler made.
-            return unsafe { images.write_classes(index, last.components, classes) };
+            // SAFETY: the caller's contract; the image labeler made the
+            // last labeling, of `components` components.
+            return unsafe { images.write_classes(last.components, classes) };
         }
+        let index = self.numbering.last_index(&self.stream)?;
         let words = last.rows * last.width.div_ceil(32);
         let words_u32 = u32::try_from(words)
             .map_err(|_| Error::InvalidDimensions("too many root words".into()))?;
