@@ -167,10 +167,6 @@ impl FlslClasses {
         })
     }
 
-    fn sized(&self, bytes: usize) -> Result<&SizedKernels> {
-        Ok(&self.sized[class_value_size_index(bytes)?])
-    }
-
     /// The planes of the map at `values` (`width` × `rows` values of
     /// `bytes` bytes) and its runs (a read-back: the host waits for the
     /// stream).
@@ -200,7 +196,7 @@ impl FlslClasses {
         // SAFETY: the caller's contract: the map holds width × rows values of
         // `bytes` bytes; each plane holds `words` words, a thread's each.
         unsafe {
-            self.sized(bytes)?.pack.launch(
+            self.sized[class_value_size_index(bytes)?].pack.launch(
                 &stream,
                 linear_grid(words, WORD_BLOCK)?,
                 (
