@@ -54,6 +54,9 @@ const VOTE_ROWS_PER_WARP: u32 = 4;
 /// Words of a row per warp of the pixel labeling (a multiple of 32): the
 /// warp loads them a lane each, then writes their labels.
 const LABEL_SPAN_WORDS: u32 = 32;
+/// The most words a row may have for the pixel labeling to give a warp
+/// several rows (32 / words of them): rows of up to 512 pixels.
+const SHORT_LABEL_WORDS: u32 = 16;
 
 /// `flsl.cu`, and the class maps' kernels that build on its walks.
 const SOURCE: &str = concat!(include_str!("flsl.cu"), include_str!("flsl/classes.cu"));
@@ -64,6 +67,7 @@ const KERNELS: KernelSource = KernelSource {
     source: SOURCE,
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
+        ("FLSL_SHORT_LABEL_WORDS", SHORT_LABEL_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
         ("FLSL_CLASS_RUN_WARPS", CLASS_RUN_WARPS),
@@ -76,6 +80,7 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
     source: SOURCE,
     constants: &[
         ("LABEL_SPAN_WORDS", LABEL_SPAN_WORDS),
+        ("FLSL_SHORT_LABEL_WORDS", SHORT_LABEL_WORDS),
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
         ("FLSL_CLASS_RUN_WARPS", CLASS_RUN_WARPS),
@@ -326,15 +331,19 @@ fn row_grid(height: usize) -> Result<LaunchConfig> {
     })
 }
 
-/// A warp per span of `LABEL_SPAN_WORDS` words of each row: the pixel
-/// pass's grid.
+/// The pixel pass's grid: a warp per `32 / words` rows of at most
+/// `SHORT_LABEL_WORDS` words, else per span of `LABEL_SPAN_WORDS` words of
+/// each row.
 fn pixel_grid(geometry: Geometry) -> Result<LaunchConfig> {
-    let spans = geometry.height
-        * geometry
-            .width
-            .div_ceil(32)
-            .div_ceil(LABEL_SPAN_WORDS as usize);
-    warp_grid(spans, WORD_WARPS)
+    let words_per_row = geometry.width.div_ceil(32);
+    let warps = if words_per_row == 0 {
+        0
+    } else if words_per_row <= SHORT_LABEL_WORDS as usize {
+        geometry.height.div_ceil(32 / words_per_row)
+    } else {
+        geometry.height * words_per_row.div_ceil(LABEL_SPAN_WORDS as usize)
+    };
+    warp_grid(warps, WORD_WARPS)
 }
 
 /// The grid of the per-run kernels (the unions, the runs' labels): a block
