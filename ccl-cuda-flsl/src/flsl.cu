@@ -809,19 +809,37 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // ncu, H200. The kernel is bound by the instructions it issues: finding
 // each run's row with a shuffle per row of the band instead of a binary
 // search took 577 us at 60 %.)
+//
+// How the slices are cut into bands (flsl.rs, `Bands`): every slice into
+// per_slice bands of band_height rows, the last one shorter where the
+// slice's height is not a multiple.
+struct FlslBands {
+    u32 slice_height;  // rows of a slice
+    u32 band_height;   // rows of a band (at most 32)
+    u32 per_slice;     // bands of a slice
+    u32 count;         // bands of all slices
+    u32 joined;        // bands after the first of their slice, of all slices
+};
+
 struct FlslBand {
     u32 first, end;  // its rows
     u32 lane_runs;   // the runs of row first + lane (0 past the band)
 };
 
-__device__ __forceinline__ FlslBand flsl_band(FlslRuns t, u32 band, u32 slice_height, u32 band_height,
-                                              u32 bands_per_slice) {
-    const u32 y0 = band % bands_per_slice * band_height;
+__device__ __forceinline__ FlslBand flsl_band(FlslRuns t, FlslBands bands, u32 band) {
+    const u32 y0 = band % bands.per_slice * bands.band_height;
     FlslBand b;
-    b.first = band / bands_per_slice * slice_height + y0;
-    b.end = b.first + min(band_height, slice_height - y0);
+    b.first = band / bands.per_slice * bands.slice_height + y0;
+    b.end = b.first + min(bands.band_height, bands.slice_height - y0);
     b.lane_runs = b.first + threadIdx.x < b.end ? t.count[b.first + threadIdx.x] : 0;
     return b;
+}
+
+// The first row of the i-th band after the first of its slice (i below
+// bands.joined): the rows a batch's joins take, a warp each.
+__device__ __forceinline__ u32 flsl_joined_band_row(FlslBands bands, u32 i) {
+    const u32 per_slice = bands.per_slice - 1;
+    return i / per_slice * bands.slice_height + (i % per_slice + 1) * bands.band_height;
 }
 
 // The runs of row `row` of the band (the whole warp calls it).
@@ -850,11 +868,11 @@ template <typename Visit> __device__ __forceinline__ void flsl_band_runs(FlslBan
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_band_unions(FlslRuns t, u32 slice_height, u32 band_height, u32 bands_per_slice, u32 bands) {
+    flsl_band_unions(FlslRuns t, FlslBands bands) {
     const u32 band = blockIdx.x * blockDim.y + threadIdx.y;
-    if (band >= bands) return;
+    if (band >= bands.count) return;
     const u32 lane = threadIdx.x;
-    const FlslBand b = flsl_band(t, band, slice_height, band_height, bands_per_slice);
+    const FlslBand b = flsl_band(t, bands, band);
     // The band's first row has no row above in it: its runs are roots.
     for (u32 row = b.first + 1; row < b.end; ++row) {
         const u32 runs = flsl_band_row_runs(b, row);
@@ -943,18 +961,15 @@ __device__ __forceinline__ void unite_touching(CclBits bits, FlslRuns t, unsigne
 // cleared its table of pairs for them (256 images of 512^2, 4-conn.: 264
 // -> 102 us at g = 1, 60 %; 27 -> 9 at g = 16, 10 %; ncu, H200).
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_band_joins(CclBits bits, FlslRuns t, u32 slice_height, u32 band_height, u32 band_reach, int face_reach,
-                    int edge_reach) {
+    flsl_band_joins(CclBits bits, FlslRuns t, FlslBands bands, u32 band_reach, int face_reach, int edge_reach) {
     __shared__ unsigned long long merged[MERGED_PAIRS];
     for (u32 i = threadIdx.y * 32 + threadIdx.x; i < MERGED_PAIRS; i += blockDim.x * blockDim.y) merged[i] = NO_PAIR;
     __syncthreads();
     const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
-    u32 row = warp;
-    if (face_reach < 0) {
-        const u32 joined_bands = (slice_height + band_height - 1) / band_height - 1;
-        row = warp / joined_bands * slice_height + (warp % joined_bands + 1) * band_height;
-    }
+    if (face_reach < 0 && warp >= bands.joined) return;
+    const u32 row = face_reach < 0 ? flsl_joined_band_row(bands, warp) : warp;
     if (row >= bits.height) return;
+    const u32 slice_height = bands.slice_height, band_height = bands.band_height;
     const u32 y = row % slice_height;
     const bool below_band = y != 0 && y % band_height == 0, behind_slice = face_reach >= 0 && row >= slice_height;
     if (!below_band && !behind_slice) return;

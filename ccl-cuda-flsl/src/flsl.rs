@@ -152,6 +152,51 @@ struct RunTableArgs {
 // SAFETY: plain old data with C layout, matching FlslRuns.
 unsafe impl DeviceRepr for RunTableArgs {}
 
+/// How the slices of a volume (the images of a batch) are cut into bands
+/// of `BAND_ROWS` rows for the band kernels (`flsl.cu`, `FlslBands`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Bands {
+    /// Rows of a slice.
+    slice_height: u32,
+    /// Rows of a band (the slice's last band may be shorter).
+    band_height: u32,
+    /// Bands of a slice.
+    per_slice: u32,
+    /// Bands of all slices.
+    count: u32,
+    /// Bands after the first of their slice, of all slices: the bands
+    /// whose first rows a batch joins to the band above.
+    joined: u32,
+}
+
+// SAFETY: plain old data with C layout, matching FlslBands.
+unsafe impl DeviceRepr for Bands {}
+
+impl Bands {
+    /// The bands of `slices` slices of `slice_height` rows (none where the
+    /// slices have no rows).
+    fn of(slices: usize, slice_height: u32) -> Result<Self> {
+        let band_height = BAND_ROWS.min(slice_height);
+        let per_slice = if band_height == 0 {
+            0
+        } else {
+            slice_height.div_ceil(band_height)
+        };
+        let counted = |bands: usize| {
+            u32::try_from(bands)
+                .map_err(|_| Error::InvalidDimensions("more than 2^32 bands of rows".into()))
+        };
+        Ok(Self {
+            slice_height,
+            band_height,
+            per_slice,
+            count: counted(slices * per_slice as usize)?,
+            joined: counted(slices * (per_slice as usize).saturating_sub(1))?,
+        })
+    }
+}
+
 /// Where the runs of an image are kept: `capacity` slots per row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Geometry {
@@ -261,8 +306,8 @@ struct Kernels {
     runs_c4_pairs: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
     runs_c8_pairs: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
     unions: Kernel<(RunTableArgs,)>,
-    band_unions: Kernel<(RunTableArgs, u32, u32, u32, u32)>,
-    band_joins: Kernel<(BitImageArgs, RunTableArgs, u32, u32, u32, i32, i32)>,
+    band_unions: Kernel<(RunTableArgs, Bands)>,
+    band_joins: Kernel<(BitImageArgs, RunTableArgs, Bands, u32, i32, i32)>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
@@ -418,12 +463,13 @@ impl Flsl {
         // joined as an image's rows, by the row kernel, took 0.41-0.45
         // against 0.35-0.38 ms for 256 images of 512^2 at g = 16, 60-90 %,
         // on the H200, and 1.58 against 1.23 at g = 1, 75 %.)
-        let banded = run.slices.is_some() && otf.is_none();
-        let band_height = if banded {
-            BAND_ROWS.min(slice_height)
-        } else {
-            slice_height
+        let bands = match run.slices {
+            Some(slices) if otf.is_none() => Some(Bands::of(slices.depth, slice_height)?),
+            _ => None,
         };
+        // The run kernel links no run to the row above across a band's
+        // first row: the band joins do.
+        let band_height = bands.map_or(slice_height, |bands| bands.band_height);
         let diagonals = if volume {
             run.connectivity != Connectivity::Six
         } else {
@@ -459,8 +505,8 @@ impl Flsl {
             )
         }?;
         run.clock.mark("runs")?;
-        if banded {
-            self.join_bands(run, geometry, bits, table, slice_height, band_height)?;
+        if let Some(bands) = bands {
+            self.join_bands(run, geometry, bits, table, bands)?;
         } else {
             let grid = run_grid(geometry)?;
             // SAFETY: each group's block (run_grid) walks the runs its rows'
@@ -483,33 +529,28 @@ impl Flsl {
 }
 
 impl Flsl {
-    /// The unions of the runs of slices: within each band of `band_height`
-    /// rows of a slice, then of each band with the band above and, in a
-    /// volume, with the slice before.
+    /// The unions of the runs of slices: within each band of rows of a
+    /// slice, then of each band with the band above and, in a volume, with
+    /// the slice before.
     fn join_bands(
         &self,
         run: &mut Run<'_>,
         geometry: Geometry,
         bits: BitImageArgs,
         table: RunTableArgs,
-        slice_height: u32,
-        band_height: u32,
+        bands: Bands,
     ) -> Result<()> {
-        if slice_height == 0 || geometry.height == 0 {
+        if bands.count == 0 {
             return Ok(());
         }
         let stream = run.stream;
-        let bands_per_slice = slice_height.div_ceil(band_height);
-        let slices = geometry.height / slice_height as usize;
-        let bands = u32::try_from(slices * bands_per_slice as usize)
-            .map_err(|_| Error::InvalidDimensions("a volume of more than 2^32 bands".into()))?;
         // SAFETY: a warp per band walks the runs its rows' counts give, and
         // the runs above they name, all slots of the table.
         unsafe {
             self.kernels.band_unions.launch(
                 stream,
-                warp_grid(bands as usize, WORD_WARPS)?,
-                (table, slice_height, band_height, bands_per_slice, bands),
+                warp_grid(bands.count as usize, WORD_WARPS)?,
+                (table, bands),
             )
         }?;
         // The band above: its last row within the in-slice reach (4, 6:
@@ -527,7 +568,7 @@ impl Flsl {
         // the first rows of their bands after the first (the kernel maps
         // its warps to them).
         let joined_rows = if face_reach < 0 {
-            slices * (bands_per_slice as usize - 1)
+            bands.joined as usize
         } else {
             geometry.height
         };
@@ -541,15 +582,7 @@ impl Flsl {
             self.kernels.band_joins.launch(
                 stream,
                 warp_grid(joined_rows, WORD_WARPS)?,
-                (
-                    bits,
-                    table,
-                    slice_height,
-                    band_height,
-                    band_reach,
-                    face_reach,
-                    edge_reach,
-                ),
+                (bits, table, bands, band_reach, face_reach, edge_reach),
             )
         }
     }
@@ -923,3 +956,35 @@ register!(
         (Task::Analyze, Connectivity::Eight)
     ]
 );
+
+#[cfg(test)]
+mod tests {
+    use super::{BAND_ROWS, Bands};
+
+    #[test]
+    fn slices_are_cut_into_bands_of_band_rows_the_last_one_shorter() {
+        let rows = 2 * BAND_ROWS + 8;
+        let bands = Bands::of(3, rows).unwrap();
+        assert_eq!(
+            bands,
+            Bands {
+                slice_height: rows,
+                band_height: BAND_ROWS,
+                per_slice: 3,
+                count: 9,
+                joined: 6,
+            }
+        );
+        // Slices no taller than a band: one band each, none joined.
+        let short = Bands::of(4, 5).unwrap();
+        assert_eq!((short.band_height, short.count, short.joined), (5, 4, 0));
+        // Slices of no rows: no bands.
+        let empty = Bands::of(4, 0).unwrap();
+        assert_eq!((empty.count, empty.joined), (0, 0));
+    }
+
+    #[test]
+    fn more_bands_than_a_u32_counts_is_an_error() {
+        assert!(Bands::of(1 << 32, BAND_ROWS).is_err());
+    }
+}

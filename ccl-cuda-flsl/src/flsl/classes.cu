@@ -133,11 +133,10 @@ template <typename T, bool Eight> __device__ void unite_class_runs(FlslRuns t, c
 // its band root.
 // The runs of a band's first row are left to unite_class_band_rows.
 template <typename T, bool Eight>
-__device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, u32 slice_height, u32 band_height,
-                                  u32 bands_per_slice, u32 bands) {
+__device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, FlslBands bands) {
     const u32 band = blockIdx.x * blockDim.y + threadIdx.y;
-    if (band >= bands) return;
-    const FlslBand b = flsl_band(t, band, slice_height, band_height, bands_per_slice);
+    if (band >= bands.count) return;
+    const FlslBand b = flsl_band(t, bands, band);
     for (u32 row = b.first + 1; row < b.end; ++row) {
         const u32 runs = flsl_band_row_runs(b, row);
         for (u32 j = threadIdx.x; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
@@ -153,14 +152,13 @@ __device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, u32 sl
 }
 
 // Then the first row of each band after an image's first, with the band
-// above's last row: a warp per such row (`joined_bands` of them an image),
-// a lane per run, whose finds take a step or two to the band roots.
+// above's last row: a warp per such row, a lane per run, whose finds take
+// a step or two to the band roots.
 template <typename T, bool Eight>
-__device__ void unite_class_band_rows(FlslRuns t, const T* values, u32 width, u32 slice_height, u32 band_height,
-                                      u32 joined_bands, u32 joined_rows) {
+__device__ void unite_class_band_rows(FlslRuns t, const T* values, u32 width, FlslBands bands) {
     const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
-    if (warp >= joined_rows) return;
-    const u32 row = warp / joined_bands * slice_height + (warp % joined_bands + 1) * band_height;
+    if (warp >= bands.joined) return;
+    const u32 row = flsl_joined_band_row(bands, warp);
     const u32 runs = t.count[row];
     for (u32 j = threadIdx.x; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
 }
@@ -203,15 +201,12 @@ extern "C" __global__ void __launch_bounds__(256)
 // A batch's band kernels of one connectivity and value size.
 #define FLSL_CLASS_BAND_KERNELS(SUFFIX, T, EIGHT)                                                      \
     extern "C" __global__ void __launch_bounds__(256)                                                  \
-        flsl_class_band_unions_##SUFFIX(FlslRuns t, const T* values, u32 width, u32 slice_height,      \
-                                        u32 band_height, u32 bands_per_slice, u32 bands) {             \
-        unite_class_bands<T, EIGHT>(t, values, width, slice_height, band_height, bands_per_slice, bands); \
+        flsl_class_band_unions_##SUFFIX(FlslRuns t, const T* values, u32 width, FlslBands bands) {     \
+        unite_class_bands<T, EIGHT>(t, values, width, bands);                                          \
     }                                                                                                  \
     extern "C" __global__ void __launch_bounds__(256)                                                  \
-        flsl_class_band_joins_##SUFFIX(FlslRuns t, const T* values, u32 width, u32 slice_height,       \
-                                       u32 band_height, u32 joined_bands, u32 joined_rows) {           \
-        unite_class_band_rows<T, EIGHT>(t, values, width, slice_height, band_height, joined_bands,      \
-                                        joined_rows);                                                  \
+        flsl_class_band_joins_##SUFFIX(FlslRuns t, const T* values, u32 width, FlslBands bands) {      \
+        unite_class_band_rows<T, EIGHT>(t, values, width, bands);                                      \
     }
 
 // The kernels of one value size (flsl_class_unions_c8_2: 8-connectivity,

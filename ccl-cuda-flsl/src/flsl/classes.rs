@@ -25,7 +25,7 @@ use ccl_cuda::runtime::{
 };
 
 use super::{
-    BAND_ROWS, CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, RunTableArgs, Voting,
+    Bands, CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, RunTableArgs, Voting,
     WORD_WARPS, pixel_grid, run_grid,
 };
 
@@ -45,10 +45,8 @@ type PackKernel = Kernel<(
 )>;
 
 /// A batch's band kernels' arguments: the table, the map and its width,
-/// the rows of an image and of a band, then the bands of an image and in
-/// all (the unions) or the joined band rows of an image and in all (the
-/// joins).
-type BandKernel = Kernel<(RunTableArgs, DevPtr<u8>, u32, u32, u32, u32, u32)>;
+/// and the images' bands.
+type BandKernel = Kernel<(RunTableArgs, DevPtr<u8>, u32, Bands)>;
 
 /// The kernels of one value size (1, 2, 4 or 8 bytes).
 struct SizedKernels {
@@ -284,43 +282,20 @@ impl ImageClassLabeling for FlslClasses {
             // A batch: in bands, as FLSL joins a binary batch's rows
             // (`Flsl::join_bands`). The band kernels' warps walk the runs
             // and values of their bands' rows alone, as above.
-            let band_height = BAND_ROWS.min(slice_height);
-            let bands_per_slice = slice_height.div_ceil(band_height);
-            let bands = shape.depth * bands_per_slice as usize;
-            let joined_bands = bands_per_slice - 1;
-            let joined_rows = shape.depth * joined_bands as usize;
-            let too_many =
-                |_| ccl_core::Error::InvalidDimensions("a batch of more than 2^32 bands".into());
-            let counted = |n: usize| u32::try_from(n).map_err(too_many);
+            let bands = Bands::of(shape.depth, slice_height)?;
             // SAFETY: as the unions above, each warp within its band's rows
             // (the joins: its row and the row above).
             unsafe {
                 sized.band_unions[eight].launch(
                     &stream,
-                    warp_grid(bands, WORD_WARPS)?,
-                    (
-                        table,
-                        map,
-                        width,
-                        slice_height,
-                        band_height,
-                        bands_per_slice,
-                        counted(bands)?,
-                    ),
+                    warp_grid(bands.count as usize, WORD_WARPS)?,
+                    (table, map, width, bands),
                 )?;
-                if joined_rows > 0 {
+                if bands.joined > 0 {
                     sized.band_joins[eight].launch(
                         &stream,
-                        warp_grid(joined_rows, WORD_WARPS)?,
-                        (
-                            table,
-                            map,
-                            width,
-                            slice_height,
-                            band_height,
-                            joined_bands,
-                            counted(joined_rows)?,
-                        ),
+                        warp_grid(bands.joined as usize, WORD_WARPS)?,
+                        (table, map, width, bands),
                     )?;
                 }
             }
