@@ -46,7 +46,8 @@ pub(super) struct JoinBuffers {
     /// The global root of every label; for labeling, then its canonical
     /// label.
     root: Vec<u32>,
-    /// At each root, its component's canonical label 1..=N.
+    /// At each root, its rank among its band's roots from 1; for analysis
+    /// then its component's canonical label 1..=N.
     rank: Vec<u32>,
 }
 
@@ -132,27 +133,8 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
 
     join_borders(borders, &offsets, pool, root);
 
-    // Each label straight to its global root, and the roots of each band
-    // counted: a label's local root now holds either itself or, if a border
-    // joined it, the global root.
-    let roots_per_band = map_bands(
-        parallel,
-        split(root, &offsets).into_iter().enumerate().collect(),
-        |(b, chunk)| {
-            let offset = offsets[b];
-            let mut roots = 0u32;
-            for i in 0..chunk.len() {
-                // Below the offset: a root linked into a band above, already
-                // pointed at its final root.
-                if let Some(local_root) = (chunk[i] as usize).checked_sub(offset) {
-                    chunk[i] = chunk[local_root];
-                }
-                roots += u32::from(chunk[i] as usize == offset + i);
-            }
-            roots
-        },
-    );
-
+    pages::reuse(rank, total);
+    let roots_per_band = global_roots(parallel, &offsets, root, rank);
     // Roots in label order are components in raster order of their first
     // pixel: band `b`'s roots take the labels after those of the bands above.
     let mut firsts = Vec::with_capacity(bands.len());
@@ -161,31 +143,34 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         firsts.push(count);
         count += roots;
     }
-    pages::reuse(rank, total);
+    if !MEASURE {
+        canonical_labels(parallel, &offsets, &firsts, root, rank);
+        return Joined {
+            offsets,
+            canonical: root,
+            count: count as usize,
+        };
+    }
+
     // The features are written once each, by the pass below, on every
     // thread: filling them first would write them twice and fault their
     // pages in on this thread alone. A caller's vector reused from call to
     // call has its pages mapped already; one too small is replaced, not
     // grown, as its entries would only be copied to be overwritten.
     stats.clear();
-    if MEASURE && stats.capacity() < count as usize {
+    if stats.capacity() < count as usize {
         *stats = pages::with_capacity(count as usize);
     }
-    let stat_chunks = if MEASURE {
-        let bounds: Vec<usize> = firsts
-            .iter()
-            .map(|&f| f as usize)
-            .chain([count as usize])
-            .collect();
-        split(&mut stats.spare_capacity_mut()[..count as usize], &bounds)
-    } else {
-        (0..bands.len()).map(|_| &mut [][..]).collect()
-    };
+    let bounds: Vec<usize> = firsts
+        .iter()
+        .map(|&f| f as usize)
+        .chain([count as usize])
+        .collect();
+    let stat_chunks = split(&mut stats.spare_capacity_mut()[..count as usize], &bounds);
     let roots = &*root;
-    // Numbered on the pool by the bytes the pass moves: with analysis, each
-    // root's features too.
-    let number_in_parallel =
-        pool && total * (4 + if MEASURE { size_of::<F>() } else { 0 }) >= MIN_PARALLEL_BYTES;
+    // Numbered on the pool by the bytes the pass moves, each root's
+    // features with its rank.
+    let number_in_parallel = pool && total * (4 + size_of::<F>()) >= MIN_PARALLEL_BYTES;
     // The features of a band's local roots that a border joined to a root
     // elsewhere: (global root, features), added once every root has a rank.
     let moved: Vec<Vec<(u32, F)>> = map_bands(
@@ -198,20 +183,18 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
         |(b, (ranks, out))| {
             let offset = offsets[b];
             let band = &bands[b];
-            let mut next = firsts[b];
             let mut moved = Vec::new();
             for (i, rank) in ranks.iter_mut().enumerate() {
                 let global_root = roots[offset + i];
                 if global_root as usize == offset + i {
-                    next += 1;
-                    *rank = next;
-                    if MEASURE {
-                        out[(next - firsts[b] - 1) as usize].write(band.stats[i]);
-                    }
+                    // Its rank among the band's roots, from 1.
+                    let local = *rank;
+                    *rank = firsts[b] + local;
+                    out[local as usize - 1].write(band.stats[i]);
                 } else {
                     // Read only at roots; written so no stale entry is left.
                     *rank = 0;
-                    if MEASURE && band.parent[i] as usize == i {
+                    if band.parent[i] as usize == i {
                         moved.push((global_root, band.stats[i]));
                     }
                 }
@@ -219,31 +202,80 @@ pub(super) fn join<'a, const MEASURE: bool, F: RunFeatures>(
             moved
         },
     );
-    if MEASURE {
-        // SAFETY: band `b` has `roots_per_band[b]` roots, counted by the
-        // test that chose the roots above, and wrote one entry for each, at
-        // firsts[b]..firsts[b] + roots_per_band[b]: entries 0..count, each
-        // once.
-        unsafe { stats.set_len(count as usize) };
-    }
+    // SAFETY: band `b` has `roots_per_band[b]` roots, counted by
+    // `global_roots` with the test that chose the roots above and ranked
+    // 1..=roots_per_band[b] there, and wrote one entry for each, at
+    // firsts[b]..firsts[b] + roots_per_band[b]: entries 0..count, each once.
+    unsafe { stats.set_len(count as usize) };
     for (global_root, features) in moved.iter().flatten() {
         stats[rank[*global_root as usize] as usize - 1].merge(features);
     }
-    if !MEASURE {
-        // Each label's canonical label in place of its root, so that the
-        // label write looks up one table per run, not two in turn.
-        let ranks = &*rank;
-        map_bands(parallel, split(root, &offsets), |chunk| {
-            for label in chunk {
-                *label = ranks[*label as usize];
-            }
-        });
-    }
     Joined {
         offsets,
-        canonical: if MEASURE { &[] } else { root },
+        canonical: &[],
         count: count as usize,
     }
+}
+
+/// Each label straight to its global root (`root` as [`join_borders`] left
+/// it: a label's local root comes before it in its band, and holds its
+/// global root where a border linked it), band by band, and each root's
+/// rank among its band's roots into `rank`; returns each band's roots.
+fn global_roots(parallel: bool, offsets: &[usize], root: &mut [u32], rank: &mut [u32]) -> Vec<u32> {
+    map_bands(
+        parallel,
+        split(root, offsets)
+            .into_iter()
+            .zip(split(rank, offsets))
+            .enumerate()
+            .collect(),
+        |(b, (chunk, ranks))| {
+            let offset = offsets[b];
+            let mut roots = 0u32;
+            for i in 0..chunk.len() {
+                // Below the offset: a root linked into a band above, already
+                // pointed at its final root.
+                if let Some(local_root) = (chunk[i] as usize).checked_sub(offset) {
+                    chunk[i] = chunk[local_root];
+                }
+                roots += u32::from(chunk[i] as usize == offset + i);
+                // Read at roots only: written at every label, without a
+                // branch on whether it is one (a coin toss at g = 1).
+                ranks[i] = roots;
+            }
+            roots
+        },
+    )
+}
+
+/// Labeling: each label's canonical label in place of its global root, its
+/// root's rank among its band's roots after the roots of the bands above
+/// (`firsts`), so that the label write looks up one table per run.
+fn canonical_labels(
+    parallel: bool,
+    offsets: &[usize],
+    firsts: &[u32],
+    root: &mut [u32],
+    rank: &[u32],
+) {
+    map_bands(
+        parallel,
+        split(root, offsets).into_iter().enumerate().collect(),
+        |(b, chunk)| {
+            let offset = offsets[b];
+            for label in chunk {
+                let global_root = *label as usize;
+                // A root of this band or, where a border linked it, of a
+                // band above.
+                let band = if global_root >= offset {
+                    b
+                } else {
+                    offsets.partition_point(|&start| start <= global_root) - 1
+                };
+                *label = firsts[band] + rank[global_root];
+            }
+        },
+    );
 }
 
 /// Joins the rows that face each other across each border. The pairs of
