@@ -389,27 +389,28 @@ __device__ void find_runs(CclBits bits, CclBits run_starts, FlslRuns t, CclNode*
 // and merges with the other runs above it touches. Whether a run was linked
 // is read from `extra`, not from its parent: a run that the run kernel left
 // a root may already have been linked by another thread.
-template <bool Otf>
-__device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
-    flsl_group_runs(t, [=](u32 y, u32 j) {
-        const u32 slot = y * t.capacity + j;
-        const u32 extra = t.extra[slot];
-        if (extra == UNLINKED) return;
-        // Only this thread writes a linked run's parent.
-        const u32 parent = t.parent[slot];
-        // Any ancestor will do.
-        t.parent[slot] = ccl_find(t.parent, parent - 1) + 1;
-        if (Otf) {
-            const uint2 run = t.runs[slot];
-            ccl_otf_add(t.parent, nodes, counts, slot, ccl_node_of_run(run.x, run.y, y));
-        }
-        for (u32 k = 1; k <= extra; ++k) {
-            if (Otf)
-                ccl_merge_otf(t.parent, nodes, counts, slot, parent - 1 + k);
-            else
-                ccl_merge(t.parent, slot, parent - 1 + k);
-        }
-    });
+template <bool Otf> __device__ __forceinline__ void unite_run(FlslRuns t, CclNode* nodes, u32* counts, u32 y, u32 j) {
+    const u32 slot = y * t.capacity + j;
+    const u32 extra = t.extra[slot];
+    if (extra == UNLINKED) return;
+    // Only this thread writes a linked run's parent.
+    const u32 parent = t.parent[slot];
+    // Any ancestor will do.
+    t.parent[slot] = ccl_find(t.parent, parent - 1) + 1;
+    if (Otf) {
+        const uint2 run = t.runs[slot];
+        ccl_otf_add(t.parent, nodes, counts, slot, ccl_node_of_run(run.x, run.y, y));
+    }
+    for (u32 k = 1; k <= extra; ++k) {
+        if (Otf)
+            ccl_merge_otf(t.parent, nodes, counts, slot, parent - 1 + k);
+        else
+            ccl_merge(t.parent, slot, parent - 1 + k);
+    }
+}
+
+template <bool Otf> __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* counts) {
+    flsl_group_runs(t, [=](u32 y, u32 j) { unite_run<Otf>(t, nodes, counts, y, j); });
 }
 
 // Analysis, step 1: flags the root runs of each word of 32 slots of the
@@ -766,9 +767,45 @@ __device__ void label_pixels(CclBits bits, CclBits run_starts, FlslRuns t, Label
 
 // ------------------------------------------------------------ entry points
 
+// Samples of the bit image for flsl_unions_go_flat: 8 words a lane, one of
+// each of 256 equal strata of the image's words at a hashed offset, so that
+// no row or column period of the input (a batch's images, blocks of g
+// pixels) lines up with them.
+#define FLAT_SAMPLE_WORDS 8
+
+// Whether the foreground's share of the sampled pixels is under
+// flat_below_percent, so that a batch's unions go all rows at once (see
+// "Slices in bands" below; the whole warp calls it).
+__device__ bool flsl_unions_go_flat(CclBits bits, u32 flat_below_percent) {
+    if (flat_below_percent == 0) return false;
+    const u64 words = (u64)bits.words_per_row * bits.height, strata = 32 * FLAT_SAMPLE_WORDS;
+    const u64 stratum = words / strata;
+    u32 foreground = 0, pixels = 0;
+#pragma unroll
+    for (u32 k = 0; k < FLAT_SAMPLE_WORDS; ++k) {
+        const u64 s = k * 32 + threadIdx.x;
+        if (stratum == 0 && s >= words) continue;
+        const u64 offset = stratum ? (s * 0x9e3779b97f4a7c15ull >> 40) % stratum : 0;
+        const u64 word = (stratum ? s * stratum : s) + offset;
+        const u32 y = (u32)(word / bits.words_per_row), w = (u32)(word % bits.words_per_row);
+        foreground += (u32)__popc(ccl_bits_row(bits, y)[w]);
+        pixels += min(32u, bits.width - 32 * w);
+    }
+    foreground = __reduce_add_sync(CCL_FULL_MASK, foreground);
+    pixels = __reduce_add_sync(CCL_FULL_MASK, pixels);
+    return (u64)foreground * 100 < (u64)flat_below_percent * pixels;
+}
+
+// With `flat_unions` (a batch's), the first warp also stores there whether
+// the batch's unions go all rows at once, for the union kernels that follow.
 #define FLSL_RUN_KERNELS(NAME, EIGHT, SEG)                                                             \
     extern "C" __global__ void __launch_bounds__(32 * RUN_WARPS)                                       \
-        NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height) {            \
+        NAME(CclBits bits, FlslRuns t, CclNode* nodes, u32 slice_height, u32 band_height,              \
+             u32 flat_below_percent, u32* flat_unions) {                                               \
+        if (flat_unions && blockIdx.x == 0 && threadIdx.y == 0) {                                      \
+            const bool flat = flsl_unions_go_flat(bits, flat_below_percent);                           \
+            if (threadIdx.x == 0) *flat_unions = flat;                                                 \
+        }                                                                                              \
         find_runs<EIGHT, SEG, false>(bits, bits, t, nodes, slice_height, band_height);                 \
     }
 FLSL_RUN_KERNELS(flsl_runs_c4, false, 32)
@@ -813,6 +850,24 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // How the slices are cut into bands (flsl.rs, `Bands`): every slice into
 // per_slice bands of band_height rows, the last one shorter where the
 // slice's height is not a multiple.
+//
+// A sparse batch is the exception: its components are small, the paths of
+// all rows at once short, and each band's warp walking its rows one after
+// another only waits. On 256 masks of 512^2 at 10 %, the unions and joins
+// took 108 / 50 / 40 us in bands at g = 1 / 4 / 16 against 67 / 33 / 26 as
+// one image's rows (4-conn.; 131 / 53 / 42 against 104 / 39 / 28 in
+// 8-conn.), and in bands won from 20-30 % up (ncu, H200). So the run kernel
+// links a batch's rows to the row above within each image, and its first
+// warp decides from a sample of the bit image (flsl_unions_go_flat): under
+// `flat_below_percent` of foreground, each band's warp unites its runs as
+// flsl_unions does an image's, all rows at once (its first row's with the
+// band above), and the joins return at once; else the band unions make
+// their first rows roots again. Either way the labels are the same: the
+// choice changes the time alone. (bench/2026-11-29-h200-sparse-batch-unions:
+// each band kernel deciding from the sample itself took the dense cells
+// 5-37 % longer, s1; flsl_unions launched for every batch, returning at
+// once where dense, took 7-8 us then, s2; its blocks striding over the
+// groups, 3 us, but the sparse unions 10-70 % longer, s3.)
 struct FlslBands {
     u32 slice_height;  // rows of a slice
     u32 band_height;   // rows of a band (at most 32)
@@ -847,6 +902,17 @@ __device__ __forceinline__ u32 flsl_band_row_runs(FlslBand b, u32 row) {
     return __shfl_sync(CCL_FULL_MASK, b.lane_runs, row - b.first);
 }
 
+// Calls visit(row, j) for each run j of each row of the band after its
+// first, a lane per run, row after row: a row's visits see the parents the
+// rows above it left (the whole warp calls it).
+template <typename Visit> __device__ __forceinline__ void flsl_band_rows_in_order(FlslBand b, Visit visit) {
+    for (u32 row = b.first + 1; row < b.end; ++row) {
+        const u32 runs = flsl_band_row_runs(b, row);
+        for (u32 j = threadIdx.x; j < runs; j += 32) visit(row, j);
+        __syncwarp();
+    }
+}
+
 // Calls visit(row, j) for each run j of each row of the band, a lane per
 // run, all rows at once (the whole warp calls it).
 template <typename Visit> __device__ __forceinline__ void flsl_band_runs(FlslBand b, Visit visit) {
@@ -868,28 +934,33 @@ template <typename Visit> __device__ __forceinline__ void flsl_band_runs(FlslBan
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_band_unions(FlslRuns t, FlslBands bands) {
+    flsl_band_unions(FlslRuns t, FlslBands bands, const u32* flat_unions) {
     const u32 band = blockIdx.x * blockDim.y + threadIdx.y;
     if (band >= bands.count) return;
     const u32 lane = threadIdx.x;
     const FlslBand b = flsl_band(t, bands, band);
-    // The band's first row has no row above in it: its runs are roots.
-    for (u32 row = b.first + 1; row < b.end; ++row) {
-        const u32 runs = flsl_band_row_runs(b, row);
-        for (u32 j = lane; j < runs; j += 32) {
-            const u32 slot = row * t.capacity + j;
-            const u32 extra = t.extra[slot];
-            if (extra == UNLINKED) continue;
-            // The first run above, from the run kernel: no other lane
-            // stores into this run's parent before this one does.
-            const u32 first = t.parent[slot] - 1;
-            u32 root = ccl_find_halving(t.parent, first);
-            t.parent[slot] = root + 1;
-            for (u32 k = 1; k <= extra; ++k) root = ccl_merge_root(t.parent, root, first + k);
-        }
-        // The next row's finds read this one's parents.
+    if (flat_unions && *flat_unions) {
+        flsl_band_runs(b, [&](u32 row, u32 j) { unite_run<false>(t, nullptr, nullptr, row, j); });
+        return;
+    }
+    // The band's first row has no row above in it: its runs are roots (a
+    // batch's the run kernel linked within their image, for the flat unions).
+    if (flat_unions) {
+        const u32 first_runs = flsl_band_row_runs(b, b.first), slot0 = b.first * t.capacity;
+        for (u32 j = lane; j < first_runs; j += 32) t.parent[slot0 + j] = slot0 + j + 1;
         __syncwarp();
     }
+    flsl_band_rows_in_order(b, [&](u32 row, u32 j) {
+        const u32 slot = row * t.capacity + j;
+        const u32 extra = t.extra[slot];
+        if (extra == UNLINKED) return;
+        // The first run above, from the run kernel: no other lane
+        // stores into this run's parent before this one does.
+        const u32 first = t.parent[slot] - 1;
+        u32 root = ccl_find_halving(t.parent, first);
+        t.parent[slot] = root + 1;
+        for (u32 k = 1; k <= extra; ++k) root = ccl_merge_root(t.parent, root, first + k);
+    });
     flsl_band_runs(b, [&](u32 row, u32 j) {
         const u32 slot = row * t.capacity + j;
         const u32 root = ccl_find_halving(t.parent, slot);
@@ -961,8 +1032,11 @@ __device__ __forceinline__ void unite_touching(CclBits bits, FlslRuns t, unsigne
 // cleared its table of pairs for them (256 images of 512^2, 4-conn.: 264
 // -> 102 us at g = 1, 60 %; 27 -> 9 at g = 16, 10 %; ncu, H200).
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_band_joins(CclBits bits, FlslRuns t, FlslBands bands, u32 band_reach, int face_reach, int edge_reach) {
+    flsl_band_joins(CclBits bits, FlslRuns t, FlslBands bands, u32 band_reach, int face_reach, int edge_reach,
+                    const u32* flat_unions) {
     __shared__ unsigned long long merged[MERGED_PAIRS];
+    // The band unions joined the bands already, all rows at once.
+    if (flat_unions && *flat_unions) return;
     for (u32 i = threadIdx.y * 32 + threadIdx.x; i < MERGED_PAIRS; i += blockDim.x * blockDim.y) merged[i] = NO_PAIR;
     __syncthreads();
     const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;

@@ -45,6 +45,11 @@ const GROUP_PIXELS: usize = 8192;
 /// the calls 2-5 % longer (ncu, H200).
 const BAND_ROWS: u32 = 16;
 const _: () = assert!(BAND_ROWS <= 32);
+/// The share of foreground (%) under which a batch's unions take all rows
+/// at once, not row after row in bands (`flsl.cu`, "Slices in bands"): on
+/// 256 masks of 512² the bands won from 20 % at g = 4 in 4-connectivity
+/// and at g = 1 and 4 in 8, from 30 % in the other cases (ncu, H200).
+const FLAT_BATCH_BELOW_PERCENT: u32 = 15;
 /// The most root words a row may have for `flsl_count_roots` to give a
 /// warp several rows (32 / words of them): rows of up to 1024 pixels.
 const SHORT_ROOT_WORDS: u32 = 16;
@@ -265,6 +270,9 @@ struct RunTable {
     count: DeviceBuffer<u32>,
     word_runs: DeviceBuffer<u32>,
     nodes: DeviceBuffer<DeviceNode>,
+    /// A batch's choice of unions, made by the run kernel: 1 where the row
+    /// kernel unites its runs all rows at once, 0 where its bands do.
+    flat_unions: DeviceBuffer<u32>,
 }
 
 impl RunTable {
@@ -299,15 +307,36 @@ impl RunTable {
     }
 }
 
+/// The run kernels' arguments: the bit image, the table, OTF records or
+/// null, the slices' and bands' heights, and a batch's choice of unions
+/// (`FLAT_BATCH_BELOW_PERCENT`'s, and where to store it, or null).
+type RunKernel = Kernel<(
+    BitImageArgs,
+    RunTableArgs,
+    DevPtr<DeviceNode>,
+    u32,
+    u32,
+    u32,
+    DevPtr<u32>,
+)>;
+
 /// The kernels; each field declares a kernel's arguments.
 struct Kernels {
-    runs_c4: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
-    runs_c8: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
-    runs_c4_pairs: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
-    runs_c8_pairs: Kernel<(BitImageArgs, RunTableArgs, DevPtr<DeviceNode>, u32, u32)>,
+    runs_c4: RunKernel,
+    runs_c8: RunKernel,
+    runs_c4_pairs: RunKernel,
+    runs_c8_pairs: RunKernel,
     unions: Kernel<(RunTableArgs,)>,
-    band_unions: Kernel<(RunTableArgs, Bands)>,
-    band_joins: Kernel<(BitImageArgs, RunTableArgs, Bands, u32, i32, i32)>,
+    band_unions: Kernel<(RunTableArgs, Bands, DevPtr<u32>)>,
+    band_joins: Kernel<(
+        BitImageArgs,
+        RunTableArgs,
+        Bands,
+        u32,
+        i32,
+        i32,
+        DevPtr<u32>,
+    )>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
@@ -467,9 +496,22 @@ impl Flsl {
             Some(slices) if otf.is_none() => Some(Bands::of(slices.depth, slice_height)?),
             _ => None,
         };
-        // The run kernel links no run to the row above across a band's
-        // first row: the band joins do.
-        let band_height = bands.map_or(slice_height, |bands| bands.band_height);
+        // The run kernel links no run of a volume to the row above across
+        // a band's first row: the band joins do. A batch's runs it links
+        // within their image, and decides into `flat_unions` whether the
+        // band unions take them all rows at once (a sparse batch) or drop
+        // them and go row after row.
+        let band_height = match bands {
+            Some(bands) if volume => bands.band_height,
+            _ => slice_height,
+        };
+        let batch_in_bands = bands.is_some() && !volume;
+        let (flat_unions, flat_below_percent) = if batch_in_bands {
+            let word = self.table.flat_unions.reserve(stream, 1)?;
+            (DevPtr::of_mut(word, stream), FLAT_BATCH_BELOW_PERCENT)
+        } else {
+            (DevPtr::null(), 0)
+        };
         let diagonals = if volume {
             run.connectivity != Connectivity::Six
         } else {
@@ -495,18 +537,27 @@ impl Flsl {
         };
         // SAFETY: the run table holds `capacity` slots per row (a row has
         // at most that many runs), a count per row and `row_words` words per
-        // row; `nodes` is null or holds a record per slot; the kernel reads
-        // the bit image's words only (0 outside it).
+        // row; `nodes` is null or holds a record per slot; `flat_unions`
+        // is null or a word; the kernel reads the bit image's words only
+        // (0 outside it).
         unsafe {
             runs.launch(
                 stream,
                 grid,
-                (bits, table, nodes, slice_height, band_height),
+                (
+                    bits,
+                    table,
+                    nodes,
+                    slice_height,
+                    band_height,
+                    flat_below_percent,
+                    flat_unions,
+                ),
             )
         }?;
         run.clock.mark("runs")?;
         if let Some(bands) = bands {
-            self.join_bands(run, geometry, bits, table, bands)?;
+            self.join_bands(run, geometry, bits, table, bands, flat_unions)?;
         } else {
             let grid = run_grid(geometry)?;
             // SAFETY: each group's block (run_grid) walks the runs its rows'
@@ -539,18 +590,20 @@ impl Flsl {
         bits: BitImageArgs,
         table: RunTableArgs,
         bands: Bands,
+        flat_unions: DevPtr<u32>,
     ) -> Result<()> {
         if bands.count == 0 {
             return Ok(());
         }
         let stream = run.stream;
         // SAFETY: a warp per band walks the runs its rows' counts give, and
-        // the runs above they name, all slots of the table.
+        // the runs above they name, all slots of the table; `flat_unions`
+        // is null or the word the run kernel wrote.
         unsafe {
             self.kernels.band_unions.launch(
                 stream,
                 warp_grid(bands.count as usize, WORD_WARPS)?,
-                (table, bands),
+                (table, bands, flat_unions),
             )
         }?;
         // The band above: its last row within the in-slice reach (4, 6:
@@ -582,7 +635,15 @@ impl Flsl {
             self.kernels.band_joins.launch(
                 stream,
                 warp_grid(joined_rows, WORD_WARPS)?,
-                (bits, table, bands, band_reach, face_reach, edge_reach),
+                (
+                    bits,
+                    table,
+                    bands,
+                    band_reach,
+                    face_reach,
+                    edge_reach,
+                    flat_unions,
+                ),
             )
         }
     }

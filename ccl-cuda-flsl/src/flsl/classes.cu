@@ -137,12 +137,7 @@ __device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, FlslBa
     const u32 band = blockIdx.x * blockDim.y + threadIdx.y;
     if (band >= bands.count) return;
     const FlslBand b = flsl_band(t, bands, band);
-    for (u32 row = b.first + 1; row < b.end; ++row) {
-        const u32 runs = flsl_band_row_runs(b, row);
-        for (u32 j = threadIdx.x; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
-        // The next row's finds read this one's parents.
-        __syncwarp();
-    }
+    flsl_band_rows_in_order(b, [&](u32 row, u32 j) { unite_class_run<T, Eight>(t, values, width, row, j); });
     // `extra` stays: the joins read the first run above of a band's first row.
     flsl_band_runs(b, [&](u32 row, u32 j) {
         const u32 slot = row * t.capacity + j;
