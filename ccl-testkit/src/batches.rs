@@ -36,8 +36,9 @@ impl BatchCase {
 
 /// Random batches at every density around the percolation thresholds
 /// (granularities 1 and 4), of sizes that end words and blocks anywhere,
-/// with an empty and a full image among them, and the degenerate ones: a
-/// single image, images of one row or one column, a batch without pixels.
+/// with an empty and a full image among them; sparse batches (3-12 %);
+/// and the degenerate ones: a single image, images of one row or one
+/// column, a batch without pixels.
 /// The images of 2048 columns are rows that a GPU labeler's row kernels
 /// take a whole warp (or more) for, where the narrower ones share a warp
 /// with other rows.
@@ -76,6 +77,29 @@ pub fn batch_cases() -> impl Iterator<Item = Result<BatchCase>> {
                 images,
             })
         });
+    // Sparse batches (every image under 15 % of foreground), which a GPU
+    // labeler may unite all rows at once rather than in bands of rows.
+    let sparse =
+        [(130, 33, 6), (2048, 24, 3)]
+            .into_iter()
+            .enumerate()
+            .map(|(k, (width, height, count))| {
+                let images = (0..count)
+                    .map(|i| {
+                        ccl_testdata::random_image(
+                            width,
+                            height,
+                            [3, 8, 12][(i + k) % 3],
+                            1 + 3 * ((i + k) % 2) as u32,
+                            (300 + 17 * k + i) as u32,
+                        )
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(BatchCase {
+                    source: format!("{count} sparse random images of {width}x{height}"),
+                    images,
+                })
+            });
     let empty = [(0, 5, 3), (7, 0, 2), (4, 4, 0)].map(|(width, height, count)| {
         Ok(BatchCase {
             source: format!("{count} images of {width}x{height}"),
@@ -84,7 +108,7 @@ pub fn batch_cases() -> impl Iterator<Item = Result<BatchCase>> {
                 .collect::<Result<Vec<_>>>()?,
         })
     });
-    random.chain(empty)
+    random.chain(sparse).chain(empty)
 }
 
 /// One variant's batch checks, with its tally.
