@@ -856,7 +856,7 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // another only waits. On 256 masks of 512^2 at 10 %, the unions and joins
 // took 108 / 50 / 40 us in bands at g = 1 / 4 / 16 against 67 / 33 / 26 as
 // one image's rows (4-conn.; 131 / 53 / 42 against 104 / 39 / 28 in
-// 8-conn.), and in bands won from 20-30 % up (ncu, H200). So the run kernel
+// 8-conn.), and in bands won from 20-45 % up (ncu, H200). So the run kernel
 // links a batch's rows to the row above within each image, and its first
 // warp decides from a sample of the bit image (flsl_unions_go_flat): under
 // `flat_below_percent` of foreground, each band's warp unites its runs as

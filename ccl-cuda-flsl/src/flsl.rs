@@ -48,7 +48,8 @@ const _: () = assert!(BAND_ROWS <= 32);
 /// The share of foreground (%) under which a batch's unions take all rows
 /// at once, not row after row in bands (`flsl.cu`, "Slices in bands"): on
 /// 256 masks of 512² the bands won from 20 % at g = 4 in 4-connectivity
-/// and at g = 1 and 4 in 8, from 30 % in the other cases (ncu, H200).
+/// and at g = 1 and 4 in 8, from 30 % at g = 1 in 4 and g = 16 in 8, and
+/// from 45 % at g = 16 in 4 (ncu, H200).
 const FLAT_BATCH_BELOW_PERCENT: u32 = 15;
 /// The most root words a row may have for `flsl_count_roots` to give a
 /// warp several rows (32 / words of them): rows of up to 1024 pixels.
@@ -270,8 +271,8 @@ struct RunTable {
     count: DeviceBuffer<u32>,
     word_runs: DeviceBuffer<u32>,
     nodes: DeviceBuffer<DeviceNode>,
-    /// A batch's choice of unions, made by the run kernel: 1 where the row
-    /// kernel unites its runs all rows at once, 0 where its bands do.
+    /// A batch's choice of unions, made by the run kernel: 1 where the band
+    /// unions take its runs all rows at once, 0 where row after row.
     flat_unions: DeviceBuffer<u32>,
 }
 
