@@ -18,6 +18,18 @@ pub struct BatchCase {
 }
 
 impl BatchCase {
+    /// The batch of `count` images made by `image` (given each index).
+    fn of(
+        source: String,
+        count: usize,
+        image: impl FnMut(usize) -> Result<BinaryImageBuf>,
+    ) -> Result<Self> {
+        Ok(Self {
+            source,
+            images: (0..count).map(image).collect::<Result<Vec<_>>>()?,
+        })
+    }
+
     /// The images as the slices of one packed volume (width, height,
     /// bytes).
     fn packed(&self) -> (usize, usize, Vec<u8>) {
@@ -57,25 +69,25 @@ pub fn batch_cases() -> impl Iterator<Item = Result<BatchCase>> {
         .into_iter()
         .enumerate()
         .map(|(k, (width, height, count))| {
-            let images = (0..count)
-                .map(|i| match i {
-                    // A full image beside others: a labeler that joined the
-                    // images' rows would reach into its neighbours.
-                    1 => BinaryImageBuf::from_fn(width, height, |_, _| true),
-                    2 => BinaryImageBuf::new(width, height),
-                    _ => ccl_testdata::random_image(
-                        width,
-                        height,
-                        [10, 45, 60, 80][(i + k) % 4],
-                        1 + 3 * ((i + k) % 2) as u32,
-                        (100 + 17 * k + i) as u32,
-                    ),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Ok(BatchCase {
-                source: format!("{count} random images of {width}x{height}"),
-                images,
-            })
+            BatchCase::of(
+                format!("{count} random images of {width}x{height}"),
+                count,
+                |i| {
+                    match i {
+                        // A full image beside others: a labeler that joined the
+                        // images' rows would reach into its neighbours.
+                        1 => BinaryImageBuf::from_fn(width, height, |_, _| true),
+                        2 => BinaryImageBuf::new(width, height),
+                        _ => ccl_testdata::random_image(
+                            width,
+                            height,
+                            [10, 45, 60, 80][(i + k) % 4],
+                            1 + 3 * ((i + k) % 2) as u32,
+                            (100 + 17 * k + i) as u32,
+                        ),
+                    }
+                },
+            )
         });
     // Sparse batches (every image under 15 % of foreground), which a GPU
     // labeler may unite all rows at once rather than in bands of rows.
@@ -84,28 +96,20 @@ pub fn batch_cases() -> impl Iterator<Item = Result<BatchCase>> {
             .into_iter()
             .enumerate()
             .map(|(k, (width, height, count))| {
-                let images = (0..count)
-                    .map(|i| {
-                        ccl_testdata::random_image(
-                            width,
-                            height,
-                            [3, 8, 12][(i + k) % 3],
-                            1 + 3 * ((i + k) % 2) as u32,
-                            (300 + 17 * k + i) as u32,
-                        )
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(BatchCase {
-                    source: format!("{count} sparse random images of {width}x{height}"),
-                    images,
+                let source = format!("{count} sparse random images of {width}x{height}");
+                BatchCase::of(source, count, |i| {
+                    ccl_testdata::random_image(
+                        width,
+                        height,
+                        [3, 8, 12][(i + k) % 3],
+                        1 + 3 * ((i + k) % 2) as u32,
+                        (300 + 17 * k + i) as u32,
+                    )
                 })
             });
     let empty = [(0, 5, 3), (7, 0, 2), (4, 4, 0)].map(|(width, height, count)| {
-        Ok(BatchCase {
-            source: format!("{count} images of {width}x{height}"),
-            images: (0..count)
-                .map(|_| BinaryImageBuf::new(width, height))
-                .collect::<Result<Vec<_>>>()?,
+        BatchCase::of(format!("{count} images of {width}x{height}"), count, |_| {
+            BinaryImageBuf::new(width, height)
         })
     });
     random.chain(sparse).chain(empty)
