@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 use ccl_core::{ComponentStats, Error, Result};
 use cudarc::driver::{
-    CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits,
+    CudaEvent, CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, PinnedHostSlice,
+    ValidAsZeroBits,
 };
 
 use super::filter::{Cleanup, RankedFeatures};
@@ -241,6 +242,25 @@ pub struct Features {
     /// Rows of one image when a labeling numbers the images of a batch
     /// apart ([`set_batch_numbering`](Self::set_batch_numbering)), else 0.
     slice_rows: u32,
+    /// The component count of the last ranking, copied to the host as soon
+    /// as the ranking's scan has it (allocated by the first ranking).
+    early_count: Option<EarlyCount>,
+}
+
+/// The component count on its way to the host: a copy queued right after
+/// the kernel that sums it, so that [`Features::component_count`] waits for
+/// that kernel, not for the labeling's last pass. The host's work after
+/// the count (a Python caller sizing its classes array, a clean-up sizing
+/// its tables) then overlaps the passes still running: on an 8192² class
+/// map, that work left the GPU idle for 44–59 µs after the pixel pass
+/// (`bench/2026-11-29-h200-class-gaps`).
+struct EarlyCount {
+    /// Page-locked, so that the copy is asynchronous.
+    host: PinnedHostSlice<u32>,
+    /// Recorded after the copy.
+    copied: CudaEvent,
+    /// Whether the copy was queued for the analysis the buffers now hold.
+    queued: bool,
 }
 
 /// The smallest stats array: most images of a size have fewer components
@@ -274,6 +294,7 @@ impl Features {
             stats_initialised: false,
             label_stats: false,
             slice_rows: 0,
+            early_count: None,
         })
     }
 
@@ -474,6 +495,9 @@ impl Features {
         let words = layout.words();
         let groups = layout.groups();
         self.analysis = Analysis::None;
+        if let Some(early) = &mut self.early_count {
+            early.queued = false;
+        }
         self.word_offset.reserve(stream, words)?;
         self.group_offset.reserve(stream, groups)?;
         self.components.reserve(stream, 1)?;
@@ -518,6 +542,10 @@ impl Features {
                 linear_grid(1024, 1024)?,
                 (group_count, group_offset, components, groups_u32),
             )?;
+        }
+        self.queue_count_copy(stream)?;
+        // SAFETY: as above.
+        unsafe {
             self.kernels.rank_roots.launch(
                 stream,
                 LaunchConfig {
@@ -535,6 +563,33 @@ impl Features {
                 ),
             )
         }
+    }
+
+    /// Queues the copy of the ranking's component count to the host (see
+    /// [`EarlyCount`]), after the scan that writes it.
+    fn queue_count_copy(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        let early = match &mut self.early_count {
+            Some(early) => early,
+            None => {
+                let context = stream.context();
+                // SAFETY: the one `u32` is written by the copy before it is
+                // read (`component_count` waits for the copy's event).
+                let host =
+                    unsafe { context.alloc_pinned_with_flags::<u32>(1, 0) }.map_err(cuda_error)?;
+                let copied = context.new_event(None).map_err(cuda_error)?;
+                self.early_count.insert(EarlyCount {
+                    host,
+                    copied,
+                    queued: false,
+                })
+            }
+        };
+        stream
+            .memcpy_dtoh(&self.components.get()?.slice(..1), &mut early.host)
+            .map_err(cuda_error)?;
+        early.copied.record(stream).map_err(cuda_error)?;
+        early.queued = true;
+        Ok(())
     }
 
     /// The root index of the last ranking.
@@ -611,9 +666,15 @@ impl Features {
         match self.analysis {
             Analysis::None => Err(ccl_core::not_run()),
             Analysis::Empty => Ok(0),
-            Analysis::Ran(_) => Ok(stream
-                .clone_dtoh(&self.components.get()?.slice(..1))
-                .map_err(cuda_error)?[0] as usize),
+            Analysis::Ran(_) => match &self.early_count {
+                Some(early) if early.queued => {
+                    early.copied.synchronize().map_err(cuda_error)?;
+                    Ok(early.host.as_slice().map_err(cuda_error)?[0] as usize)
+                }
+                _ => Ok(stream
+                    .clone_dtoh(&self.components.get()?.slice(..1))
+                    .map_err(cuda_error)?[0] as usize),
+            },
         }
     }
 
