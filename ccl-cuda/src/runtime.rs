@@ -12,7 +12,7 @@ mod launch;
 mod timing;
 
 pub(crate) use buffer::Borrowed;
-pub use buffer::{DeviceBuffer, copy_device_bytes};
+pub use buffer::{DeviceBuffer, HostWord, copy_device_bytes};
 pub use compile::{DEVICE_HEADER, KernelSource, compile_cubin, kernel_sources, nvrtc_available};
 pub use device::{Gpu, cuda_error, default_gpu, gpu, probe};
 pub use image::{DeviceImage, upload_image};

@@ -22,14 +22,13 @@ use std::sync::Arc;
 
 use ccl_core::{ComponentStats, Error, Result};
 use cudarc::driver::{
-    CudaEvent, CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, PinnedHostSlice,
-    ValidAsZeroBits,
+    CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits,
 };
 
 use super::filter::{Cleanup, RankedFeatures};
 use super::stats::DeviceStats;
 use crate::runtime::{
-    DevPtr, DeviceBuffer, DeviceImage, Gpu, ImageArgs, Kernel, KernelSource, StageClock,
+    DevPtr, DeviceBuffer, DeviceImage, Gpu, HostWord, ImageArgs, Kernel, KernelSource, StageClock,
     cuda_error, linear_grid, warp_grid,
 };
 
@@ -242,25 +241,10 @@ pub struct Features {
     /// Rows of one image when a labeling numbers the images of a batch
     /// apart ([`set_batch_numbering`](Self::set_batch_numbering)), else 0.
     slice_rows: u32,
-    /// The component count of the last ranking, copied to the host as soon
-    /// as the ranking's scan has it (allocated by the first ranking).
-    early_count: Option<EarlyCount>,
-}
-
-/// The component count on its way to the host: a copy queued right after
-/// the kernel that sums it, so that [`Features::component_count`] waits for
-/// that kernel, not for the labeling's last pass. The host's work after
-/// the count (a Python caller sizing its classes array, a clean-up sizing
-/// its tables) then overlaps the passes still running: on an 8192² class
-/// map, that work left the GPU idle for 44–59 µs after the pixel pass
-/// (`bench/2026-11-29-h200-class-gaps`).
-struct EarlyCount {
-    /// Page-locked, so that the copy is asynchronous.
-    host: PinnedHostSlice<u32>,
-    /// Recorded after the copy.
-    copied: CudaEvent,
-    /// Whether the copy was queued for the analysis the buffers now hold.
-    queued: bool,
+    /// The component count of the last ranking, on its way to the host
+    /// from right after the ranking's scan (see [`Features::component_count`];
+    /// made by the first ranking).
+    early_count: Option<HostWord>,
 }
 
 /// The smallest stats array: most images of a size have fewer components
@@ -496,7 +480,7 @@ impl Features {
         let groups = layout.groups();
         self.analysis = Analysis::None;
         if let Some(early) = &mut self.early_count {
-            early.queued = false;
+            early.forget();
         }
         self.word_offset.reserve(stream, words)?;
         self.group_offset.reserve(stream, groups)?;
@@ -565,31 +549,14 @@ impl Features {
         }
     }
 
-    /// Queues the copy of the ranking's component count to the host (see
-    /// [`EarlyCount`]), after the scan that writes it.
+    /// Queues the copy of the ranking's component count to the host, after
+    /// the scan that writes it.
     fn queue_count_copy(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
         let early = match &mut self.early_count {
             Some(early) => early,
-            None => {
-                let context = stream.context();
-                // SAFETY: the one `u32` is written by the copy before it is
-                // read (`component_count` waits for the copy's event).
-                let host =
-                    unsafe { context.alloc_pinned_with_flags::<u32>(1, 0) }.map_err(cuda_error)?;
-                let copied = context.new_event(None).map_err(cuda_error)?;
-                self.early_count.insert(EarlyCount {
-                    host,
-                    copied,
-                    queued: false,
-                })
-            }
+            None => self.early_count.insert(HostWord::new(stream)?),
         };
-        stream
-            .memcpy_dtoh(&self.components.get()?.slice(..1), &mut early.host)
-            .map_err(cuda_error)?;
-        early.copied.record(stream).map_err(cuda_error)?;
-        early.queued = true;
-        Ok(())
+        early.queue(stream, self.components.get()?)
     }
 
     /// The root index of the last ranking.
@@ -666,11 +633,15 @@ impl Features {
         match self.analysis {
             Analysis::None => Err(ccl_core::not_run()),
             Analysis::Empty => Ok(0),
-            Analysis::Ran(_) => match &self.early_count {
-                Some(early) if early.queued => {
-                    early.copied.synchronize().map_err(cuda_error)?;
-                    Ok(early.host.as_slice().map_err(cuda_error)?[0] as usize)
-                }
+            // The ranking's copy, queued right after its scan: the host's
+            // work on the count overlaps the passes after it, such as
+            // Python's allocation of a class map's `classes` array (44–59 µs
+            // of an idle GPU after the pixel pass on 8192² maps, H200,
+            // `bench/2026-11-29-h200-class-gaps`) or a clean-up's sizing of
+            // its scratch.
+            Analysis::Ran(_) => match self.early_count.as_ref().map(HostWord::wait) {
+                Some(Ok(Some(count))) => Ok(count as usize),
+                Some(Err(error)) => Err(error),
                 _ => Ok(stream
                     .clone_dtoh(&self.components.get()?.slice(..1))
                     .map_err(cuda_error)?[0] as usize),

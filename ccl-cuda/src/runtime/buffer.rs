@@ -4,7 +4,7 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use ccl_core::{Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice};
 
 use super::device::cuda_error;
 
@@ -50,6 +50,69 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.slice
             .as_ref()
             .ok_or_else(|| Error::Unavailable("device buffer used before it was allocated".into()))
+    }
+}
+
+/// One `u32` of device memory on its way to the host: a copy into
+/// page-locked memory queued on a stream with an event behind it, so that
+/// the host waits for that copy alone, not for the whole stream, and the
+/// work queued after it keeps the GPU busy meanwhile. (A copy into pageable
+/// memory waits for the stream and goes through a staging buffer: on an
+/// H200, 16–24 µs of idle GPU around a class map's run count.)
+pub struct HostWord {
+    host: PinnedHostSlice<u32>,
+    copied: CudaEvent,
+    /// Whether a copy was queued since the last [`forget`](Self::forget).
+    queued: bool,
+}
+
+impl HostWord {
+    /// Page-locked memory for one word and an event, in `stream`'s context.
+    pub fn new(stream: &CudaStream) -> Result<Self> {
+        let context = stream.context();
+        // SAFETY: the word is read only after a copy has written it (`wait`
+        // answers `None` before one is queued).
+        let host = unsafe { context.alloc_pinned_with_flags::<u32>(1, 0) }.map_err(cuda_error)?;
+        let copied = context.new_event(None).map_err(cuda_error)?;
+        Ok(Self {
+            host,
+            copied,
+            queued: false,
+        })
+    }
+
+    /// Queues the copy of `word`'s first element, in `stream`'s order.
+    pub fn queue(&mut self, stream: &Arc<CudaStream>, word: &CudaSlice<u32>) -> Result<()> {
+        stream
+            .memcpy_dtoh(&word.slice(..1), &mut self.host)
+            .map_err(cuda_error)?;
+        self.copied.record(stream).map_err(cuda_error)?;
+        self.queued = true;
+        Ok(())
+    }
+
+    /// Copies `word`'s first element to the host in `stream`'s order and
+    /// waits for that copy alone.
+    pub fn read(&mut self, stream: &Arc<CudaStream>, word: &CudaSlice<u32>) -> Result<u32> {
+        self.queue(stream, word)?;
+        self.copied.synchronize().map_err(cuda_error)?;
+        Ok(self.host.as_slice().map_err(cuda_error)?[0])
+    }
+
+    /// Drops the queued copy from what [`wait`](Self::wait) answers: the
+    /// word it copied is about to be rewritten.
+    pub fn forget(&mut self) {
+        self.queued = false;
+    }
+
+    /// The word the last queued copy brought, once it has; `None` where no
+    /// copy is queued.
+    pub fn wait(&self) -> Result<Option<u32>> {
+        if !self.queued {
+            return Ok(None);
+        }
+        self.copied.synchronize().map_err(cuda_error)?;
+        Ok(Some(self.host.as_slice().map_err(cuda_error)?[0]))
     }
 }
 
