@@ -20,7 +20,7 @@ use ccl_cuda::backend::{
 use ccl_cuda::cudarc::driver::{CudaStream, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
-    DevPtr, DeviceBuffer, Gpu, HostWord, Kernel, StageClock, blocks, copy_device_bytes, cuda_error,
+    DevPtr, DeviceBuffer, Gpu, Kernel, StageClock, blocks, copy_device_bytes, cuda_error,
     linear_grid, warp_grid,
 };
 
@@ -113,8 +113,6 @@ pub struct FlslClasses {
     /// copies them out.
     classes: DeviceBuffer<u8>,
     run_count: DeviceBuffer<u32>,
-    /// The run count on its way to the host (made by the first packing).
-    run_count_copy: Option<HostWord>,
     run_share: f64,
     last: Option<Labeled>,
 }
@@ -161,7 +159,6 @@ impl FlslClasses {
             planes: Default::default(),
             classes: DeviceBuffer::new(),
             run_count: DeviceBuffer::new(),
-            run_count_copy: None,
             run_share,
             stream,
             last: None,
@@ -170,7 +167,7 @@ impl FlslClasses {
 
     /// The planes of the map at `values` (`width` × `rows` values of
     /// `bytes` bytes) and its runs (a read-back: the host waits for the
-    /// packing, through a [`HostWord`]).
+    /// stream).
     fn pack(
         &mut self,
         values: u64,
@@ -211,11 +208,9 @@ impl FlslClasses {
                 ),
             )
         }?;
-        let copy = match &mut self.run_count_copy {
-            Some(copy) => copy,
-            None => self.run_count_copy.insert(HostWord::new(&stream)?),
-        };
-        let runs = copy.read(&stream, self.run_count.get()?)? as usize;
+        let runs = stream
+            .clone_dtoh(&self.run_count.get()?.slice(..1))
+            .map_err(cuda_error)?[0] as usize;
         let plane = |bits| BitImageArgs {
             bits,
             words_per_row: words_per_row as u32,

@@ -55,10 +55,11 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
 /// One `u32` of device memory on its way to the host: a copy into
 /// page-locked memory queued on a stream with an event behind it, so that
-/// the host waits for that copy alone, not for the whole stream, and the
-/// work queued after it keeps the GPU busy meanwhile. (A copy into pageable
-/// memory waits for the stream and goes through a staging buffer: on an
-/// H200, 16–24 µs of idle GPU around a class map's run count.)
+/// the host waits for that copy alone, not for the whole stream, while the
+/// work queued after it runs. (Where nothing is queued after it, a plain
+/// read-back is as fast: a class map's run count read through one left
+/// the GPU idle 17–32 µs around the copy against 15–22 µs, H200,
+/// `bench/2026-11-29-h200-class-gaps`.)
 pub struct HostWord {
     host: PinnedHostSlice<u32>,
     copied: CudaEvent,
@@ -89,14 +90,6 @@ impl HostWord {
         self.copied.record(stream).map_err(cuda_error)?;
         self.queued = true;
         Ok(())
-    }
-
-    /// Copies `word`'s first element to the host in `stream`'s order and
-    /// waits for that copy alone.
-    pub fn read(&mut self, stream: &Arc<CudaStream>, word: &CudaSlice<u32>) -> Result<u32> {
-        self.queue(stream, word)?;
-        self.copied.synchronize().map_err(cuda_error)?;
-        Ok(self.host.as_slice().map_err(cuda_error)?[0])
     }
 
     /// Drops the queued copy from what [`wait`](Self::wait) answers: the
