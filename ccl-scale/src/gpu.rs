@@ -335,7 +335,11 @@ impl GpuWorker {
         // A strip has at most MAX_PIXELS pixels, so its count fits.
         let count = trace.step("label", || {
             self.label(job, features.wanted())?;
-            Ok::<_, ccl::Error>(self.variant.component_count()? as u32)
+            let count = self.variant.component_count()? as u32;
+            // The count comes while the last passes still run; the step
+            // ends with them, as the copies below would wait for them.
+            self.stream.synchronize().map_err(cuda_error)?;
+            Ok::<_, ccl::Error>(count)
         })?;
         let (plane, pixels) = (shape.plane_len(), self.loaded);
         let labels = self.labels.get()?;

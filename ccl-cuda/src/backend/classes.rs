@@ -289,7 +289,8 @@ impl ClassLabeler {
     /// 1..=n_i within each slice, an image of a batch, and n_i written into
     /// `counts` (one `u32` per slice on the device), which an image's
     /// connectivity over several slices requires. Returns the components
-    /// of all slices (a read-back: the host waits for the stream), whose
+    /// of all slices (a read-back: the host waits for the ranking that
+    /// counts, not for the passes after it), whose
     /// classes [`write_classes`](Self::write_classes) writes next.
     ///
     /// # Safety

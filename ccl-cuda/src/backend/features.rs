@@ -628,7 +628,8 @@ impl Features {
     }
 
     /// The number of components the last analysis or labeling found (a
-    /// read-back: waits for the stream).
+    /// read-back: waits for the copy the ranking queued after its scan, not
+    /// for the stream).
     pub fn component_count(&self, stream: &Arc<CudaStream>) -> Result<usize> {
         match self.analysis {
             Analysis::None => Err(ccl_core::not_run()),

@@ -719,15 +719,17 @@ impl<V: DeviceVariant> CudaVariant<V> {
     }
 
     /// The number of components of the last labeling or analysis (a
-    /// read-back: waits for the stream).
+    /// read-back: waits for the ranking that counts them, not for the
+    /// passes queued after it, which later work on the stream follows).
     pub fn component_count(&self) -> Result<usize> {
         self.features.component_count(&self.stream)
     }
 
     /// Device-resident analysis of `image`; the features stay on the device
-    /// until [`read_stats`](Self::read_stats). Returns when the features of
-    /// every component are stored (it reads back the component count, and
-    /// runs again in the rare case that the stats array had to grow).
+    /// until [`read_stats`](Self::read_stats). Returns once the features of
+    /// every component are queued on the stream to be stored (it reads back
+    /// the component count, and runs again in the rare case that the stats
+    /// array had to grow).
     pub fn analyze_device(
         &mut self,
         image: &DeviceImage<'_>,

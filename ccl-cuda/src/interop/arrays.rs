@@ -198,7 +198,8 @@ impl ArrayLabeler {
     /// row-major): 0 for background, 1..=N in raster order of each
     /// component's first pixel. With `with_stats`, also gathers what
     /// [`write_opencv_stats`](Self::write_opencv_stats) writes next.
-    /// Returns N (a read-back of the count: the host waits for the stream).
+    /// Returns N (a read-back of the count: the host waits for the ranking
+    /// that counts, not for the passes after it).
     ///
     /// # Safety
     /// `array` and `labels` must address device memory of the variant's
@@ -457,7 +458,8 @@ impl ArrayLabeler {
     /// after the other, seen as `(depth * height, width)`), into `labels`
     /// (one `u32` per voxel, packed): 0 for background, 1..=N in raster
     /// order (z, then y, then x) of each component's first voxel. Returns N
-    /// (a read-back: the host waits for the stream).
+    /// (a read-back: the host waits for the ranking that counts, not for the
+    /// passes after it).
     ///
     /// # Safety
     /// As [`label`](Self::label).
