@@ -24,6 +24,6 @@ mod classes;
 mod rle;
 mod union_find;
 
-pub use classes::label_classes;
+pub use classes::{label_classes, label_classes_into};
 pub use rle::RunLabeler;
 pub use union_find::UnionFind;

@@ -1,10 +1,10 @@
 //! Class maps ("multilabel"): pixels connected when they are neighbours of
 //! the same nonzero value, as cc3d labels. Host maps go to the facade
-//! ([`ccl::label_classes_on`] on the CPU), device maps to the pooled
+//! ([`ccl::label_classes_into`], the CPU's, into the caller's array), device maps to the pooled
 //! labeler's class labeling on the caller's stream
 //! ([`ArrayLabeler::label_classes`]). This module only translates.
 
-use ccl::{Backend, ClassMap, ClassValue, Connectivity, Error, Task};
+use ccl::{ClassMap, ClassValue, Connectivity, Error, Task};
 use ccl_cuda::cudarc::driver::CudaStream;
 use ccl_cuda::interop::ArrayLabeler;
 use pyo3::prelude::*;
@@ -53,10 +53,10 @@ unsafe fn label_typed<T: ClassValue>(
     for (slice, out) in values.chunks(per_slice).zip(labels.chunks_mut(per_slice)) {
         let map_depth = if batch { 1 } else { depth };
         let map = ClassMap::new(slice, width, height, map_depth)?;
-        let labeled = ccl::label_classes_on(Backend::Cpu, &map, connectivity)?;
-        out.copy_from_slice(labeled.labels.labels());
-        counts.push(labeled.classes.len() as u32);
-        classes.extend(labeled.classes.into_iter().map(widen));
+        // Straight into the caller's array: no labels of our own to copy.
+        let labeled = ccl::label_classes_into(&map, connectivity, out)?;
+        counts.push(labeled.len() as u32);
+        classes.extend(labeled.into_iter().map(widen));
     }
     Ok((classes, counts))
 }

@@ -195,6 +195,32 @@ pub fn label_classes_on<T: ClassValue>(
     }
 }
 
+/// The CPU's labeling of a class map ([`ccl_cpu::label_classes_into`])
+/// into the caller's `labels`, one per value, every one written: nothing is
+/// allocated for them. Returns the classes, `classes[i]` the value of
+/// component `i + 1`.
+///
+/// ```
+/// use ccl::{ClassMap, Connectivity};
+///
+/// let values: [u8; 4] = [3, 3, 0, 5];
+/// let mut labels = vec![0; values.len()];
+/// let classes = ccl::label_classes_into(&ClassMap::image(&values, 4, 1)?, Connectivity::Four, &mut labels)?;
+/// assert_eq!((labels, classes), (vec![1, 1, 0, 2], vec![3, 5]));
+/// # Ok::<(), ccl::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`label_classes`]; an error where `labels` does not hold one label
+/// per value.
+pub fn label_classes_into<T: ClassValue>(
+    map: &ClassMap<'_, T>,
+    connectivity: Connectivity,
+    labels: &mut [u32],
+) -> Result<Vec<T>> {
+    ccl_cpu::label_classes_into(map, connectivity, labels)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

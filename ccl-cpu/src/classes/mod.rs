@@ -94,12 +94,7 @@ pub fn label_classes<T: ClassValue>(
     connectivity: Connectivity,
 ) -> Result<ClassLabels<T>> {
     let (width, height, depth) = (map.width(), map.height(), map.depth());
-    if connectivity.dimensions() == 2 && depth != 1 {
-        return Err(Error::InvalidArgument(format!(
-            "{connectivity}-connectivity is an image's, but this class map is a volume of depth \
-             {depth}; label volumes with 6, 18 or 26"
-        )));
-    }
+    check_connectivity(map, connectivity)?;
     if map.is_empty() {
         // Checked before any per-row work: a 0-wide map may still claim
         // more rows than could be allocated for.
@@ -108,15 +103,86 @@ pub fn label_classes<T: ClassValue>(
             classes: Vec::new(),
         });
     }
-
-    let values = map.values();
-    let (runs, row_starts, forest) =
-        row_masks::label_map(values, width, row_pairs(height, depth, connectivity));
-    let (labels, classes) = write_labels(forest, &runs, &row_starts, values.len(), width);
+    // Memory the allocator or the OS has zeroed already, so only runs are
+    // written: measured faster than writing every label, background
+    // included, in one sweep. Advised for huge pages before its first
+    // write, as `cpu-rle`'s labels are: a page fault per 4 KiB of a fresh
+    // label image cost more than the writes.
+    let mut labels = ccl_core::pages::zeroed::<u32>(map.values().len());
+    let classes = label_map_into::<T, true>(map, connectivity, &mut labels);
     Ok(ClassLabels {
         labels: LabelVolume::new(width, height, depth, labels)?,
         classes,
     })
+}
+
+/// [`label_classes`] into the caller's `labels` (one per value of the map,
+/// in its order; every one is written, background too), so that nothing
+/// is allocated for them: a numpy caller's array, or one buffer reused
+/// from map to map. Returns the classes, `classes[i]` the value of
+/// component `i + 1`.
+///
+/// ```
+/// use ccl_core::{ClassMap, Connectivity};
+/// use ccl_cpu::label_classes_into;
+///
+/// let values: [u8; 4] = [1, 2, 0, 2];
+/// let mut labels = [9; 4]; // any contents: all are overwritten
+/// let map = ClassMap::image(&values, 4, 1)?;
+/// let classes = label_classes_into(&map, Connectivity::Four, &mut labels)?;
+/// assert_eq!((labels, classes), ([1, 2, 0, 3], vec![1, 2, 2]));
+/// # Ok::<(), ccl_core::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`label_classes`]; [`Error::InvalidDimensions`] where `labels` does
+/// not hold one label per value.
+pub fn label_classes_into<T: ClassValue>(
+    map: &ClassMap<'_, T>,
+    connectivity: Connectivity,
+    labels: &mut [u32],
+) -> Result<Vec<T>> {
+    check_connectivity(map, connectivity)?;
+    if labels.len() != map.values().len() {
+        return Err(Error::InvalidDimensions(format!(
+            "{} labels for a class map of {} values",
+            labels.len(),
+            map.values().len()
+        )));
+    }
+    if map.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(label_map_into::<T, false>(map, connectivity, labels))
+}
+
+/// An error for an image's connectivity on a volume.
+fn check_connectivity<T: ClassValue>(
+    map: &ClassMap<'_, T>,
+    connectivity: Connectivity,
+) -> Result<()> {
+    let depth = map.depth();
+    if connectivity.dimensions() == 2 && depth != 1 {
+        return Err(Error::InvalidArgument(format!(
+            "{connectivity}-connectivity is an image's, but this class map is a volume of depth \
+             {depth}; label volumes with 6, 18 or 26"
+        )));
+    }
+    Ok(())
+}
+
+/// The labels of a map with values into `labels` (one per value; with
+/// `ZEROED` all 0 already, and background is skipped) and its classes.
+fn label_map_into<T: ClassValue, const ZEROED: bool>(
+    map: &ClassMap<'_, T>,
+    connectivity: Connectivity,
+    labels: &mut [u32],
+) -> Vec<T> {
+    let (width, height, depth) = (map.width(), map.height(), map.depth());
+    let values = map.values();
+    let (runs, row_starts, forest) =
+        row_masks::label_map(values, width, row_pairs(height, depth, connectivity));
+    write_labels::<T, ZEROED>(forest, &runs, &row_starts, labels, width)
 }
 
 /// The runs of every row, where each row's runs begin, and the forest over
@@ -235,33 +301,30 @@ fn join_rows<T: ClassValue>(
     }
 }
 
-/// The labels of a map of `len` values, `width` a row, and the class of
-/// every label: roots are their component's first run (union keeps the
+/// The labels of a map into `labels` (one per value, `width` a row; with
+/// `ZEROED` all 0 already, and only runs are written, else background
+/// too), and the class of every label: roots are their component's first run (union keeps the
 /// smaller index), so numbering them as they are met in raster order
 /// numbers components by their first voxel. A non-root's parent comes
 /// before it, so by the time a run is met its parent's entry already holds
 /// the parent's label, which is the run's: one pass, no `find`, and the
 /// forest's own memory becomes the runs' labels. Each run's pixels are
 /// written as it is numbered, in the same pass.
-fn write_labels<T: ClassValue>(
+fn write_labels<T: ClassValue, const ZEROED: bool>(
     forest: Forest,
     runs: &[Run<T>],
     row_starts: &[usize],
-    len: usize,
+    labels: &mut [u32],
     width: usize,
-) -> (Vec<u32>, Vec<T>) {
+) -> Vec<T> {
     let mut run_labels = forest.into_parents();
     let mut classes = Vec::new();
-    // Memory the allocator or the OS has zeroed already, so only runs are
-    // written: measured faster than writing every label, background
-    // included, in one sweep. Advised for huge pages before its first
-    // write, as `cpu-rle`'s labels are: a page fault per 4 KiB of a fresh
-    // label image cost more than the writes.
-    let mut labels = ccl_core::pages::zeroed::<u32>(len);
     for (row_labels, row_runs) in labels
         .chunks_exact_mut(width.max(1))
         .zip(row_starts.windows(2))
     {
+        // The first pixel of the row not written yet.
+        let mut unwritten = 0;
         for i in row_runs[0]..row_runs[1] {
             let (run, parent) = (&runs[i], run_labels[i] as usize);
             let label = if parent == i {
@@ -273,10 +336,18 @@ fn write_labels<T: ClassValue>(
                 run_labels[parent]
             };
             run_labels[i] = label;
-            row_labels[run.start as usize..=run.end as usize].fill(label);
+            let (start, end) = (run.start as usize, run.end as usize);
+            if !ZEROED {
+                row_labels[unwritten..start].fill(0);
+            }
+            row_labels[start..=end].fill(label);
+            unwritten = end + 1;
+        }
+        if !ZEROED {
+            row_labels[unwritten..].fill(0);
         }
     }
-    (labels, classes)
+    classes
 }
 
 #[cfg(test)]
@@ -382,19 +453,77 @@ mod tests {
             let case = format!("{case}, {connectivity}, {}", std::any::type_name::<T>());
             assert_eq!(spans(&runs), spans(&expected_runs), "{case}");
             assert_eq!(starts, expected_starts, "{case}");
-            let len = values.len();
+            // The masks' forest written over zeroed labels (background
+            // skipped), the reference's over dirty ones (every label written).
+            let mut labels = vec![0; values.len()];
+            let classes = write_labels::<T, true>(forest, &runs, &starts, &mut labels, width);
+            let mut expected_labels = vec![u32::MAX; values.len()];
+            let expected_classes = write_labels::<T, false>(
+                expected_forest,
+                &expected_runs,
+                &expected_starts,
+                &mut expected_labels,
+                width,
+            );
             assert_eq!(
-                write_labels(forest, &runs, &starts, len, width),
-                write_labels(
-                    expected_forest,
-                    &expected_runs,
-                    &expected_starts,
-                    len,
-                    width
-                ),
+                (labels, classes),
+                (expected_labels, expected_classes),
                 "{case}"
             );
         }
+    }
+
+    /// Into the caller's buffer: one dirty buffer reused across maps of
+    /// several shapes, values and connectivities holds what a new labeling
+    /// gives; a buffer of another length is refused.
+    #[test]
+    fn labels_into_a_reused_buffer_equal_new_labels() {
+        let mut numbers = ccl_testdata::Xorshift32::new(0x0dd_ba11);
+        let mut buffer: Vec<u32> = Vec::new();
+        for (width, height, depth) in [(70, 9, 1), (3, 40, 1), (130, 33, 1), (17, 6, 5), (1, 1, 1)]
+        {
+            for density in [10, 55, 95] {
+                let values: Vec<u16> = (0..width * height * depth)
+                    .map(|_| {
+                        if numbers.below(100) < density {
+                            1 + numbers.below(3) as u16
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                let map = ClassMap::new(&values, width, height, depth).unwrap();
+                let connectivities: &[Connectivity] = if depth == 1 {
+                    &[
+                        Connectivity::Four,
+                        Connectivity::Eight,
+                        Connectivity::TwentySix,
+                    ]
+                } else {
+                    &Connectivity::VOLUME
+                };
+                for &connectivity in connectivities {
+                    let expected = label_classes(&map, connectivity).unwrap();
+                    // Stale labels of the map before, then garbage.
+                    buffer.resize(values.len(), u32::MAX);
+                    let classes = label_classes_into(&map, connectivity, &mut buffer).unwrap();
+                    let case = format!("{width}x{height}x{depth}, {density} %, {connectivity}");
+                    assert_eq!(buffer, expected.labels.labels(), "{case}");
+                    assert_eq!(classes, expected.classes, "{case}");
+                }
+            }
+        }
+        let values = [1u8, 0, 2];
+        let map = ClassMap::image(&values, 3, 1).unwrap();
+        let error = label_classes_into(&map, Connectivity::Four, &mut [0; 4]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("4 labels for a class map of 3 values"),
+            "{error}"
+        );
+        let volume = ClassMap::new(&values, 1, 1, 3).unwrap();
+        assert!(label_classes_into(&volume, Connectivity::Four, &mut [0; 3]).is_err());
     }
 
     #[test]
@@ -404,6 +533,8 @@ mod tests {
             let labels = label_classes(&map, Connectivity::TwentySix).unwrap();
             assert_eq!(labels.component_count(), 0);
             assert!(labels.labels.labels().is_empty());
+            let classes = label_classes_into(&map, Connectivity::TwentySix, &mut []).unwrap();
+            assert!(classes.is_empty());
         }
     }
 }
