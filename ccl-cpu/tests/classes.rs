@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use ccl_core::{
     BinaryImage, BinaryVolume, ClassLabels, ClassMap, ClassValue, Connectivity, Error, Labeler,
 };
-use ccl_cpu::{UnionFind, label_classes};
+use ccl_cpu::{UnionFind, label_classes, label_classes_into};
 
 /// xorshift64*: enough randomness for test maps, reproducible from a seed,
 /// and no dependency for it.
@@ -438,4 +438,33 @@ fn a_larger_map_matches_the_flood_fill() {
     for c in Connectivity::VOLUME {
         check(&values, shape, c, &format!("61x47x29 {c}"));
     }
+}
+
+#[test]
+fn a_million_values_match_the_flood_fill_into_either_buffer() {
+    // Maps of a million values and more, labeled into a fresh buffer
+    // (background skipped) and into the caller's dirty one (every label
+    // written).
+    let mut rng = Rng::new(15);
+    let shape = (1030, 1030, 1);
+    let values = random_map::<u8>(&mut rng, shape, &[1, 2, 3, 4], 45, false);
+    let volume_shape = (130, 100, 90);
+    let volume = random_map::<u16>(&mut rng, volume_shape, &[1, 2], 40, true);
+    for (values, shape, connectivity) in [
+        (&values[..], shape, Connectivity::Eight),
+        (&values[..], shape, Connectivity::Four),
+    ] {
+        let what = format!("{shape:?} {connectivity}");
+        let expected = check(values, shape, connectivity, &what);
+        let map = ClassMap::new(values, shape.0, shape.1, shape.2).unwrap();
+        let mut dirty = vec![u32::MAX; values.len()];
+        let classes = label_classes_into(&map, connectivity, &mut dirty).unwrap();
+        assert_eq!(dirty, expected.labels.labels(), "{what} into");
+        assert_eq!(classes, expected.classes, "{what} into");
+    }
+    let expected = check(&volume, volume_shape, Connectivity::TwentySix, "volume");
+    let map = ClassMap::new(&volume, volume_shape.0, volume_shape.1, volume_shape.2).unwrap();
+    let mut dirty = vec![7; volume.len()];
+    label_classes_into(&map, Connectivity::TwentySix, &mut dirty).unwrap();
+    assert_eq!(dirty, expected.labels.labels(), "volume into");
 }
