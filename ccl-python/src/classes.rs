@@ -1,8 +1,8 @@
 //! Class maps ("multilabel"): pixels connected when they are neighbours of
 //! the same nonzero value, as cc3d labels. Host maps go to the facade
-//! ([`ccl::label_classes_into`], the CPU's, into the caller's array), device maps to the pooled
-//! labeler's class labeling on the caller's stream
-//! ([`ArrayLabeler::label_classes`]). This module only translates.
+//! ([`ccl::label_classes_into`], the CPU's, into the caller's array),
+//! device maps to the pooled labeler's class labeling on the caller's
+//! stream ([`ArrayLabeler::label_classes`]). This module only translates.
 
 use ccl::{ClassMap, ClassValue, Connectivity, Error, Task};
 use ccl_cuda::cudarc::driver::CudaStream;

@@ -303,9 +303,9 @@ fn join_rows<T: ClassValue>(
 
 /// The labels of a map into `labels` (one per value, `width` a row; with
 /// `ZEROED` all 0 already, and only runs are written, else background
-/// too), and the class of every label: roots are their component's first run (union keeps the
-/// smaller index), so numbering them as they are met in raster order
-/// numbers components by their first voxel. A non-root's parent comes
+/// too), and the class of every label: roots are their component's first
+/// run (union keeps the smaller index), so numbering them as they are met
+/// in raster order numbers components by their first voxel. A non-root's parent comes
 /// before it, so by the time a run is met its parent's entry already holds
 /// the parent's label, which is the run's: one pass, no `find`, and the
 /// forest's own memory becomes the runs' labels. Each run's pixels are
