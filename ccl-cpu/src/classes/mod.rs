@@ -94,7 +94,7 @@ pub fn label_classes<T: ClassValue>(
     connectivity: Connectivity,
 ) -> Result<ClassLabels<T>> {
     let (width, height, depth) = (map.width(), map.height(), map.depth());
-    check_connectivity(map, connectivity)?;
+    check_image_connectivity(map, connectivity)?;
     if map.is_empty() {
         // Checked before any per-row work: a 0-wide map may still claim
         // more rows than could be allocated for.
@@ -142,7 +142,7 @@ pub fn label_classes_into<T: ClassValue>(
     connectivity: Connectivity,
     labels: &mut [u32],
 ) -> Result<Vec<T>> {
-    check_connectivity(map, connectivity)?;
+    check_image_connectivity(map, connectivity)?;
     if labels.len() != map.values().len() {
         return Err(Error::InvalidDimensions(format!(
             "{} labels for a class map of {} values",
@@ -156,8 +156,9 @@ pub fn label_classes_into<T: ClassValue>(
     Ok(label_map_into::<T, false>(map, connectivity, labels))
 }
 
-/// An error for an image's connectivity on a volume.
-fn check_connectivity<T: ClassValue>(
+/// An error for an image's connectivity (4, 8) on a map of depth other
+/// than 1 (`ccl_core::check_connectivity` checks a variant's list instead).
+fn check_image_connectivity<T: ClassValue>(
     map: &ClassMap<'_, T>,
     connectivity: Connectivity,
 ) -> Result<()> {
