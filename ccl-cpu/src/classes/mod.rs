@@ -3,14 +3,20 @@
 //! same nonzero value, so each class's components are found apart and two
 //! classes never merge, however they touch.
 //!
-//! Run-based, on one thread: each row is cut into runs (maximal spans along
-//! x of one nonzero value), each run joins the runs of its value that touch
-//! it in the rows before it (a union-find forest over runs), and the roots
-//! are numbered in raster order. Work and memory follow the number of runs,
+//! Run-based: each row is cut into runs (maximal spans along x of one
+//! nonzero value), each run joins the runs of its value that touch it in
+//! the rows before it (a union-find forest over runs), and the roots are
+//! numbered in raster order. Work and memory follow the number of runs,
 //! and a run's pixels are touched twice: once to find it, once to write it.
 //! The runs and the pairs to join are found from bit masks, 64 values at a
 //! time ([`row_masks`]); the value-by-value labeler kept here for the unit
-//! tests is the reference they are held to.
+//! tests is the reference they are held to. A map that `cpu-rle` would
+//! label on rayon's pool (`worth_the_pool`, by its values) is labeled there
+//! too: the rows' masks, runs and joins (into a forest of atomic parents)
+//! and the label rows on every thread, only the numbering of the roots on
+//! one. The same labels either way; on the GPU machine's 16 host cores
+//! 0.25-0.41x the time the labeler took on one thread before, on 2048²
+//! maps of 4 classes (`bench/2026-11-29-cpu-classes-pool`).
 //!
 //! # Which earlier rows a run meets
 //!
@@ -37,10 +43,10 @@
 //! connectivity's neighbours: the other half come later in raster order
 //! and meet this run when their own runs look back.
 
-use ccl_core::{
-    ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, MinRootForest as Forest,
-    Result,
-};
+#[cfg(test)]
+use ccl_core::MinRootForest as Forest;
+use ccl_core::{ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, Result};
+use rayon::prelude::*;
 
 mod row_masks;
 
@@ -181,9 +187,12 @@ fn label_map_into<T: ClassValue, const ZEROED: bool>(
 ) -> Vec<T> {
     let (width, height, depth) = (map.width(), map.height(), map.depth());
     let values = map.values();
-    let (runs, row_starts, forest) =
-        row_masks::label_map(values, width, row_pairs(height, depth, connectivity));
-    write_labels::<T, ZEROED>(forest, &runs, &row_starts, labels, width)
+    // On rayon's pool where `cpu-rle` would label a binary image of as
+    // many pixels there.
+    let parallel = crate::rle::worth_the_pool(values.len());
+    let pairs = row_pairs(height, depth, connectivity);
+    let (runs, row_starts, parents) = row_masks::label_map(values, width, pairs, parallel);
+    write_labels::<T, ZEROED>(parents, &runs, &row_starts, labels, width, parallel)
 }
 
 /// The runs of every row, where each row's runs begin, and the forest over
@@ -304,51 +313,82 @@ fn join_rows<T: ClassValue>(
 
 /// The labels of a map into `labels` (one per value, `width` a row; with
 /// `ZEROED` all 0 already, and only runs are written, else background
-/// too), and the class of every label: roots are their component's first
-/// run (union keeps the smaller index), so numbering them as they are met
-/// in raster order numbers components by their first voxel. A non-root's parent comes
+/// too), and the class of every label, from the runs' forest (`parents`:
+/// each run's parent): roots are their component's first run (union keeps
+/// the smaller index), so numbering them as they are met in raster order
+/// numbers components by their first voxel. A non-root's parent comes
 /// before it, so by the time a run is met its parent's entry already holds
 /// the parent's label, which is the run's: one pass, no `find`, and the
-/// forest's own memory becomes the runs' labels. Each run's pixels are
-/// written as it is numbered, in the same pass.
+/// forest's own memory becomes the runs' labels. On one thread each row's
+/// pixels are written as its runs are numbered; with `parallel` the runs
+/// are numbered first and the rows written on rayon's pool.
 fn write_labels<T: ClassValue, const ZEROED: bool>(
-    forest: Forest,
+    parents: Vec<u32>,
     runs: &[Run<T>],
     row_starts: &[usize],
     labels: &mut [u32],
     width: usize,
+    parallel: bool,
 ) -> Vec<T> {
-    let mut run_labels = forest.into_parents();
+    let mut run_labels = parents;
     let mut classes = Vec::new();
-    for (row_labels, row_runs) in labels
-        .chunks_exact_mut(width.max(1))
-        .zip(row_starts.windows(2))
-    {
-        // The first pixel of the row not written yet.
-        let mut unwritten = 0;
-        for i in row_runs[0]..row_runs[1] {
-            let (run, parent) = (&runs[i], run_labels[i] as usize);
-            let label = if parent == i {
-                classes.push(run.value);
+    let mut number = |indices: std::ops::Range<usize>, run_labels: &mut [u32]| {
+        for i in indices {
+            let parent = run_labels[i] as usize;
+            run_labels[i] = if parent == i {
+                classes.push(runs[i].value);
                 // At most one component per voxel, and a map has at most
                 // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
                 classes.len() as u32
             } else {
                 run_labels[parent]
             };
-            run_labels[i] = label;
-            let (start, end) = (run.start as usize, run.end as usize);
-            if !ZEROED {
-                row_labels[unwritten..start].fill(0);
-            }
-            row_labels[start..=end].fill(label);
-            unwritten = end + 1;
         }
-        if !ZEROED {
-            row_labels[unwritten..].fill(0);
+    };
+    if parallel {
+        number(0..runs.len(), &mut run_labels);
+        let run_labels = &run_labels;
+        labels
+            .par_chunks_exact_mut(width.max(1))
+            .zip(row_starts.par_windows(2))
+            .with_min_len(row_masks::MIN_POOL_ROWS)
+            .for_each(|(row_labels, row_runs)| {
+                let row_runs = row_runs[0]..row_runs[1];
+                fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
+            });
+    } else {
+        let rows = labels
+            .chunks_exact_mut(width.max(1))
+            .zip(row_starts.windows(2));
+        for (row_labels, row_runs) in rows {
+            let row_runs = row_runs[0]..row_runs[1];
+            number(row_runs.clone(), &mut run_labels);
+            fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
         }
     }
     classes
+}
+
+/// A row's labels: each of its runs filled with its label (`run_labels`,
+/// one per run), and with `ZEROED` nothing else, else background 0 too.
+fn fill_row<T: ClassValue, const ZEROED: bool>(
+    row_labels: &mut [u32],
+    runs: &[Run<T>],
+    run_labels: &[u32],
+) {
+    // The first pixel of the row not written yet.
+    let mut unwritten = 0;
+    for (run, &label) in runs.iter().zip(run_labels) {
+        let (start, end) = (run.start as usize, run.end as usize);
+        if !ZEROED {
+            row_labels[unwritten..start].fill(0);
+        }
+        row_labels[start..=end].fill(label);
+        unwritten = end + 1;
+    }
+    if !ZEROED {
+        row_labels[unwritten..].fill(0);
+    }
 }
 
 #[cfg(test)]
@@ -444,33 +484,52 @@ mod tests {
     ) {
         let depth = values.len() / (width * height);
         for &connectivity in connectivities {
-            let (runs, starts, forest) =
-                row_masks::label_map(values, width, row_pairs(height, depth, connectivity));
             let (expected_runs, expected_starts, expected_forest) =
                 label_runs(values, width, height, depth, connectivity);
-            let spans = |runs: &[Run<T>]| -> Vec<(u32, u32, T)> {
-                runs.iter().map(|r| (r.start, r.end, r.value)).collect()
-            };
-            let case = format!("{case}, {connectivity}, {}", std::any::type_name::<T>());
-            assert_eq!(spans(&runs), spans(&expected_runs), "{case}");
-            assert_eq!(starts, expected_starts, "{case}");
-            // The masks' forest written over zeroed labels (background
-            // skipped), the reference's over dirty ones (every label written).
-            let mut labels = vec![0; values.len()];
-            let classes = write_labels::<T, true>(forest, &runs, &starts, &mut labels, width);
             let mut expected_labels = vec![u32::MAX; values.len()];
             let expected_classes = write_labels::<T, false>(
-                expected_forest,
+                expected_forest.into_parents(),
                 &expected_runs,
                 &expected_starts,
                 &mut expected_labels,
                 width,
+                false,
             );
-            assert_eq!(
-                (labels, classes),
-                (expected_labels, expected_classes),
-                "{case}"
-            );
+            let spans = |runs: &[Run<T>]| -> Vec<(u32, u32, T)> {
+                runs.iter().map(|r| (r.start, r.end, r.value)).collect()
+            };
+            // On this thread and on the pool, whatever the map's size.
+            for parallel in [false, true] {
+                let pairs = row_pairs(height, depth, connectivity);
+                let (runs, starts, parents) = row_masks::label_map(values, width, pairs, parallel);
+                let case = format!(
+                    "{case}, {connectivity}, {}, parallel {parallel}",
+                    std::any::type_name::<T>()
+                );
+                assert_eq!(spans(&runs), spans(&expected_runs), "{case}");
+                assert_eq!(starts, expected_starts, "{case}");
+                // The masks' forest written over zeroed labels (background
+                // skipped) and over dirty ones, the reference's over dirty ones
+                // (every label written).
+                let mut labels = vec![0; values.len()];
+                let classes = write_labels::<T, true>(
+                    parents.clone(),
+                    &runs,
+                    &starts,
+                    &mut labels,
+                    width,
+                    parallel,
+                );
+                let mut dirty = vec![7; values.len()];
+                let dirty_classes =
+                    write_labels::<T, false>(parents, &runs, &starts, &mut dirty, width, parallel);
+                assert_eq!(
+                    (&labels, &classes),
+                    (&expected_labels, &expected_classes),
+                    "{case}"
+                );
+                assert_eq!((dirty, dirty_classes), (labels, classes), "{case}");
+            }
         }
     }
 

@@ -78,7 +78,7 @@ const MIN_PARALLEL_PIXELS: usize = 1 << 20;
 
 /// Whether an input of `pixels` pixels (voxels) is worth the pool: see
 /// [`MIN_PARALLEL_PIXELS`].
-fn worth_the_pool(pixels: usize) -> bool {
+pub(crate) fn worth_the_pool(pixels: usize) -> bool {
     let helpers = rayon::current_num_threads().saturating_sub(1);
     helpers > 0 && pixels.saturating_mul(helpers) >= MIN_PARALLEL_PIXELS
 }
