@@ -12,11 +12,12 @@
 //! time ([`row_masks`]); the value-by-value labeler kept here for the unit
 //! tests is the reference they are held to. A map that `cpu-rle` would
 //! label on rayon's pool (`worth_the_pool`, by its values) is labeled there
-//! too: the rows' masks, runs and joins (into a forest of atomic parents)
-//! and the label rows on every thread, only the numbering of the roots on
-//! one. The same labels either way; on the GPU machine's 16 host cores
-//! 0.25-0.41x the time the labeler took on one thread before, on 2048²
-//! maps of 4 classes (`bench/2026-11-29-cpu-classes-pool`).
+//! too: the rows' masks, runs and joins (into a forest of atomic parents),
+//! the roots' numbering and the label rows, all on every thread. The same
+//! labels either way; on the GPU machine's 16 host cores about a fifth
+//! of the time the labeler took on one thread (two A/B steps, geometric
+//! means 0.32 and 0.69), and under a third of cc3d's, on 2048² maps of 4
+//! classes (`bench/2026-11-29-cpu-classes-pool`).
 //!
 //! # Which earlier rows a run meets
 //!
@@ -47,6 +48,7 @@
 use ccl_core::MinRootForest as Forest;
 use ccl_core::{ClassLabels, ClassMap, ClassValue, Connectivity, Error, LabelVolume, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 mod row_masks;
 
@@ -321,7 +323,8 @@ fn join_rows<T: ClassValue>(
 /// the parent's label, which is the run's: one pass, no `find`, and the
 /// forest's own memory becomes the runs' labels. On one thread each row's
 /// pixels are written as its runs are numbered; with `parallel` the runs
-/// are numbered first and the rows written on rayon's pool.
+/// are numbered first ([`number_on_pool`]) and the rows written, both on
+/// rayon's pool.
 fn write_labels<T: ClassValue, const ZEROED: bool>(
     parents: Vec<u32>,
     runs: &[Run<T>],
@@ -346,7 +349,7 @@ fn write_labels<T: ClassValue, const ZEROED: bool>(
         }
     };
     if parallel {
-        number(0..runs.len(), &mut run_labels);
+        let (run_labels, classes) = number_on_pool(&run_labels, runs);
         let run_labels = &run_labels;
         labels
             .par_chunks_exact_mut(width.max(1))
@@ -356,6 +359,7 @@ fn write_labels<T: ClassValue, const ZEROED: bool>(
                 let row_runs = row_runs[0]..row_runs[1];
                 fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
             });
+        classes
     } else {
         let rows = labels
             .chunks_exact_mut(width.max(1))
@@ -365,8 +369,99 @@ fn write_labels<T: ClassValue, const ZEROED: bool>(
             number(row_runs.clone(), &mut run_labels);
             fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
         }
+        classes
     }
-    classes
+}
+
+/// The runs' labels and the components' classes of the forest `parents`
+/// over `runs`, as [`write_labels`]' pass on one thread numbers them, on
+/// rayon's pool, in chunks of runs: the roots counted per chunk, then
+/// ranked (their labels, and their classes in place) from each chunk's
+/// offset, then every other run given its root's label. A run whose parent
+/// is in its own chunk takes the parent's label, set before it (a parent
+/// comes first); one whose parent is in an earlier chunk walks to the
+/// root, whose label is set already.
+fn number_on_pool<T: ClassValue>(parents: &[u32], runs: &[Run<T>]) -> (Vec<u32>, Vec<T>) {
+    const MIN_CHUNK_RUNS: usize = 1 << 14;
+    let chunk = parents
+        .len()
+        .div_ceil(4 * rayon::current_num_threads())
+        .max(MIN_CHUNK_RUNS);
+    let is_root = |start: usize, part: &[u32], k: usize| part[k] as usize == start + k;
+    let counts: Vec<usize> = parents
+        .par_chunks(chunk)
+        .enumerate()
+        .map(|(c, part)| {
+            (0..part.len())
+                .filter(|&k| is_root(c * chunk, part, k))
+                .count()
+        })
+        .collect();
+    let mut offsets = Vec::with_capacity(counts.len());
+    let mut total = 0;
+    for &count in &counts {
+        offsets.push(total);
+        total += count;
+    }
+    let mut classes = vec![T::BACKGROUND; total];
+    let mut rest = &mut classes[..];
+    let class_parts: Vec<&mut [T]> = counts
+        .iter()
+        .map(|&count| {
+            let (part, after) = std::mem::take(&mut rest).split_at_mut(count);
+            rest = after;
+            part
+        })
+        .collect();
+    // Atomic, so that a run may read a root's label in another chunk while
+    // that chunk's runs are written (relaxed: the roots' labels are all
+    // stored before the pass that reads them begins).
+    let labels: Vec<AtomicU32> = (0..parents.len())
+        .into_par_iter()
+        .map(|_| AtomicU32::new(0))
+        .collect();
+    labels
+        .par_chunks(chunk)
+        .zip(parents.par_chunks(chunk))
+        .zip(class_parts)
+        .enumerate()
+        .for_each(|(c, ((out, part), classes))| {
+            let start = c * chunk;
+            // At most one component per voxel, and a map has at most
+            // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
+            let mut rank = offsets[c] as u32;
+            let mut classes = classes.iter_mut();
+            for k in (0..part.len()).filter(|&k| is_root(start, part, k)) {
+                rank += 1;
+                out[k].store(rank, Ordering::Relaxed);
+                *classes.next().expect("a class for each root") = runs[start + k].value;
+            }
+        });
+    labels
+        .par_chunks(chunk)
+        .zip(parents.par_chunks(chunk))
+        .enumerate()
+        .for_each(|(c, (out, part))| {
+            let start = c * chunk;
+            for (k, &parent) in part.iter().enumerate() {
+                let parent = parent as usize;
+                if parent == start + k {
+                    continue;
+                }
+                let label = if parent >= start {
+                    out[parent - start].load(Ordering::Relaxed)
+                } else {
+                    let mut root = parent;
+                    while parents[root] as usize != root {
+                        root = parents[root] as usize;
+                    }
+                    labels[root].load(Ordering::Relaxed)
+                };
+                out[k].store(label, Ordering::Relaxed);
+            }
+        });
+    let labels = labels.into_iter().map(AtomicU32::into_inner).collect();
+    (labels, classes)
 }
 
 /// A row's labels: each of its runs filled with its label (`run_labels`,
