@@ -333,10 +333,26 @@ fn write_labels<T: ClassValue, const ZEROED: bool>(
     width: usize,
     parallel: bool,
 ) -> Vec<T> {
+    if parallel {
+        let (run_labels, classes) = number_on_pool(&parents, runs);
+        labels
+            .par_chunks_exact_mut(width.max(1))
+            .zip(row_starts.par_windows(2))
+            .with_min_len(row_masks::MIN_POOL_ROWS)
+            .for_each(|(row_labels, row_runs)| {
+                let row_runs = row_runs[0]..row_runs[1];
+                fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
+            });
+        return classes;
+    }
     let mut run_labels = parents;
     let mut classes = Vec::new();
-    let mut number = |indices: std::ops::Range<usize>, run_labels: &mut [u32]| {
-        for i in indices {
+    let rows = labels
+        .chunks_exact_mut(width.max(1))
+        .zip(row_starts.windows(2));
+    for (row_labels, row_runs) in rows {
+        let row_runs = row_runs[0]..row_runs[1];
+        for i in row_runs.clone() {
             let parent = run_labels[i] as usize;
             run_labels[i] = if parent == i {
                 classes.push(runs[i].value);
@@ -347,30 +363,9 @@ fn write_labels<T: ClassValue, const ZEROED: bool>(
                 run_labels[parent]
             };
         }
-    };
-    if parallel {
-        let (run_labels, classes) = number_on_pool(&run_labels, runs);
-        let run_labels = &run_labels;
-        labels
-            .par_chunks_exact_mut(width.max(1))
-            .zip(row_starts.par_windows(2))
-            .with_min_len(row_masks::MIN_POOL_ROWS)
-            .for_each(|(row_labels, row_runs)| {
-                let row_runs = row_runs[0]..row_runs[1];
-                fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
-            });
-        classes
-    } else {
-        let rows = labels
-            .chunks_exact_mut(width.max(1))
-            .zip(row_starts.windows(2));
-        for (row_labels, row_runs) in rows {
-            let row_runs = row_runs[0]..row_runs[1];
-            number(row_runs.clone(), &mut run_labels);
-            fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
-        }
-        classes
+        fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
     }
+    classes
 }
 
 /// The runs' labels and the components' classes of the forest `parents`
