@@ -6,24 +6,14 @@ time_classes.py's maps) beside cc3d's `connected_components`, median ms of
 """
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "peers"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-11-29-cpu-classes-into"))
 
+from ab import median_ms  # noqa: E402
 from time_classes import class_map  # noqa: E402
-
-
-def median_ms(run, reps=5):
-    run()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def main():
@@ -39,8 +29,8 @@ def main():
         for g in (1, 4):
             host = class_map((256, 256, 256), density, g)
             for c in (6, 26):
-                ours = median_ms(lambda: ccl.label_classes(host, c))
-                theirs = median_ms(lambda: cc3d.connected_components(host, connectivity=c))
+                ours = median_ms(lambda: ccl.label_classes(host, c), reps=5)
+                theirs = median_ms(lambda: cc3d.connected_components(host, connectivity=c), reps=5)
                 print(f"{args.tag},{density},{g},{c},{ours:.3f},{theirs:.3f}", flush=True)
 
 
