@@ -498,6 +498,43 @@ mod tests {
         }
     }
 
+    /// The pool's numbering over a forest of many chunks, whose parents
+    /// lie anywhere before their runs (in their chunk or in an earlier
+    /// one, some paths long), equals the one-thread pass.
+    #[test]
+    fn numbering_on_the_pool_equals_the_one_thread_pass() {
+        let mut numbers = ccl_testdata::Xorshift32::new(0x5eed_0044);
+        let count = 200_000u32;
+        let parents: Vec<u32> = (0..count)
+            .map(|i| {
+                if i == 0 || numbers.below(4) == 0 {
+                    i
+                } else {
+                    numbers.below(i)
+                }
+            })
+            .collect();
+        let runs: Vec<Run<u16>> = (0..count)
+            .map(|i| Run {
+                start: 0,
+                end: 0,
+                value: (i % 7 + 1) as u16,
+            })
+            .collect();
+        let mut expected = parents.clone();
+        let mut classes = Vec::new();
+        for i in 0..expected.len() {
+            let parent = expected[i] as usize;
+            expected[i] = if parent == i {
+                classes.push(runs[i].value);
+                classes.len() as u32
+            } else {
+                expected[parent]
+            };
+        }
+        assert_eq!(number_on_pool(&parents, &runs), (expected, classes));
+    }
+
     #[test]
     fn runs_split_where_the_value_changes() {
         let values: [i16; 7] = [0, 3, 3, -3, 0, 0, 3];
