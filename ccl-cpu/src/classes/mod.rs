@@ -352,20 +352,48 @@ fn write_labels<T: ClassValue, const ZEROED: bool>(
         .zip(row_starts.windows(2));
     for (row_labels, row_runs) in rows {
         let row_runs = row_runs[0]..row_runs[1];
-        for i in row_runs.clone() {
-            let parent = run_labels[i] as usize;
-            run_labels[i] = if parent == i {
-                classes.push(runs[i].value);
-                // At most one component per voxel, and a map has at most
-                // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
-                classes.len() as u32
-            } else {
-                run_labels[parent]
-            };
-        }
+        number_in_order(&mut run_labels, runs, row_runs.clone(), &mut classes);
         fill_row::<T, ZEROED>(row_labels, &runs[row_runs.clone()], &run_labels[row_runs]);
     }
     classes
+}
+
+/// Numbers the runs `indices` in order (a forest's parents in
+/// `run_labels`, every run before them numbered already): a root takes
+/// the next label and its class goes to `classes`; any other run its
+/// parent's label, set before it since a parent comes first.
+fn number_in_order<T: ClassValue>(
+    run_labels: &mut [u32],
+    runs: &[Run<T>],
+    indices: std::ops::Range<usize>,
+    classes: &mut Vec<T>,
+) {
+    for i in indices {
+        let parent = run_labels[i] as usize;
+        run_labels[i] = if parent == i {
+            classes.push(runs[i].value);
+            // At most one component per voxel, and a map has at most
+            // `MAX_PIXELS` (< u32::MAX) voxels: the count fits.
+            classes.len() as u32
+        } else {
+            run_labels[parent]
+        };
+    }
+}
+
+/// `items` cut into consecutive parts of `lengths` (which sum to at most
+/// its length), each its own mutable slice: a part per row or chunk that
+/// the pool's threads fill at once.
+fn split_by_lengths<T>(items: &mut [T], lengths: impl IntoIterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut rest = items;
+    lengths
+        .into_iter()
+        .map(|length| {
+            let (part, after) = std::mem::take(&mut rest).split_at_mut(length);
+            rest = after;
+            part
+        })
+        .collect()
 }
 
 /// The runs' labels and the components' classes of the forest `parents`
@@ -399,15 +427,7 @@ fn number_on_pool<T: ClassValue>(parents: &[u32], runs: &[Run<T>]) -> (Vec<u32>,
         total += count;
     }
     let mut classes = vec![T::BACKGROUND; total];
-    let mut rest = &mut classes[..];
-    let class_parts: Vec<&mut [T]> = counts
-        .iter()
-        .map(|&count| {
-            let (part, after) = std::mem::take(&mut rest).split_at_mut(count);
-            rest = after;
-            part
-        })
-        .collect();
+    let class_parts = split_by_lengths(&mut classes, counts.iter().copied());
     // Atomic, so that a run may read a root's label in another chunk while
     // that chunk's runs are written (relaxed: the roots' labels are all
     // stored before the pass that reads them begins).
@@ -523,15 +543,7 @@ mod tests {
             .collect();
         let mut expected = parents.clone();
         let mut classes = Vec::new();
-        for i in 0..expected.len() {
-            let parent = expected[i] as usize;
-            expected[i] = if parent == i {
-                classes.push(runs[i].value);
-                classes.len() as u32
-            } else {
-                expected[parent]
-            };
-        }
+        number_in_order(&mut expected, &runs, 0..runs.len(), &mut classes);
         assert_eq!(number_on_pool(&parents, &runs), (expected, classes));
     }
 

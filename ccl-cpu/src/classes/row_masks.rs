@@ -22,9 +22,8 @@
 
 use ccl_core::{ClassValue, MinRootForest as Forest, SharedMinRootForest, pages};
 use rayon::prelude::*;
-use std::mem::MaybeUninit;
 
-use super::Run;
+use super::{Run, split_by_lengths};
 use crate::rle::bits::row_to_bits;
 
 /// The fewest rows a thread of the pool takes at a time, finding masks and
@@ -205,15 +204,10 @@ pub(super) fn label_map<T: ClassValue>(
     let mut runs = pages::with_capacity(count);
     if parallel {
         // Each row's runs straight into its place in the table.
-        let mut rest = &mut runs.spare_capacity_mut()[..count];
-        let places: Vec<&mut [MaybeUninit<Run<T>>]> = rows
-            .iter()
-            .map(|masks| {
-                let (row, after) = std::mem::take(&mut rest).split_at_mut(masks.runs);
-                rest = after;
-                row
-            })
-            .collect();
+        let places = split_by_lengths(
+            &mut runs.spare_capacity_mut()[..count],
+            rows.iter().map(|masks| masks.runs),
+        );
         rows.par_iter()
             .zip(places)
             .zip(values.par_chunks_exact(width))
