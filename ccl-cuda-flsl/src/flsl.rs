@@ -203,6 +203,34 @@ impl Bands {
     }
 }
 
+/// How far (in columns) a run of a slice's row reaches into the rows the
+/// band joins take: the band above's last row, and in a volume the slice
+/// before's row y and rows y ± 1 (negative: not at all). The binary and the
+/// class joins both read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Reaches {
+    /// The band above (4, 6: shared columns; 8, 18, 26: also diagonal).
+    band: u32,
+    /// Row y of the slice before (none in a batch's images).
+    face: i32,
+    /// Rows y ± 1 of the slice before (6: none; 18: shared columns; 26:
+    /// also diagonal).
+    edge: i32,
+}
+
+impl Reaches {
+    fn of(connectivity: Connectivity) -> Self {
+        let (band, face, edge) = match connectivity {
+            Connectivity::Four => (0, -1, -1),
+            Connectivity::Eight => (1, -1, -1),
+            Connectivity::Six => (0, 0, -1),
+            Connectivity::Eighteen => (1, 1, 0),
+            Connectivity::TwentySix => (1, 1, 1),
+        };
+        Self { band, face, edge }
+    }
+}
+
 /// Where the runs of an image are kept: `capacity` slots per row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Geometry {
@@ -607,17 +635,11 @@ impl Flsl {
                 (table, bands, flat_unions),
             )
         }?;
-        // The band above: its last row within the in-slice reach (4, 6:
-        // shared columns; 8, 18, 26: also diagonal). The slice before (none
-        // in a batch): its row y within the face reach, rows y ± 1 within
-        // the edge reach (6: none; 18: shared columns; 26: also diagonal).
-        let (band_reach, face_reach, edge_reach) = match run.connectivity {
-            Connectivity::Four => (0, -1, -1),
-            Connectivity::Eight => (1, -1, -1),
-            Connectivity::Six => (0, 0, -1),
-            Connectivity::Eighteen => (1, 1, 0),
-            Connectivity::TwentySix => (1, 1, 1),
-        };
+        let Reaches {
+            band: band_reach,
+            face: face_reach,
+            edge: edge_reach,
+        } = Reaches::of(run.connectivity);
         // A volume's rows all join the slice before; a batch's images, only
         // the first rows of their bands after the first (the kernel maps
         // its warps to them).

@@ -22,7 +22,7 @@ mod volume;
 pub use bits::{BitImage, BitImageArgs};
 pub use by_name::{DeviceRegistration, variant_on};
 pub use classes::{
-    ClassLabeler, ClassShape, ImageClassLabeling, ImageClassPlugin, class_value_size_index,
+    ClassLabeler, ClassPlugin, ClassShape, PluggedClassLabeling, class_value_size_index,
 };
 pub use features::{
     Analyzed, DeviceNode, Features, FilterVotes, Filtered, FlagRoots, Flatten, Numbered,

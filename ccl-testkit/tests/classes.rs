@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use ccl_core::{Backend, ClassMap, ClassValue, Connectivity};
-use ccl_cuda::backend::{ClassLabeler, ClassShape, ImageClassPlugin};
+use ccl_cuda::backend::{ClassLabeler, ClassPlugin, ClassShape};
 use ccl_cuda::runtime::{DevPtr, default_gpu};
 use ccl_cuda_flsl::FlslClasses;
 use ccl_testkit::policy::testable_variants;
@@ -19,9 +19,9 @@ use ccl_testkit::policy::testable_variants;
 use ccl as _;
 
 /// The labelers on the default GPU, where a CUDA variant runs here: the
-/// default one (images and batches by FLSL's runs, `ccl-cuda-flsl`'s
-/// plugin, unless a map's runs are nearly as many as its values), FLSL's
-/// runs for every image, and the tiles alone.
+/// default one (FLSL's runs, `ccl-cuda-flsl`'s plugin, unless a map's runs
+/// are nearly as many as its values), FLSL's runs for every map, and the
+/// tiles alone.
 fn labelers() -> Vec<ClassLabeler> {
     let runs = testable_variants()
         .into_iter()
@@ -33,7 +33,7 @@ fn labelers() -> Vec<ClassLabeler> {
     let every_map = FlslClasses::with_run_share(&gpu, gpu.default_stream(), 1.0).unwrap();
     vec![
         ClassLabeler::new(&gpu, gpu.default_stream()).unwrap(),
-        ClassLabeler::with_images(&gpu, gpu.default_stream(), Box::new(every_map)).unwrap(),
+        ClassLabeler::with_plugin(&gpu, gpu.default_stream(), Box::new(every_map)).unwrap(),
         ClassLabeler::tiles(&gpu, gpu.default_stream()).unwrap(),
     ]
 }
@@ -117,12 +117,10 @@ const VOLUME_SHAPES: [[usize; 3]; 6] = [
 ];
 
 /// Linking `ccl-cuda-flsl` (as the facade does) plugs FLSL's runs into
-/// every `ClassLabeler` for images; this holds without a GPU.
+/// every `ClassLabeler`; this holds without a GPU.
 #[test]
 fn flsl_registers_the_image_class_labeler() {
-    let plugins = ccl_cuda::inventory::iter::<ImageClassPlugin>
-        .into_iter()
-        .count();
+    let plugins = ccl_cuda::inventory::iter::<ClassPlugin>.into_iter().count();
     assert_eq!(plugins, 1);
 }
 
@@ -163,18 +161,34 @@ fn images_and_volumes_equal_the_cpu_with(labeler: &mut ClassLabeler) {
 
 /// Runs of one pixel (a value unlike both neighbours' along x, 32 runs a
 /// word of the run planes) and diagonal stripes, whose runs touch runs of
-/// other values above on both sides; rows two a warp (up to 512 pixels) and
-/// a warp each.
+/// other values above (and in the slice before) on both sides; rows two a
+/// warp (up to 512 pixels) and a warp each.
 #[test]
 fn alternating_values_equal_the_cpu() {
     for mut labeler in labelers() {
-        for [width, height] in [[64, 40], [65, 33], [512, 9], [1031, 17]] {
+        for [width, height, depth] in [
+            [64, 40, 1],
+            [65, 33, 1],
+            [512, 9, 1],
+            [1031, 17, 1],
+            [65, 20, 5],
+            [512, 9, 3],
+            [600, 18, 3],
+        ] {
             for (period, step) in [(2u8, 0usize), (3, 1), (2, 1), (5, 2)] {
-                let values: Vec<u8> = (0..width * height)
-                    .map(|i| 1 + ((i % width + step * (i / width)) % period as usize) as u8)
+                let values: Vec<u8> = (0..width * height * depth)
+                    .map(|i| {
+                        let (x, y, z) = (i % width, i / width % height, i / (width * height));
+                        1 + ((x + step * (y + z)) % period as usize) as u8
+                    })
                     .collect();
-                for connectivity in Connectivity::PLANE {
-                    check(&mut labeler, &values, [width, height, 1], connectivity);
+                let connectivities = if depth == 1 {
+                    &Connectivity::PLANE[..]
+                } else {
+                    &Connectivity::VOLUME[..]
+                };
+                for &connectivity in connectivities {
+                    check(&mut labeler, &values, [width, height, depth], connectivity);
                 }
             }
         }
@@ -192,6 +206,8 @@ fn large_maps_equal_the_cpu_with(labeler: &mut ClassLabeler) {
     for (shape, connectivities) in [
         ([1031, 1024, 1], &Connectivity::PLANE[..]),
         ([130, 120, 70], &Connectivity::VOLUME[..]),
+        // Rows of a warp each in FLSL's walk, slices of several bands.
+        ([600, 40, 6], &Connectivity::VOLUME[..]),
     ] {
         for &connectivity in connectivities {
             for (classes, density, sticky) in [(4, 70, true), (2, 95, true), (1, 65, false)] {

@@ -158,6 +158,92 @@ __device__ void unite_class_band_rows(FlslRuns t, const T* values, u32 width, Fl
     for (u32 j = threadIdx.x; j < runs; j += 32) unite_class_run<T, Eight>(t, values, width, row, j);
 }
 
+// The runs of row `row` begun before column x (0 <= x <= width): the run
+// walk's count before x's word (word_runs) and the starts below x in it.
+__device__ __forceinline__ u32 class_runs_begun_before(CclBits run_starts, FlslRuns t, u32 row, u32 x) {
+    const u32 w = x / 32, p = x % 32;
+    const u32 starts = ccl_bits_word(run_starts, (int)row, (int)w);
+    return t.word_runs[row * t.row_words + w] + (u32)__popc(starts & ((1u << p) - 1u));
+}
+
+// Merges `root` (an ancestor of a run of `value` spanning columns `run`)
+// with the runs of row `other` of its value within `reach` columns of it,
+// and returns the root it reached. Which runs of `other` touch is two
+// counts on the start plane, as the binary joins count (unite_touching in
+// flsl.cu): those begun before hi + 1, less those ended before lo. A run
+// points at its band root (the band unions left it there, and the merges
+// store into band roots alone), so `last` skips the repeats of one band's
+// runs, which a merge would find joined already. Both band roots then
+// point at the joined tree's root, as the binary joins leave theirs: a
+// band root is merged again by the band's other runs, and its path would
+// otherwise grow with every slice joined before it.
+template <typename T>
+__device__ __forceinline__ u32 unite_class_touching(CclBits bits, CclBits run_starts, FlslRuns t, const T* values, u32 width,
+                                                    unsigned long long* merged, u32 band_root, u32 root,
+                                                    uint2 run, T value, u32 other, u32 reach, u32* last) {
+    const u32 lo = run.x >= reach ? run.x - reach : 0;
+    const u32 hi = min(run.y + reach, width - 1);
+    const bool lo_inside_run = bits_pixel(bits, other, (int)lo) && !bits_pixel(run_starts, other, (int)lo);
+    const u32 first = class_runs_begun_before(run_starts, t, other, lo) - (lo_inside_run ? 1u : 0u);
+    const u32 end = class_runs_begun_before(run_starts, t, other, hi + 1);
+    const u32 slot0 = other * t.capacity;
+    const T* other_values = values + (size_t)other * width;
+    for (u32 k = first; k < end; ++k) {
+        if (other_values[t.runs[slot0 + k].x] != value) continue;
+        const u32 ancestor = __ldcg(t.parent + slot0 + k) - 1;
+        if (ancestor == *last) continue;
+        *last = ancestor;
+        // The pairs of the block's earlier merges (flsl.cu's MERGED_PAIRS):
+        // the rows of a band in one slice meet the same band roots in the
+        // slice before, row after row.
+        const unsigned long long pair = ((unsigned long long)band_root << 32) | ancestor;
+        const u32 h = ((band_root * 0x9e3779b1u) ^ (ancestor * 0x85ebca77u)) >> (32 - MERGED_PAIR_BITS);
+        if (atomicExch(merged + h, pair) == pair) continue;
+        const u32 joined = ccl_merge_root(t.parent, root, ancestor);
+        if (root != joined) t.parent[root] = joined + 1;
+        if (ancestor != joined) t.parent[ancestor] = joined + 1;
+        root = joined;
+    }
+    return root;
+}
+
+// A volume's joins after its band unions (unite_class_bands), a warp per
+// row, a lane per run: the first row of each band after its slice's first
+// with the band above (the runs above the run kernel found, as a batch's
+// band joins), and every row of a slice after the first with the slice
+// before: its row y within `face_reach` columns, rows y - 1 and y + 1
+// within `edge_reach` (negative: not at all, 6-connectivity), merging with
+// each run there of its own value.
+template <typename T, bool Eight>
+__device__ void unite_class_volume_rows(CclBits bits, CclBits run_starts, FlslRuns t, const T* values, u32 width,
+                                        FlslBands bands, int face_reach, int edge_reach) {
+    __shared__ unsigned long long merged[MERGED_PAIRS];
+    for (u32 i = threadIdx.y * 32 + threadIdx.x; i < MERGED_PAIRS; i += blockDim.x * blockDim.y) merged[i] = NO_PAIR;
+    __syncthreads();
+    const u32 row = blockIdx.x * blockDim.y + threadIdx.y;
+    if (row >= t.rows) return;
+    const u32 slice_height = bands.slice_height, y = row % slice_height;
+    const bool below_band = y != 0 && y % bands.band_height == 0, behind_slice = row >= slice_height;
+    if (!below_band && !behind_slice) return;
+    const u32 runs = t.count[row];
+    for (u32 j = threadIdx.x; j < runs; j += 32) {
+        if (below_band) unite_class_run<T, Eight>(t, values, width, row, j);
+        if (!behind_slice) continue;
+        const u32 slot = row * t.capacity + j;
+        const uint2 run = t.runs[slot];
+        const T value = values[(size_t)row * width + run.x];
+        // The run's band root (its parent, or itself where it is one).
+        const u32 band_root = __ldcg(t.parent + slot) - 1;
+        u32 root = band_root, last = NO_RANK;
+        for (int dy = -1; dy <= 1; ++dy) {
+            if (dy != 0 && (edge_reach < 0 || (dy < 0 && y == 0) || (dy > 0 && y + 1 == slice_height))) continue;
+            const u32 reach = (u32)(dy == 0 ? face_reach : edge_reach);
+            root = unite_class_touching<T>(bits, run_starts, t, values, width, merged, band_root, root, run,
+                                           value, row - slice_height + dy, reach, &last);
+        }
+    }
+}
+
 // Labeling, step 1, with the classes (flsl_group_runs: a thread per run):
 // each run's canonical label in `extra`, as FLSL's label_runs<true> writes
 // it, and each root run's value at its first pixel into `classes` by its
@@ -204,6 +290,16 @@ extern "C" __global__ void __launch_bounds__(256)
         unite_class_band_rows<T, EIGHT>(t, values, width, bands);                                      \
     }
 
+// A volume's joins of one in-plane connectivity and value size (c4: 6,
+// c8: 18 and 26, whose reaches the host passes).
+#define FLSL_CLASS_VOLUME_KERNELS(SUFFIX, T, EIGHT)                                                    \
+    extern "C" __global__ void __launch_bounds__(256) flsl_class_volume_joins_##SUFFIX(                \
+        CclBits bits, CclBits run_starts, FlslRuns t, const T* values, u32 width, FlslBands bands,     \
+        int face_reach, int edge_reach) {                                                              \
+        unite_class_volume_rows<T, EIGHT>(bits, run_starts, t, values, width, bands, face_reach,       \
+                                          edge_reach);                                                 \
+    }
+
 // The kernels of one value size (flsl_class_unions_c8_2: 8-connectivity,
 // 2-byte values).
 #define FLSL_CLASS_KERNELS(SUFFIX, T)                                                                  \
@@ -222,6 +318,8 @@ extern "C" __global__ void __launch_bounds__(256)
     }                                                                                                  \
     FLSL_CLASS_BAND_KERNELS(c4_##SUFFIX, T, false)                                                     \
     FLSL_CLASS_BAND_KERNELS(c8_##SUFFIX, T, true)                                                      \
+    FLSL_CLASS_VOLUME_KERNELS(c4_##SUFFIX, T, false)                                                   \
+    FLSL_CLASS_VOLUME_KERNELS(c8_##SUFFIX, T, true)                                                    \
     extern "C" __global__ void __launch_bounds__(256) flsl_number_class_runs_##SUFFIX(                 \
         FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {                      \
         number_class_runs<T>(t, roots, width, values, classes);                                        \

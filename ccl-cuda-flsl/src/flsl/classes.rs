@@ -1,6 +1,6 @@
-//! [`FlslClasses`]: FLSL's runs over the images of class maps
-//! (`flsl/classes.cu`), plugged into `ccl_cuda::backend::ClassLabeler` for
-//! images and batches (volumes stay with its tiles).
+//! [`FlslClasses`]: FLSL's runs over class maps (`flsl/classes.cu`),
+//! plugged into `ccl_cuda::backend::ClassLabeler` for images, batches and
+//! volumes.
 //!
 //! The map becomes two bit planes (its nonzero values, and where each run
 //! of one value starts), which FLSL's run walk and pixel pass read in place
@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use ccl_core::{Connectivity, Result};
 use ccl_cuda::backend::{
-    BitImageArgs, ClassShape, Features, ImageClassLabeling, ImageClassPlugin, Numbered,
-    RootIndexArgs, class_value_size_index,
+    BitImageArgs, ClassPlugin, ClassShape, Features, Numbered, PluggedClassLabeling, RootIndexArgs,
+    class_value_size_index,
 };
 use ccl_cuda::cudarc::driver::{CudaStream, LaunchConfig};
 use ccl_cuda::inventory;
@@ -25,8 +25,8 @@ use ccl_cuda::runtime::{
 };
 
 use super::{
-    Bands, CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, RunTableArgs, Voting,
-    WORD_WARPS, pixel_grid, run_grid,
+    Bands, CLASS_RUN_WARPS, Flsl, Geometry, KERNELS, PAIRED_ROW_PIXELS, Reaches, RunTableArgs,
+    Voting, WORD_WARPS, pixel_grid, run_grid,
 };
 
 /// Threads per block of the packing kernel (a thread per word).
@@ -48,6 +48,19 @@ type PackKernel = Kernel<(
 /// and the images' bands.
 type BandKernel = Kernel<(RunTableArgs, DevPtr<u8>, u32, Bands)>;
 
+/// A volume's joins' arguments: the planes, the table, the map and its
+/// width, the slices' bands, and the reaches into the slice before.
+type VolumeKernel = Kernel<(
+    BitImageArgs,
+    BitImageArgs,
+    RunTableArgs,
+    DevPtr<u8>,
+    u32,
+    Bands,
+    i32,
+    i32,
+)>;
+
 /// The kernels of one value size (1, 2, 4 or 8 bytes).
 struct SizedKernels {
     pack: PackKernel,
@@ -57,6 +70,9 @@ struct SizedKernels {
     /// the band above; 4- and 8-connectivity.
     band_unions: [BandKernel; 2],
     band_joins: [BandKernel; 2],
+    /// A volume's joins of its bands' first rows and of its slices, after
+    /// the band unions; in-plane 4- (6) and 8-connectivity (18, 26).
+    volume_joins: [VolumeKernel; 2],
     /// The runs' labels and the components' classes.
     number: Kernel<(RunTableArgs, RootIndexArgs, u32, DevPtr<u8>, DevPtr<u8>)>,
 }
@@ -78,6 +94,10 @@ impl SizedKernels {
                 Kernel::load(gpu, &KERNELS, &name("flsl_class_band_joins_c4"))?,
                 Kernel::load(gpu, &KERNELS, &name("flsl_class_band_joins_c8"))?,
             ],
+            volume_joins: [
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_volume_joins_c4"))?,
+                Kernel::load(gpu, &KERNELS, &name("flsl_class_volume_joins_c8"))?,
+            ],
             number: Kernel::load(gpu, &KERNELS, &name("flsl_number_class_runs"))?,
         })
     }
@@ -94,7 +114,8 @@ struct Labeled {
     bytes: usize,
 }
 
-/// FLSL over class maps' images: the planes, runs, unions of equal values,
+/// FLSL over class maps: the planes, runs, unions of equal values (a
+/// volume's slices as a batch's images, then each with the slice before),
 /// then FLSL's root flags, numbering and pixel pass.
 pub struct FlslClasses {
     stream: Arc<CudaStream>,
@@ -109,10 +130,13 @@ pub struct FlslClasses {
     planes: [DeviceBuffer<u32>; 2],
     /// The class of each component of the last labeling by rank, written
     /// with the runs' labels (a value per run at most: a component has one
-    /// run or more); [`write_classes`](ImageClassLabeling::write_classes)
+    /// run or more); [`write_classes`](PluggedClassLabeling::write_classes)
     /// copies them out.
     classes: DeviceBuffer<u8>,
     run_count: DeviceBuffer<u32>,
+    /// The most runs per value taken: of a volume in 6-connectivity, and
+    /// of any other map.
+    six_connected_run_share: f64,
     run_share: f64,
     last: Option<Labeled>,
 }
@@ -125,16 +149,29 @@ impl FlslClasses {
     /// (0.51) and slower at 90 % (0.70).
     pub const DEFAULT_RUN_SHARE: f64 = 0.6;
 
+    /// The most runs per value of a volume in 6-connectivity that this
+    /// labeler takes. There the tiles' forest compares a voxel with three
+    /// earlier neighbours, not thirteen: on 512³ maps of 4 classes with a
+    /// value drawn per voxel (H200, `bench/2026-11-29-h200-class-volume-runs`),
+    /// the runs were faster at 30 % foreground (0.28 runs per value), level
+    /// at 40 % (0.36) and slower from 50 % (0.44), where in 18- and
+    /// 26-connectivity they were level or faster up to 60 % (0.51).
+    pub const SIX_CONNECTED_RUN_SHARE: f64 = 0.35;
+
     /// Loads the kernels (FLSL's module, compiled once per process and
     /// device) for `gpu`; all work goes on `stream`. Maps of more than
-    /// [`DEFAULT_RUN_SHARE`](Self::DEFAULT_RUN_SHARE) runs per value are
-    /// left to the tiles.
+    /// [`DEFAULT_RUN_SHARE`](Self::DEFAULT_RUN_SHARE) runs per value
+    /// ([`SIX_CONNECTED_RUN_SHARE`](Self::SIX_CONNECTED_RUN_SHARE) of a
+    /// volume in 6-connectivity) are left to the tiles.
     pub fn new(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
-        Self::with_run_share(gpu, stream, Self::DEFAULT_RUN_SHARE)
+        let mut labeler = Self::with_run_share(gpu, stream, Self::DEFAULT_RUN_SHARE)?;
+        labeler.six_connected_run_share = Self::SIX_CONNECTED_RUN_SHARE;
+        Ok(labeler)
     }
 
-    /// [`new`](Self::new), taking maps of up to `run_share` runs per value
-    /// (1 or more: every map whose run slots have 32-bit indices).
+    /// [`new`](Self::new), taking maps of up to `run_share` runs per value,
+    /// in every connectivity (1 or more: every map whose run slots have
+    /// 32-bit indices).
     pub fn with_run_share(gpu: &Arc<Gpu>, stream: Arc<CudaStream>, run_share: f64) -> Result<Self> {
         let run_kernel = |name: &str| -> Result<RunKernel> { Kernel::load(gpu, &KERNELS, name) };
         Ok(Self {
@@ -159,6 +196,7 @@ impl FlslClasses {
             planes: Default::default(),
             classes: DeviceBuffer::new(),
             run_count: DeviceBuffer::new(),
+            six_connected_run_share: run_share,
             run_share,
             stream,
             last: None,
@@ -221,7 +259,7 @@ impl FlslClasses {
     }
 }
 
-impl ImageClassLabeling for FlslClasses {
+impl PluggedClassLabeling for FlslClasses {
     unsafe fn label(
         &mut self,
         values: u64,
@@ -232,13 +270,21 @@ impl ImageClassLabeling for FlslClasses {
         numbering: &mut Features,
     ) -> Result<Option<Numbered>> {
         self.last = None;
-        let eight = usize::from(connectivity.image_diagonals()?);
+        // A volume's slices are labeled as images of its in-plane
+        // connectivity (6: 4; 18, 26: 8), then joined slice to slice.
+        let volume = connectivity.dimensions() == 3;
+        let eight = usize::from(if volume {
+            connectivity != Connectivity::Six
+        } else {
+            connectivity.image_diagonals()?
+        });
         let rows = shape.height * shape.depth;
         // Too many slots for 32-bit indices: the tiles take the map.
         let Ok(geometry) = Geometry::of_classes(shape.width, rows) else {
             return Ok(None);
         };
-        // A batch's images: each first row has no row above.
+        // A batch's images, a volume's slices: each first row has no row
+        // above in the run walk.
         let slice_height = if shape.depth > 1 {
             u32::try_from(shape.height).map_err(|_| {
                 ccl_core::Error::InvalidDimensions("images taller than 2^32 rows".into())
@@ -247,7 +293,12 @@ impl ImageClassLabeling for FlslClasses {
             0
         };
         let (bits, run_starts, runs) = self.pack(values, bytes, shape.width, rows)?;
-        if runs as f64 > self.run_share * shape.values() as f64 {
+        let run_share = if connectivity == Connectivity::Six {
+            self.six_connected_run_share
+        } else {
+            self.run_share
+        };
+        if runs as f64 > run_share * shape.values() as f64 {
             return Ok(None);
         }
         let stream = self.stream.clone();
@@ -279,19 +330,37 @@ impl ImageClassLabeling for FlslClasses {
             // reads the map's values at those runs' first columns.
             unsafe { sized.unions[eight].launch(&stream, run_rows, (table, map, width)) }?;
         } else {
-            // A batch: in bands, as FLSL joins a binary batch's rows
-            // (`Flsl::join_bands`). The band kernels' warps walk the runs
-            // and values of their bands' rows alone, as above.
+            // A batch or a volume: in bands, as FLSL joins a binary batch's
+            // rows (`Flsl::join_bands`). The band kernels' warps walk the
+            // runs and values of their bands' rows alone, as above.
             let bands = Bands::of(shape.depth, slice_height)?;
+            let reaches = Reaches::of(connectivity);
             // SAFETY: as the unions above, each warp within its band's rows
-            // (the joins: its row and the row above).
+            // (the joins: its row and the row above; a volume's also the
+            // three rows about it in the slice before, whose runs it finds
+            // from the start plane's words and `word_runs`).
             unsafe {
                 sized.band_unions[eight].launch(
                     &stream,
                     warp_grid(bands.count as usize, WORD_WARPS)?,
                     (table, map, width, bands),
                 )?;
-                if bands.joined > 0 {
+                if volume {
+                    sized.volume_joins[eight].launch(
+                        &stream,
+                        warp_grid(rows, WORD_WARPS)?,
+                        (
+                            bits,
+                            run_starts,
+                            table,
+                            map,
+                            width,
+                            bands,
+                            reaches.face,
+                            reaches.edge,
+                        ),
+                    )?;
+                } else if bands.joined > 0 {
                     sized.band_joins[eight].launch(
                         &stream,
                         warp_grid(bands.joined as usize, WORD_WARPS)?,
@@ -343,11 +412,11 @@ impl ImageClassLabeling for FlslClasses {
 }
 
 inventory::submit! {
-    ImageClassPlugin {
+    ClassPlugin {
         priority: 1,
         new: |gpu, stream| {
             FlslClasses::new(gpu, stream.clone())
-                .map(|labeler| Box::new(labeler) as Box<dyn ImageClassLabeling>)
+                .map(|labeler| Box::new(labeler) as Box<dyn PluggedClassLabeling>)
         },
     }
 }

@@ -1,11 +1,10 @@
 //! Class maps on the GPU (`classes.cu`): neighbours of the same nonzero
 //! value are connected, so each class's components are labeled apart in one
 //! labeling ("multilabel", as cc3d's `connected_components` labels), with
-//! the class of each component. Images and batches go to the image labeler
-//! an algorithm crate registers ([`ImageClassPlugin`]: `ccl-cuda-flsl`'s
-//! runs of one value), where one is linked and takes the map; volumes, and
-//! the other images, are built tile by tile in shared memory and merged
-//! across tiles. The shared back end ([`Features`]) numbers either forest
+//! the class of each component. Maps go to the labeler an algorithm crate
+//! registers ([`ClassPlugin`]: `ccl-cuda-flsl`'s runs of one value), where
+//! one is linked and takes the map; the others are built tile by tile in
+//! shared memory and merged across tiles. The shared back end ([`Features`]) numbers either forest
 //! canonically, in raster order of the components' first pixels, exactly as
 //! it numbers a binary image's forest.
 //!
@@ -157,20 +156,21 @@ struct Labeled {
     width: usize,
     rows: usize,
     components: usize,
-    /// Whether the plugged-in image labeler ([`ImageClassLabeling`])
-    /// labeled it, whose roots are its own nodes, not pixels.
-    by_images: bool,
+    /// Whether the plugged-in labeler ([`PluggedClassLabeling`]) labeled
+    /// it, whose roots are its own nodes, not pixels.
+    by_plugin: bool,
 }
 
-/// The labeling of a class map's images (one image or a batch, an image's
-/// connectivity) that an algorithm crate plugs into [`ClassLabeler`] in
-/// place of the tiles, by registering an [`ImageClassPlugin`]: its forest
-/// and last pass, numbered through the labeler's [`Features`]; the checks,
-/// the batch's numbering and counts stay the labeler's.
-pub trait ImageClassLabeling: Send {
+/// The labeling of class maps (an image, a batch of images, a volume) that
+/// an algorithm crate plugs into [`ClassLabeler`] in place of the tiles,
+/// by registering a [`ClassPlugin`]: its forest and last pass, numbered
+/// through the labeler's [`Features`]; the checks, the batch's numbering
+/// and counts stay the labeler's.
+pub trait PluggedClassLabeling: Send {
     /// Labels the class map at `values` (`shape`, values of `bytes` bytes,
-    /// compared as integers; zero is background; with several slices a
-    /// batch, whose first rows have no row above) into `labels` (a `u32`
+    /// compared as integers; zero is background; with several slices and an
+    /// image's connectivity a batch, whose first rows have no row above,
+    /// with a volume's one volume) into `labels` (a `u32`
     /// per value), its roots flagged and ranked by `numbering` (set up for
     /// the batch by the caller) and its last pass writing each pixel's
     /// label. `None`: it leaves this map to the tiles (it would be slower,
@@ -201,17 +201,17 @@ pub trait ImageClassLabeling: Send {
     unsafe fn write_classes(&mut self, components: usize, classes: u64) -> Result<()>;
 }
 
-/// An image class labeler registered by an algorithm crate
+/// A class labeler registered by an algorithm crate
 /// (`inventory::submit!`): [`ClassLabeler::new`] takes the one of highest
-/// priority for images and batches.
-pub struct ImageClassPlugin {
-    /// Which of several registered labels images.
+/// priority, and the tiles label the maps it leaves.
+pub struct ClassPlugin {
+    /// Which of several registered ones labels the maps.
     pub priority: u32,
     /// Loads it for a GPU and the labeler's stream.
-    pub new: fn(&Arc<Gpu>, &Arc<CudaStream>) -> Result<Box<dyn ImageClassLabeling>>,
+    pub new: fn(&Arc<Gpu>, &Arc<CudaStream>) -> Result<Box<dyn PluggedClassLabeling>>,
 }
 
-inventory::collect!(ImageClassPlugin);
+inventory::collect!(ClassPlugin);
 
 /// Labels class maps in device memory (values of 1, 2, 4 or 8 bytes), on
 /// one stream; its buffers are reused across calls.
@@ -223,41 +223,41 @@ pub struct ClassLabeler {
     forest: DeviceBuffer<u32>,
     /// The foreground bytes of values wider than a byte.
     foreground: DeviceBuffer<u8>,
-    /// The registered labeler of images and batches, if any.
-    images: Option<Box<dyn ImageClassLabeling>>,
+    /// The registered labeler, if any.
+    plugin: Option<Box<dyn PluggedClassLabeling>>,
     last: Option<Labeled>,
 }
 
 impl ClassLabeler {
     /// Loads the kernels (compiled once per process and device) for `gpu`;
-    /// all work goes on `stream`, a stream of that GPU. Images and batches
-    /// go to the registered [`ImageClassPlugin`] of highest priority
-    /// (`ccl-cuda-flsl`'s runs, where it is linked), volumes and, without
-    /// one, images to the tiles.
+    /// all work goes on `stream`, a stream of that GPU. Maps go to the
+    /// registered [`ClassPlugin`] of highest priority (`ccl-cuda-flsl`'s
+    /// runs, where it is linked), and those it leaves (or all, without one)
+    /// to the tiles.
     pub fn new(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
-        let plugin = inventory::iter::<ImageClassPlugin>
+        let plugin = inventory::iter::<ClassPlugin>
             .into_iter()
             .max_by_key(|plugin| plugin.priority);
         let mut labeler = Self::tiles(gpu, stream)?;
         if let Some(plugin) = plugin {
-            labeler.images = Some((plugin.new)(gpu, &labeler.stream)?);
+            labeler.plugin = Some((plugin.new)(gpu, &labeler.stream)?);
         }
         Ok(labeler)
     }
 
-    /// [`new`](Self::new) with `images` for images and batches in place of
-    /// the registered image labeler.
-    pub fn with_images(
+    /// [`new`](Self::new) with `plugin` in place of the registered
+    /// labeler.
+    pub fn with_plugin(
         gpu: &Arc<Gpu>,
         stream: Arc<CudaStream>,
-        images: Box<dyn ImageClassLabeling>,
+        plugin: Box<dyn PluggedClassLabeling>,
     ) -> Result<Self> {
         let mut labeler = Self::tiles(gpu, stream)?;
-        labeler.images = Some(images);
+        labeler.plugin = Some(plugin);
         Ok(labeler)
     }
 
-    /// [`new`](Self::new) without the registered image labeler: the tiles
+    /// [`new`](Self::new) without the registered labeler: the tiles
     /// label every map (the reference the tests hold both to).
     pub fn tiles(gpu: &Arc<Gpu>, stream: Arc<CudaStream>) -> Result<Self> {
         Ok(Self {
@@ -270,7 +270,7 @@ impl ClassLabeler {
             numbering: Features::new(gpu)?,
             forest: DeviceBuffer::new(),
             foreground: DeviceBuffer::new(),
-            images: None,
+            plugin: None,
             stream,
             last: None,
         })
@@ -334,7 +334,7 @@ impl ClassLabeler {
                 width: shape.width,
                 rows: 0,
                 components: 0,
-                by_images: false,
+                by_plugin: false,
             });
             return Ok(0);
         }
@@ -347,7 +347,7 @@ impl ClassLabeler {
         // SAFETY: the caller's contract for `values` and `labels`; the
         // shape has values and passed the size check.
         let numbered = unsafe { self.forest_numbered(values, bytes, shape, connectivity, labels) };
-        let by_images = matches!(numbered, Ok((_, true)));
+        let by_plugin = matches!(numbered, Ok((_, true)));
         // The batch numbering is undone whatever happened.
         let counted = numbered.and_then(|_| match counts {
             Some(counts) if batch => {
@@ -371,14 +371,14 @@ impl ClassLabeler {
             width: shape.width,
             rows,
             components,
-            by_images,
+            by_plugin,
         });
         Ok(components)
     }
 
     /// The map's forest and numbering into `labels` ([`label`](Self::label)
-    /// of a map with values): by the registered image labeler where it
-    /// takes an image's map (then `true`), else by the tiles.
+    /// of a map with values): by the registered labeler where it takes the
+    /// map (then `true`), else by the tiles.
     ///
     /// # Safety
     /// As [`label`](Self::label)'s.
@@ -390,10 +390,10 @@ impl ClassLabeler {
         connectivity: Connectivity,
         labels: DevPtr<u32>,
     ) -> Result<(Numbered, bool)> {
-        if let (2, Some(images)) = (connectivity.dimensions(), self.images.as_mut()) {
+        if let Some(plugin) = self.plugin.as_mut() {
             // SAFETY: the caller's contract.
             let numbered = unsafe {
-                images.label(
+                plugin.label(
                     values,
                     bytes,
                     shape,
@@ -519,11 +519,11 @@ impl ClassLabeler {
         if last.components == 0 {
             return Ok(());
         }
-        if last.by_images {
-            let images = self.images.as_mut().ok_or_else(ccl_core::not_run)?;
-            // SAFETY: the caller's contract; the image labeler made the
+        if last.by_plugin {
+            let plugin = self.plugin.as_mut().ok_or_else(ccl_core::not_run)?;
+            // SAFETY: the caller's contract; the plugged-in labeler made the
             // last labeling, of `components` components.
-            return unsafe { images.write_classes(last.components, classes) };
+            return unsafe { plugin.write_classes(last.components, classes) };
         }
         let index = self.numbering.last_index(&self.stream)?;
         let words = last.rows * last.width.div_ceil(32);
