@@ -14,6 +14,7 @@ line per cell:
   input,density,g,connectivity,binary_ms,classes_ms,ratio,binary_runs,class_runs
 
   PYTHONPATH=SITE python3 regions.py --reps 9 > regions.csv
+  PYTHONPATH=SITE python3 regions.py --volumes-only --tag new, >> vregions.csv
 """
 
 import argparse
@@ -46,6 +47,8 @@ def runs(cupy, values):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--tag", default="", help="a first column, for A/B runs of two wheels")
+    parser.add_argument("--volumes-only", action="store_true")
     args = parser.parse_args()
 
     import cupy
@@ -56,18 +59,21 @@ def main():
     for density in (30, 60, 90):
         for g in (1, 4):
             cases = [
-                ("8192^2", cupy.asarray(region_map((8192, 8192), density, g)), (4, 8), False),
-                ("256x512^2", cupy.asarray(np.stack([region_map((512, 512), density, g, seed=i)
-                                                     for i in range(256)])), (8,), True),
-                ("512^3", cupy.asarray(region_map((512, 512, 512), density, g)), (6, 26), False),
+                ("8192^2", lambda: region_map((8192, 8192), density, g), (4, 8), False),
+                ("256x512^2", lambda: np.stack([region_map((512, 512), density, g, seed=i) for i in range(256)]),
+                 (8,), True),
+                ("512^3", lambda: region_map((512, 512, 512), density, g), (6, 26), False),
             ]
             for name, values, connectivities, batch in cases:
+                if args.volumes_only and name != "512^3":
+                    continue
+                values = cupy.asarray(values())
                 binary = values != 0
                 binary_runs, class_runs = runs(cupy, binary.astype(cupy.uint8)), runs(cupy, values)
                 for c in connectivities:
                     b = median_ms(sync, lambda: ccl.label(binary, c, batch=batch), args.reps)
                     k = median_ms(sync, lambda: ccl.label_classes(values, c, batch=batch), args.reps)
-                    print(f"{name},{density},{g},{c},{b:.4f},{k:.4f},{k / b:.3f},{binary_runs},{class_runs}",
+                    print(f"{args.tag}{name},{density},{g},{c},{b:.4f},{k:.4f},{k / b:.3f},{binary_runs},{class_runs}",
                           flush=True)
                 del values, binary
 
