@@ -43,10 +43,10 @@
 //!   labeling and border merge of `ccl-cuda-ha4` (32-pixel words). Their
 //!   labels are HA's.
 //!
-//! [`FlslClasses`] (`flsl/classes.cu`) labels class maps' images and
-//! batches by the same runs, runs of one value (two values touching in a
-//! row are two runs), for `ccl_cuda::backend::ClassLabeler`, which takes it
-//! from the registry of image class labelers.
+//! [`FlslClasses`] (`flsl/classes.cu`) labels class maps (images, batches
+//! and volumes) by the same runs, runs of one value (two values touching in
+//! a row are two runs), for `ccl_cuda::backend::ClassLabeler`, which takes
+//! it from the registry of class labelers (`ClassPlugin`).
 //!
 //! [`count_updates`] runs an instrumented build of any of them and counts
 //! the atomic feature updates and their conflicts (the paper's Fig. 5,

@@ -1,6 +1,6 @@
-// flsl/classes.cu: FLSL over a class map's images (ccl_cuda_flsl's
-// FlslClasses, which ccl_cuda::backend::ClassLabeler takes for images and
-// batches): neighbours are connected when they hold the same nonzero value,
+// flsl/classes.cu: FLSL over class maps (ccl_cuda_flsl's FlslClasses,
+// which ccl_cuda::backend::ClassLabeler takes for images, batches and
+// volumes): neighbours are connected when they hold the same nonzero value,
 // and the forest's nodes are runs of one value. Appended to flsl.cu (one
 // module), whose run and pixel walks take the class map as two bit planes:
 //
