@@ -178,8 +178,8 @@ __device__ __forceinline__ u32 class_runs_begun_before(CclBits run_starts, FlslR
 // band root is merged again by the band's other runs, and its path would
 // otherwise grow with every slice joined before it.
 template <typename T>
-__device__ __forceinline__ u32 unite_class_touching(CclBits bits, CclBits run_starts, FlslRuns t, const T* values, u32 width,
-                                                    unsigned long long* merged, u32 band_root, u32 root,
+__device__ __forceinline__ u32 unite_class_touching(CclBits bits, CclBits run_starts, FlslRuns t, const T* values,
+                                                    u32 width, unsigned long long* merged, u32 band_root, u32 root,
                                                     uint2 run, T value, u32 other, u32 reach, u32* last) {
     const u32 lo = run.x >= reach ? run.x - reach : 0;
     const u32 hi = min(run.y + reach, width - 1);

@@ -146,7 +146,10 @@ impl FlslClasses {
     /// more are left to the tiles. On 8192² maps of 4 classes with a value
     /// drawn per pixel (H200, `bench/2026-11-28-h200-class-runs`), the runs
     /// were faster at 30 % foreground (0.28 runs per value), level at 60 %
-    /// (0.51) and slower at 90 % (0.70).
+    /// (0.51) and slower at 90 % (0.70). On 512³ volumes of such maps
+    /// (`bench/2026-11-29-h200-class-volume-runs`) they were level or
+    /// faster up to 0.51 in 18- and 26-connectivity, and at 0.70 took 1.09×
+    /// the tiles' time in 18 and 0.87× in 26.
     pub const DEFAULT_RUN_SHARE: f64 = 0.6;
 
     /// The most runs per value of a volume in 6-connectivity that this
