@@ -990,15 +990,29 @@ __device__ __forceinline__ bool bits_pixel(CclBits bits, u32 row, int x) {
 #define MERGED_PAIRS (1u << MERGED_PAIR_BITS)
 #define NO_PAIR 0xffffffffffffffffull
 
+// Merges the trees of a and b unless the block merged the pair (key, b)
+// already, and returns the joined root (a where the pair was skipped). Both
+// a and b then point at the joined root: a band root is merged again by its
+// other pairs, and its path would otherwise grow with every band joined
+// before it. `key` is what stands for a in the table: a itself, or the
+// band root a grew from where the caller carries the root it reached.
+__device__ __forceinline__ u32 merge_new_pair(u32* parent, unsigned long long* merged, u32 key, u32 a, u32 b) {
+    const unsigned long long pair = ((unsigned long long)key << 32) | b;
+    const u32 h = ((key * 0x9e3779b1u) ^ (b * 0x85ebca77u)) >> (32 - MERGED_PAIR_BITS);
+    if (atomicExch(merged + h, pair) == pair) return a;
+    const u32 joined = ccl_merge_root(parent, a, b);
+    if (a != joined) parent[a] = joined + 1;
+    if (b != joined) parent[b] = joined + 1;
+    return joined;
+}
+
 // Joins band root a with the band roots of the runs of row `other` within
 // `reach` columns of `run` (one that ends at column lo - 1 touches with
 // reach 1 ...). Which runs of `other` those are is two counts on the bit
 // image, as the run kernel counts the row above: the runs begun there
 // before column x are the row's count before x's word (word_runs) plus the
-// starts in the word below x. Both roots then point at the root of the
-// joined tree: a band root is merged again by its other pairs, and its path
-// would otherwise grow with every band joined before it. `last_b` skips the
-// repeats of one band root among touching runs.
+// starts in the word below x. Each new pair is merged by merge_new_pair.
+// `last_b` skips the repeats of one band root among touching runs.
 __device__ __forceinline__ void unite_touching(CclBits bits, FlslRuns t, unsigned long long* merged, u32 a,
                                                uint2 run, u32 other, u32 reach, u32* last_b) {
     const u32 lo = run.x >= reach ? run.x - reach : 0;
@@ -1012,12 +1026,7 @@ __device__ __forceinline__ void unite_touching(CclBits bits, FlslRuns t, unsigne
         const u32 b = t.extra[other * t.capacity + k];
         if (b == *last_b) continue;
         *last_b = b;
-        const unsigned long long pair = ((unsigned long long)a << 32) | b;
-        const u32 h = ((a * 0x9e3779b1u) ^ (b * 0x85ebca77u)) >> (32 - MERGED_PAIR_BITS);
-        if (atomicExch(merged + h, pair) == pair) continue;
-        const u32 root = ccl_merge_root(t.parent, a, b);
-        if (a != root) t.parent[a] = root + 1;
-        if (b != root) t.parent[b] = root + 1;
+        merge_new_pair(t.parent, merged, a, a, b);
     }
 }
 

@@ -173,10 +173,10 @@ __device__ __forceinline__ u32 class_runs_begun_before(CclBits run_starts, FlslR
 // flsl.cu): those begun before hi + 1, less those ended before lo. A run
 // points at its band root (the band unions left it there, and the merges
 // store into band roots alone), so `last` skips the repeats of one band's
-// runs, which a merge would find joined already. Both band roots then
-// point at the joined tree's root, as the binary joins leave theirs: a
-// band root is merged again by the band's other runs, and its path would
-// otherwise grow with every slice joined before it.
+// runs, which a merge would find joined already. Each new pair of the
+// run's band root and an ancestor is merged by merge_new_pair (flsl.cu), as
+// the binary joins merge theirs: the rows of a band in one slice meet the
+// same band roots in the slice before, row after row.
 template <typename T>
 __device__ __forceinline__ u32 unite_class_touching(CclBits bits, CclBits run_starts, FlslRuns t, const T* values,
                                                     u32 width, unsigned long long* merged, u32 band_root, u32 root,
@@ -193,16 +193,7 @@ __device__ __forceinline__ u32 unite_class_touching(CclBits bits, CclBits run_st
         const u32 ancestor = __ldcg(t.parent + slot0 + k) - 1;
         if (ancestor == *last) continue;
         *last = ancestor;
-        // The pairs of the block's earlier merges (flsl.cu's MERGED_PAIRS):
-        // the rows of a band in one slice meet the same band roots in the
-        // slice before, row after row.
-        const unsigned long long pair = ((unsigned long long)band_root << 32) | ancestor;
-        const u32 h = ((band_root * 0x9e3779b1u) ^ (ancestor * 0x85ebca77u)) >> (32 - MERGED_PAIR_BITS);
-        if (atomicExch(merged + h, pair) == pair) continue;
-        const u32 joined = ccl_merge_root(t.parent, root, ancestor);
-        if (root != joined) t.parent[root] = joined + 1;
-        if (ancestor != joined) t.parent[ancestor] = joined + 1;
-        root = joined;
+        root = merge_new_pair(t.parent, merged, band_root, root, ancestor);
     }
     return root;
 }

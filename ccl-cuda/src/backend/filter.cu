@@ -390,8 +390,12 @@ __device__ void filter_flag(const Record* records, u32 total, const u32* offsets
             in_range = in_range && extent[axis] >= ranges.min_extent[axis] &&
                        extent[axis] <= ranges.max_extent[axis];
         if (in_range) key = ((u64)s.area << 32) | (u64)(~(r - offsets[image]));
-        keys[r] = key;
-        image_of[r] = image;
+        // No keys (null) where the largest key alone is wanted: it is the
+        // block maxima below, and keeps its rank in the low word.
+        if (keys != nullptr) {
+            keys[r] = key;
+            image_of[r] = image;
+        }
     }
     if (ranges.largest == FILTER_ALL) return;
     const u32 lane = threadIdx.x & 31u;
@@ -561,14 +565,15 @@ extern "C" __global__ void __launch_bounds__(1024)
 
 // The largest alone of one image (FILTER_SELECT_LARGEST, images == 1), in
 // place of ccl_filter_decide, the scans and ccl_filter_number: label 1 for
-// the component whose key is the image's largest (unique: keys hold the
-// label), 0 for every other, and the kept count.
+// the component whose key is the image's largest (its low word the
+// complement of the component's rank), 0 for every other, and the kept
+// count. It reads no key: the flag wrote none.
 extern "C" __global__ void __launch_bounds__(256)
-    ccl_filter_keep_largest(const u64* keys, u32 total, const CclSelection* selection, u32* renumbering,
-                            u32* kept_per_image, u32* image_base) {
+    ccl_filter_keep_largest(u32 total, const CclSelection* selection, u32* renumbering, u32* kept_per_image,
+                            u32* image_base) {
     const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
     const u64 largest = selection[0].max_key;
-    if (r < total) renumbering[r] = largest != 0 && keys[r] == largest;
+    if (r < total) renumbering[r] = largest != 0 && r == ~(u32)largest;
     if (r == 0) {
         kept_per_image[0] = largest != 0;
         image_base[0] = 0;

@@ -314,7 +314,6 @@ struct Kernels {
     select: Kernel<(DevPtr<u32>, DevPtr<Selection>, u32, u32)>,
     decide: Kernel<DecideArgs>,
     keep_largest: Kernel<(
-        DevPtr<u64>,
         u32,
         DevPtr<Selection>,
         DevPtr<u32>,
@@ -726,8 +725,21 @@ impl DeviceFilter {
         let total_items = total as usize;
         let image_count = images as usize;
         let selection = DevPtr::of_mut(self.selection.reserve(stream, image_count)?, stream);
-        let keys = DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream);
-        let image_of = DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream);
+        // Kept records are compacted from measured ones only.
+        let keeps_records = with_features && matches!(records, RecordsIn::Measured(_));
+        // The largest of one image is its largest key, which the flag's
+        // block maxima find: no key is written or read (8192^2 at g = 1,
+        // 10 %: 4.6 million components, 55 MB of keys and images).
+        let largest_alone =
+            selection_kind == SelectionKind::Largest && images == 1 && !keeps_records;
+        let (keys, image_of) = if largest_alone {
+            (DevPtr::null(), DevPtr::null())
+        } else {
+            (
+                DevPtr::of_mut(self.keys.reserve(stream, total_items)?, stream),
+                DevPtr::of_mut(self.image_of.reserve(stream, total_items)?, stream),
+            )
+        };
         // A grid needs a block: no launch without components.
         if total > 0 {
             let grid = linear_grid(total_items, 256)?;
@@ -802,8 +814,6 @@ impl DeviceFilter {
             .map_err(cuda_error)?;
         let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
         let image_base = DevPtr::of_mut(self.image_base.reserve(stream, image_count + 1)?, stream);
-        // Kept records are compacted from measured ones only.
-        let keeps_records = with_features && matches!(records, RecordsIn::Measured(_));
         let kept_records = if keeps_records {
             DevPtr::of_mut(self.kept_records.reserve(stream, total_items)?, stream)
         } else {
@@ -811,21 +821,14 @@ impl DeviceFilter {
         };
         let blocks_u32 = u32::try_from(blocks)
             .map_err(|_| Error::InvalidDimensions("too many components".into()))?;
-        if selection_kind == SelectionKind::Largest && images == 1 && !keeps_records {
-            // SAFETY: as above: `total` keys and renumbered components, one
+        if largest_alone {
+            // SAFETY: as above: `total` renumbered components, one
             // selection, one kept count and two bases.
             unsafe {
                 self.kernels.keep_largest.launch(
                     stream,
                     linear_grid(total_items.max(1), 256)?,
-                    (
-                        keys,
-                        total,
-                        selection,
-                        renumbering,
-                        kept_per_image,
-                        image_base,
-                    ),
+                    (total, selection, renumbering, kept_per_image, image_base),
                 )?;
             }
             return Ok(renumbering);
