@@ -373,13 +373,18 @@ struct CclStats {
 // (a labeling that keeps only what a clean-up keeps, ccl_cuda::backend::
 // filter), ccl_root_label reads each root's label there by its rank (0
 // where its component is removed), so that the variant's last pass writes
-// the clean-up's labels with no pass of its own; null otherwise.
+// the clean-up's labels with no pass of its own; null otherwise. With
+// `largest` (one image's largest component alone: its selection key, whose
+// low word is the complement of the kept rank, 0 where nothing is kept)
+// the kept rank's label is 1 and every other's 0, with no table per rank;
+// null otherwise.
 struct CclRootIndex {
     const u32* bits;
     const u32* offsets;
     u32 words_per_row;
     u32 slice_rows;
     const u32* remap;
+    const unsigned long long* largest;
 };
 
 __device__ __forceinline__ u32 ccl_root_rank(CclRootIndex roots, u32 x, u32 y) {
@@ -397,9 +402,14 @@ __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
 // The canonical label of the component whose root is at (x, y) of the root
 // layout (ccl_rank_label: of the component of `rank`, whose root is in row
 // y): its rank + 1, counted in the root's own image of a batch; with a
-// remap, the clean-up's label of that rank.
+// remap, the clean-up's label of that rank; with the largest alone, 1 for
+// its rank and 0 for every other.
 __device__ __forceinline__ u32 ccl_rank_label(CclRootIndex roots, u32 rank, u32 y) {
     if (roots.remap != nullptr) return roots.remap[rank];
+    if (roots.largest != nullptr) {
+        const unsigned long long key = *roots.largest;
+        return key != 0 && rank == ~(u32)key ? 1u : 0u;
+    }
     return rank - ccl_slice_base(roots, y) + 1;
 }
 

@@ -25,7 +25,7 @@ use cudarc::driver::{
     CudaStream, CudaView, CudaViewMut, DeviceRepr, LaunchConfig, ValidAsZeroBits,
 };
 
-use super::filter::{Cleanup, RankedFeatures};
+use super::filter::{Cleanup, Kept, RankedFeatures};
 use super::stats::DeviceStats;
 use crate::runtime::{
     DevPtr, DeviceBuffer, DeviceImage, Gpu, HostWord, ImageArgs, Kernel, KernelSource, StageClock,
@@ -77,6 +77,11 @@ pub struct RootIndexArgs {
     /// `ccl_root_label` reads instead of the rank + 1; null without one
     /// ([`RootsFlagged::number_filtered_with`]).
     pub remap: DevPtr<u32>,
+    /// One image's largest component alone after a clean-up: its selection
+    /// key (the low word the complement of its rank, 0 where none is kept),
+    /// by which `ccl_root_label` gives that rank 1 and every other 0; null
+    /// otherwise.
+    pub largest: DevPtr<u64>,
 }
 
 // SAFETY: plain old data with C layout, matching CclRootIndex.
@@ -567,6 +572,7 @@ impl Features {
             words_per_row: layout.words_u32()?.1,
             slice_rows: self.slice_rows,
             remap: DevPtr::null(),
+            largest: DevPtr::null(),
         })
     }
 
@@ -890,7 +896,10 @@ impl<'f> RootsFlagged<'f> {
         clock.mark("features")?;
         let count = u32::try_from(count)
             .map_err(|_| Error::InvalidDimensions(format!("{count} components")))?;
-        index.remap = device.renumber_ranked(&stream, features, count, counts, filter)?;
+        match device.renumber_ranked(&stream, features, count, counts, filter)? {
+            Kept::Remap(remap) => index.remap = remap,
+            Kept::Largest(key) => index.largest = key,
+        }
         clock.mark("filter")?;
         last_pass(index, &stream)?;
         clock.mark("labels")?;

@@ -18,7 +18,9 @@
 // which ccl_filter_flag's per-image maximum gives); ccl_filter_decide; two
 // ccl_scan_root_groups; then ccl_filter_number and ccl_filter_apply (none
 // where the labeling's own last pass reads the renumbering as the remap of
-// its root index, ccl_root_label).
+// its root index, ccl_root_label). The largest alone of one image takes
+// ccl_filter_keep_largest in place of decide, scans and number, and the
+// labeling's last pass reads its key.
 
 #define NO_RANK 0xffffffffu
 #define NO_BIN 0xffffffffu
@@ -368,68 +370,76 @@ __device__ __forceinline__ void filter_extent(const CclArea&, u32 extent[3]) {
 // whether it lies in the ranges, and its selection key: area in the high
 // word, the complement of its label in the low word (larger areas first,
 // then the first label), 0 where it is out of range. With a selection, each
-// image's largest key.
+// image's largest key. The grid strides over the components (FLAG_BLOCKS
+// blocks at most, filter.rs): one image's largest key is one atomic per
+// block, and a block per 256 components queued their atomics on that one
+// address (8192^2 at g = 1, 10 %: 4.6 million components, 18 K blocks, 29.5
+// us for 18 MB of areas; ncu, H200).
 template <typename Record>
 __device__ void filter_flag(const Record* records, u32 total, const u32* offsets, u32 images,
                             CclFilterRanges ranges, u64* keys, u32* image_of, CclSelection* selection) {
-    const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
-    u32 image = 0;
-    u64 key = 0;
-    if (r < total) {
-        u32 low = 0, high = images;  // offsets[low] <= r < offsets[high]
-        while (high - low > 1) {
-            const u32 middle = (low + high) / 2;
-            if (offsets[middle] <= r) low = middle; else high = middle;
-        }
-        image = low;
-        const Record s = records[r];
-        u32 extent[3];
-        filter_extent(s, extent);
-        bool in_range = s.area >= ranges.min_size && s.area <= ranges.max_size && ranges.largest != 0;
-        for (int axis = 0; axis < 3; ++axis)
-            in_range = in_range && extent[axis] >= ranges.min_extent[axis] &&
-                       extent[axis] <= ranges.max_extent[axis];
-        if (in_range) key = ((u64)s.area << 32) | (u64)(~(r - offsets[image]));
-        // No keys (null) where the largest key alone is wanted: it is the
-        // block maxima below, and keeps its rank in the low word.
-        if (keys != nullptr) {
-            keys[r] = key;
-            image_of[r] = image;
-        }
-    }
-    if (ranges.largest == FILTER_ALL) return;
     const u32 lane = threadIdx.x & 31u;
-    if (images == 1) {
-        // The block's largest key, one atomic per block: one image's
-        // millions of components would otherwise queue an atomic per warp on
-        // one address.
-        __shared__ u64 warp_best[32];
-        u64 best = key;
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const u64 other = __shfl_down_sync(CCL_FULL_MASK, best, offset);
-            best = other > best ? other : best;
+    const bool selects = ranges.largest != FILTER_ALL;
+    u64 best = 0;  // one image: the largest key this thread saw
+    // The bounds are the block's, so every lane takes every round.
+    for (u32 base = blockIdx.x * blockDim.x; base < total; base += gridDim.x * blockDim.x) {
+        const u32 r = base + threadIdx.x;
+        u32 image = 0;
+        u64 key = 0;
+        if (r < total) {
+            u32 low = 0, high = images;  // offsets[low] <= r < offsets[high]
+            while (high - low > 1) {
+                const u32 middle = (low + high) / 2;
+                if (offsets[middle] <= r) low = middle; else high = middle;
+            }
+            image = low;
+            const Record s = records[r];
+            u32 extent[3];
+            filter_extent(s, extent);
+            bool in_range = s.area >= ranges.min_size && s.area <= ranges.max_size && ranges.largest != 0;
+            for (int axis = 0; axis < 3; ++axis)
+                in_range = in_range && extent[axis] >= ranges.min_extent[axis] &&
+                           extent[axis] <= ranges.max_extent[axis];
+            if (in_range) key = ((u64)s.area << 32) | (u64)(~(r - offsets[image]));
+            // No keys (null) where the largest key alone is wanted: it is
+            // the block maxima below, and keeps its rank in the low word.
+            if (keys != nullptr) {
+                keys[r] = key;
+                image_of[r] = image;
+            }
         }
-        if (lane == 0) warp_best[threadIdx.x / 32u] = best;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            for (u32 w = 1; w < blockDim.x / 32u; ++w) best = warp_best[w] > best ? warp_best[w] : best;
-            if (best != 0) atomicMax(&selection[0].max_key, best);
+        if (!selects) continue;
+        if (images == 1) {
+            best = key > best ? key : best;
+            continue;
         }
-        return;
+        // The warp's largest key per image: one atomic where the warp's
+        // components are of one image (the usual case), else one per
+        // component.
+        const u32 first_image = __shfl_sync(CCL_FULL_MASK, image, 0);
+        if (__all_sync(CCL_FULL_MASK, r >= total || image == first_image)) {
+            u64 warp_best = key;
+            for (int offset = 16; offset > 0; offset >>= 1) {
+                const u64 other = __shfl_down_sync(CCL_FULL_MASK, warp_best, offset);
+                warp_best = other > warp_best ? other : warp_best;
+            }
+            if (lane == 0 && warp_best != 0) atomicMax(&selection[first_image].max_key, warp_best);
+        } else if (key != 0) {
+            atomicMax(&selection[image].max_key, key);
+        }
     }
-    // The warp's largest key per image: one atomic where the warp's
-    // components are of one image (the usual case), else one per component.
-
-    const u32 first_image = __shfl_sync(CCL_FULL_MASK, image, 0);
-    if (__all_sync(CCL_FULL_MASK, r >= total || image == first_image)) {
-        u64 best = key;
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const u64 other = __shfl_down_sync(CCL_FULL_MASK, best, offset);
-            best = other > best ? other : best;
-        }
-        if (lane == 0 && best != 0) atomicMax(&selection[first_image].max_key, best);
-    } else if (key != 0) {
-        atomicMax(&selection[image].max_key, key);
+    if (!selects || images != 1) return;
+    // One image: the block's largest key, one atomic per block.
+    __shared__ u64 warp_best[32];
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const u64 other = __shfl_down_sync(CCL_FULL_MASK, best, offset);
+        best = other > best ? other : best;
+    }
+    if (lane == 0) warp_best[threadIdx.x / 32u] = best;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (u32 w = 1; w < blockDim.x / 32u; ++w) best = warp_best[w] > best ? warp_best[w] : best;
+        if (best != 0) atomicMax(&selection[0].max_key, best);
     }
 }
 
@@ -564,21 +574,17 @@ extern "C" __global__ void __launch_bounds__(1024)
 }
 
 // The largest alone of one image (FILTER_SELECT_LARGEST, images == 1), in
-// place of ccl_filter_decide, the scans and ccl_filter_number: label 1 for
-// the component whose key is the image's largest (its low word the
-// complement of the component's rank), 0 for every other, and the kept
-// count. It reads no key: the flag wrote none.
-extern "C" __global__ void __launch_bounds__(256)
-    ccl_filter_keep_largest(u32 total, const CclSelection* selection, u32* renumbering, u32* kept_per_image,
-                            u32* image_base) {
-    const u32 r = blockIdx.x * blockDim.x + threadIdx.x;
-    const u64 largest = selection[0].max_key;
-    if (r < total) renumbering[r] = largest != 0 && r == ~(u32)largest;
-    if (r == 0) {
-        kept_per_image[0] = largest != 0;
-        image_base[0] = 0;
-        image_base[1] = largest != 0;
-    }
+// place of ccl_filter_decide, the scans and ccl_filter_number: its kept
+// count and bases (one thread). No label per component is written: the
+// labeling's last pass reads the largest key itself (CclRootIndex's
+// `largest`).
+extern "C" __global__ void __launch_bounds__(32)
+    ccl_filter_keep_largest(const CclSelection* selection, u32* kept_per_image, u32* image_base) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const u32 kept = selection[0].max_key != 0;
+    kept_per_image[0] = kept;
+    image_base[0] = 0;
+    image_base[1] = kept;
 }
 
 // The new label of each component: its rank among the kept of all images
@@ -600,10 +606,12 @@ extern "C" __global__ void __launch_bounds__(1024)
 }
 
 // Each pixel's new label (in place), or, with `mask`, whether its component
-// is kept (the labels are left as they are).
+// is kept (the labels are left as they are): from the renumbering, or where
+// that is null (one image's largest alone, ccl_filter_keep_largest) from
+// the largest key, whose low word is the complement of the kept rank.
 extern "C" __global__ void __launch_bounds__(256)
     ccl_filter_apply(u32* labels, CclFilterShape shape, const u32* offsets, const u32* renumbering,
-                     u8* mask) {
+                     const u64* largest, u8* mask) {
     const u64 p = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= shape.pixels) return;
     const u32 label = labels[p];
@@ -611,8 +619,15 @@ extern "C" __global__ void __launch_bounds__(256)
     if (label != 0) {
         u64 within;
         const u32 image = image_of_pixel(shape, p, &within);
-        if (label <= offsets[image + 1] - offsets[image])
-            kept = renumbering[offsets[image] + label - 1];
+        if (label <= offsets[image + 1] - offsets[image]) {
+            const u32 r = offsets[image] + label - 1;
+            if (renumbering != nullptr) {
+                kept = renumbering[r];
+            } else {
+                const u64 key = *largest;
+                kept = key != 0 && r == ~(u32)key;
+            }
+        }
     }
     if (mask != nullptr) mask[p] = kept != 0;
     else if (label != 0) labels[p] = kept;

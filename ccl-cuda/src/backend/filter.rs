@@ -38,6 +38,12 @@ const ALL: u32 = u32::MAX;
 /// Keys per block of the select's histogram (`FILTER_ITEMS`).
 const HISTOGRAM_ITEMS: u32 = 4096;
 
+/// The most blocks of the range test (`ccl_filter_flag*`), whose grid
+/// strides over the components: one image's largest key is an atomic per
+/// block on one address (a multiprocessor's worth of 256-thread blocks on
+/// each of the 132 of an H200, about).
+const FLAG_BLOCKS: u32 = 1024;
+
 /// Components per block of the numbering (its block scan's width).
 const NUMBER_BLOCK: u32 = 1024;
 
@@ -276,6 +282,22 @@ pub enum RankedFeatures {
     Areas(DevPtr<u32>),
 }
 
+/// What a renumbering keeps, as the last pass reads it: the labels'
+/// [`ccl_filter_apply`](DeviceFilter::run), or a labeling's own
+/// (`ccl_root_label`, through [`RootIndexArgs`](super::RootIndexArgs)).
+#[derive(Clone, Copy)]
+pub enum Kept {
+    /// Each component's new label (0: removed), by rank
+    /// ([`RootIndexArgs::remap`](super::RootIndexArgs::remap)).
+    Remap(DevPtr<u32>),
+    /// One image's largest component alone: its selection key, whose low
+    /// word is the complement of its rank (0 where none is kept;
+    /// [`RootIndexArgs::largest`](super::RootIndexArgs::largest)). No table
+    /// per component is written or read (8192^2 at g = 1, 10 %: 4.6
+    /// million components).
+    Largest(DevPtr<u64>),
+}
+
 /// The records the range test reads: measured from labels, or by rank.
 #[derive(Clone, Copy)]
 enum RecordsIn {
@@ -313,13 +335,7 @@ struct Kernels {
     )>,
     select: Kernel<(DevPtr<u32>, DevPtr<Selection>, u32, u32)>,
     decide: Kernel<DecideArgs>,
-    keep_largest: Kernel<(
-        u32,
-        DevPtr<Selection>,
-        DevPtr<u32>,
-        DevPtr<u32>,
-        DevPtr<u32>,
-    )>,
+    keep_largest: Kernel<(DevPtr<Selection>, DevPtr<u32>, DevPtr<u32>)>,
     number: Kernel<(
         DevPtr<u32>,
         u32,
@@ -329,7 +345,14 @@ struct Kernels {
         Records,
         Records,
     )>,
-    apply: Kernel<(DevPtr<u32>, ShapeArgs, DevPtr<u32>, DevPtr<u32>, DevPtr<u8>)>,
+    apply: Kernel<(
+        DevPtr<u32>,
+        ShapeArgs,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        DevPtr<u64>,
+        DevPtr<u8>,
+    )>,
 }
 
 /// Filters canonical labels on the device; its scratch is kept for the
@@ -524,7 +547,7 @@ impl DeviceFilter {
                 ),
             )?;
         }
-        let renumbering = self.renumber(
+        let kept = self.renumber(
             stream,
             RecordsIn::Measured(records),
             total,
@@ -534,9 +557,13 @@ impl DeviceFilter {
             SelectionKind::of(filter),
             with_features,
         )?;
+        let (renumbering, largest_key) = match kept {
+            Kept::Remap(renumbering) => (renumbering, DevPtr::null()),
+            Kept::Largest(key) => (DevPtr::null(), key),
+        };
         // SAFETY: the labels and the mask hold `pixels` entries (checked);
         // `offsets` an entry per image and one past, `renumbering` one per
-        // component.
+        // component, or `largest_key` one image's key.
         unsafe {
             let writes_labels = mask.is_none();
             if total > 0 || !writes_labels {
@@ -548,6 +575,7 @@ impl DeviceFilter {
                         shape_args,
                         offsets,
                         renumbering,
+                        largest_key,
                         mask.unwrap_or_else(DevPtr::null),
                     ),
                 )?;
@@ -603,11 +631,10 @@ impl DeviceFilter {
     /// rank (`total` of them: an analysis' as the shared back end leaves
     /// them, or the areas alone where `filter` reads no extent), of one
     /// image, or of a batch whose per-image counts are `counts` (one per
-    /// image, on the device; rewritten with the kept counts): the returned
-    /// table gives component r its new label 1..=k in its image, 0 where it
-    /// is removed. It is the remap of a root index
-    /// ([`RootIndexArgs::remap`](super::RootIndexArgs::remap)), through which
-    /// a labeling's own last pass writes the kept labels with no pass over
+    /// image, on the device; rewritten with the kept counts): what is kept
+    /// gives component r its new label 1..=k in its image, 0 where it is
+    /// removed. It goes into a root index ([`Kept`]), through which a
+    /// labeling's own last pass writes the kept labels with no pass over
     /// them here; [`kept_count`](Self::kept_count) reads one image's kept
     /// count. Queued on `stream`, without waiting.
     ///
@@ -621,7 +648,7 @@ impl DeviceFilter {
         total: u32,
         counts: Option<&mut CudaViewMut<'_, u32>>,
         filter: &Filter,
-    ) -> Result<DevPtr<u32>> {
+    ) -> Result<Kept> {
         filter.check()?;
         if matches!(features, RankedFeatures::Areas(_)) && filter.reads_extent() {
             return Err(Error::InvalidArgument(
@@ -667,7 +694,7 @@ impl DeviceFilter {
                 ),
             )?;
         }
-        let renumbering = self.renumber(
+        let kept = self.renumber(
             stream,
             RecordsIn::Ranked(features),
             total,
@@ -680,7 +707,7 @@ impl DeviceFilter {
         if let Some(counts) = counts {
             self.copy_kept_counts(stream, counts)?;
         }
-        Ok(renumbering)
+        Ok(kept)
     }
 
     /// The kept count of one image of the last [`run`](Self::run) or
@@ -707,9 +734,10 @@ impl DeviceFilter {
     /// From the records of `total` components of `images` images (whose
     /// components begin at `offsets`; the selections initialised) on: the
     /// range test, the selection of the k largest, and the new labels, in
-    /// the returned renumbering (one per component), the kept per image in
-    /// `kept_per_image` and before each image in `image_base`; with
-    /// `with_features`, the kept records compacted (measured ones only).
+    /// the returned renumbering (one per component; one image's largest
+    /// alone, its key), the kept per image in `kept_per_image` and before
+    /// each image in `image_base`; with `with_features`, the kept records
+    /// compacted (measured ones only).
     #[allow(clippy::too_many_arguments)] // the records, where they lie and the request, apart
     fn renumber(
         &mut self,
@@ -721,15 +749,15 @@ impl DeviceFilter {
         ranges: RangeArgs,
         selection_kind: SelectionKind,
         with_features: bool,
-    ) -> Result<DevPtr<u32>> {
+    ) -> Result<Kept> {
         let total_items = total as usize;
         let image_count = images as usize;
         let selection = DevPtr::of_mut(self.selection.reserve(stream, image_count)?, stream);
         // Kept records are compacted from measured ones only.
         let keeps_records = with_features && matches!(records, RecordsIn::Measured(_));
         // The largest of one image is its largest key, which the flag's
-        // block maxima find: no key is written or read (8192^2 at g = 1,
-        // 10 %: 4.6 million components, 55 MB of keys and images).
+        // block maxima find: no key, image or renumbering is written or
+        // read (8192^2 at g = 1, 10 %: 4.6 million components, 73 MB).
         let largest_alone =
             selection_kind == SelectionKind::Largest && images == 1 && !keeps_records;
         let (keys, image_of) = if largest_alone {
@@ -742,7 +770,8 @@ impl DeviceFilter {
         };
         // A grid needs a block: no launch without components.
         if total > 0 {
-            let grid = linear_grid(total_items, 256)?;
+            let mut grid = linear_grid(total_items, 256)?;
+            grid.grid_dim.0 = grid.grid_dim.0.min(FLAG_BLOCKS);
             // SAFETY: (this launch and those below) the buffers were
             // reserved here or by the caller for `total` components and
             // `images` images, the sizes the kernels index by; the records
@@ -800,6 +829,26 @@ impl DeviceFilter {
                 }
             }
         }
+        let image_base = DevPtr::of_mut(self.image_base.reserve(stream, image_count + 1)?, stream);
+        let kept_per_image = self.kept_per_image.reserve(stream, image_count)?;
+        if largest_alone {
+            let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
+            // SAFETY: one selection (the first, its largest key at its
+            // start), one kept count and two bases.
+            unsafe {
+                self.kernels.keep_largest.launch(
+                    stream,
+                    linear_grid(1, 32)?,
+                    (selection, kept_per_image, image_base),
+                )?;
+            }
+            let key = selection.address() + std::mem::offset_of!(Selection, max_key) as u64;
+            return Ok(Kept::Largest(DevPtr::from_address(key)));
+        }
+        stream
+            .memset_zeros(&mut kept_per_image.slice_mut(..image_count))
+            .map_err(cuda_error)?;
+        let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
         let blocks = total_items.div_ceil(NUMBER_BLOCK as usize);
         let renumbering = DevPtr::of_mut(
             self.renumbering.reserve(stream, total_items.max(1))?,
@@ -808,12 +857,6 @@ impl DeviceFilter {
         let block_kept = DevPtr::of_mut(self.block_kept.reserve(stream, blocks)?, stream);
         let block_offset = self.block_offset.reserve(stream, blocks + 1)?;
         let block_offset = DevPtr::of_mut(block_offset, stream);
-        let kept_per_image = self.kept_per_image.reserve(stream, image_count)?;
-        stream
-            .memset_zeros(&mut kept_per_image.slice_mut(..image_count))
-            .map_err(cuda_error)?;
-        let kept_per_image = DevPtr::of_mut(kept_per_image, stream);
-        let image_base = DevPtr::of_mut(self.image_base.reserve(stream, image_count + 1)?, stream);
         let kept_records = if keeps_records {
             DevPtr::of_mut(self.kept_records.reserve(stream, total_items)?, stream)
         } else {
@@ -821,18 +864,6 @@ impl DeviceFilter {
         };
         let blocks_u32 = u32::try_from(blocks)
             .map_err(|_| Error::InvalidDimensions("too many components".into()))?;
-        if largest_alone {
-            // SAFETY: as above: `total` renumbered components, one
-            // selection, one kept count and two bases.
-            unsafe {
-                self.kernels.keep_largest.launch(
-                    stream,
-                    linear_grid(total_items.max(1), 256)?,
-                    (total, selection, renumbering, kept_per_image, image_base),
-                )?;
-            }
-            return Ok(renumbering);
-        }
         // SAFETY: as above; `blocks` blocks of NUMBER_BLOCK components.
         unsafe {
             if total > 0 {
@@ -879,7 +910,7 @@ impl DeviceFilter {
                 )?;
             }
         }
-        Ok(renumbering)
+        Ok(Kept::Remap(renumbering))
     }
 
     fn scan(
