@@ -1932,12 +1932,26 @@ def _readable_in_place(array: np.ndarray) -> bool:
 # ------------------------------------------------------------ device arrays
 
 
+# The top-level package of each type seen, by type: a dictionary lookup per
+# call where splitting the module's name cost a call a few microseconds (a
+# GPU call asks several times).
+_PACKAGE_OF_TYPE: Dict[type, str] = {}
+
+
+def _package(obj: Any) -> str:
+    kind = type(obj)
+    package = _PACKAGE_OF_TYPE.get(kind)
+    if package is None:
+        package = _PACKAGE_OF_TYPE[kind] = (kind.__module__ or "").partition(".")[0]
+    return package
+
+
 def _is_torch(obj: Any) -> bool:
-    return type(obj).__module__.split(".")[0] == "torch"
+    return _package(obj) == "torch"
 
 
 def _is_cupy(obj: Any) -> bool:
-    return type(obj).__module__.split(".")[0] == "cupy"
+    return _package(obj) == "cupy"
 
 
 def _is_device(obj: Any) -> bool:
@@ -1974,7 +1988,7 @@ class _DeviceInput:
         self, address: int, shape, strides, kind: str, itemsize: int, volumes: bool
     ) -> None:
         _check_shape(tuple(shape), volumes)
-        _check_kind(kind, self.dtype_name)
+        _check_kind(kind, self.dtype)
         self.ndim = len(shape)
         if self.ndim == 3:
             self.shape = tuple(int(n) for n in shape)
@@ -1999,7 +2013,7 @@ class _CupyInput(_DeviceInput):
 
         self.cupy = cupy
         self.array = array  # kept alive for the call
-        self.dtype_name = str(array.dtype)
+        self.dtype = array.dtype  # named in an error only: str() of a dtype is slow
         self.ordinal = array.device.id
         self.stream = cupy.cuda.get_current_stream().ptr
         self.label_dtype = "uint32"
@@ -2014,6 +2028,8 @@ class _CupyInput(_DeviceInput):
         return self.array.data.ptr, self.array.strides
 
     def empty(self, shape: Tuple[int, ...], dtype: str) -> Any:
+        if self.cupy.cuda.runtime.getDevice() == self.ordinal:
+            return self.cupy.empty(shape, dtype=dtype)  # no device switch to enter and leave
         with self.cupy.cuda.Device(self.ordinal):
             return self.cupy.empty(shape, dtype=dtype)
 
@@ -2036,7 +2052,7 @@ class _TorchInput(_DeviceInput):
 
         self.torch = torch
         self.tensor = tensor.detach()  # kept alive for the call
-        self.dtype_name = str(tensor.dtype)
+        self.dtype = tensor.dtype
         self.device = tensor.device
         self.ordinal = tensor.device.index
         self.stream = torch.cuda.current_stream(tensor.device).cuda_stream
