@@ -36,7 +36,15 @@ struct FlslRuns {
     u32 row_words;   // words per row: width / 32 + 1 (the last one closes a run at the edge)
     u32 rows;        // rows of the image (of all slices)
     u32 group_rows;  // rows per block of the per-run kernels (1 to 32; flsl_group_runs)
+    CclDivisor capacity_divisor;  // capacity, as the per-run kernels divide slots by it
 };
+
+// The row of slot `slot` (and, in *x, its index in the row).
+__device__ __forceinline__ u32 flsl_slot_row(FlslRuns t, u32 slot, u32* x) {
+    const u32 row = ccl_divide(t.capacity_divisor, slot);
+    *x = slot - row * t.capacity;
+    return row;
+}
 
 // The band (or group) row of index i among `rows` (<= 32) rows whose
 // first indices are `row_start` (nondecreasing, from 0): the last row that
@@ -499,7 +507,9 @@ __device__ void count_short_row_roots(FlslRuns t, u32 y0, u32 rows, u32* root_bi
 }
 
 __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 slot) {
-    return ccl_root_rank(roots, slot % t.capacity, slot / t.capacity);
+    u32 x;
+    const u32 row = flsl_slot_row(t, slot, &x);
+    return ccl_root_rank(roots, x, row);
 }
 
 // Analysis, step 2, the voting (one block per row, a thread per run; the
@@ -632,8 +642,9 @@ __device__ void label_runs(FlslRuns t, u32 width, CclRootIndex roots) {
     flsl_group_runs(t, [=](u32 y, u32 j) {
         const u32 slot = y * t.capacity + j;
         const u32 root = ccl_find_final(t.parent, slot);
-        t.extra[slot] = Ranked ? ccl_root_label(roots, root % t.capacity, root / t.capacity)
-                              : (root / t.capacity) * width + t.runs[root].x + 1;
+        u32 x;
+        const u32 root_row = flsl_slot_row(t, root, &x);
+        t.extra[slot] = Ranked ? ccl_root_label(roots, x, root_row) : root_row * width + t.runs[root].x + 1;
     });
 }
 

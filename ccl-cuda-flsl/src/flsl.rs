@@ -12,7 +12,7 @@ use ccl_cuda::backend::{
 use ccl_cuda::cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig};
 use ccl_cuda::inventory;
 use ccl_cuda::runtime::{
-    DevPtr, DeviceBuffer, DeviceImage, Gpu, Kernel, KernelSource, blocks, warp_grid,
+    DevPtr, DeviceBuffer, DeviceImage, Divisor, Gpu, Kernel, KernelSource, blocks, warp_grid,
 };
 
 use crate::counting::{CountsUpdates, UpdateCounter, UpdateCounts};
@@ -153,6 +153,7 @@ struct RunTableArgs {
     row_words: u32,
     rows: u32,
     group_rows: u32,
+    capacity_divisor: Divisor,
 }
 
 // SAFETY: plain old data with C layout, matching FlslRuns.
@@ -321,6 +322,7 @@ impl RunTable {
             row_words: geometry.row_words as u32,
             rows: geometry.height as u32,
             group_rows: geometry.group_rows() as u32,
+            capacity_divisor: Divisor::new(geometry.capacity as u32)?,
         })
     }
 

@@ -23,6 +23,23 @@ typedef unsigned long long u64;
 
 #define CCL_FULL_MASK 0xffffffffu
 
+// A divisor fixed for a launch (ccl_cuda::runtime::Divisor, which derives
+// the multiplier and shift): n / divisor by a multiply and shifts, exact for
+// every 32-bit n, where a division by a value known only at run time is a
+// dozen instructions or more (per run of FLSL's last pass, three of them).
+// A power of two has multiplier 0 and shifts alone.
+struct CclDivisor {
+    u32 divisor;
+    u32 multiplier;
+    u32 shift;
+};
+
+__device__ __forceinline__ u32 ccl_divide(CclDivisor d, u32 n) {
+    if (d.multiplier == 0) return n >> d.shift;
+    const u32 t = __umulhi(n, d.multiplier);
+    return (t + ((n - t) >> 1)) >> d.shift;
+}
+
 // How many of the ascending `values[0..count)` are below `value` (its lower
 // bound, a binary search): the index where `value` is or would be. The strip
 // labeler finds its continued labels so (ccl-scale's renumber.cu and
@@ -385,6 +402,7 @@ struct CclRootIndex {
     u32 slice_rows;
     const u32* remap;
     const unsigned long long* largest;
+    CclDivisor slice_divisor;  // slice_rows (1 without slices), to divide rows by
 };
 
 __device__ __forceinline__ u32 ccl_root_rank(CclRootIndex roots, u32 x, u32 y) {
@@ -396,7 +414,7 @@ __device__ __forceinline__ u32 ccl_root_rank(CclRootIndex roots, u32 x, u32 y) {
 // without slices): offsets[w] counts the roots before word w.
 __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
     if (roots.slice_rows == 0) return 0;
-    return roots.offsets[(size_t)(y - y % roots.slice_rows) * roots.words_per_row];
+    return roots.offsets[(size_t)(ccl_divide(roots.slice_divisor, y) * roots.slice_rows) * roots.words_per_row];
 }
 
 // The canonical label of the component whose root is at (x, y) of the root

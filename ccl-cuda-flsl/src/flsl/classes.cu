@@ -246,8 +246,10 @@ template <typename T>
 __device__ void number_class_runs(FlslRuns t, CclRootIndex roots, u32 width, const T* values, T* classes) {
     flsl_group_runs(t, [=](u32 y, u32 j) {
         const u32 slot = y * t.capacity + j;
-        const u32 root = ccl_find_final(t.parent, slot), root_row = root / t.capacity;
-        const u32 rank = ccl_root_rank(roots, root % t.capacity, root_row);
+        const u32 root = ccl_find_final(t.parent, slot);
+        u32 x;
+        const u32 root_row = flsl_slot_row(t, root, &x);
+        const u32 rank = ccl_root_rank(roots, x, root_row);
         t.extra[slot] = ccl_rank_label(roots, rank, root_row);
         if (root == slot) classes[rank] = values[(size_t)y * width + t.runs[slot].x];
     });

@@ -28,8 +28,8 @@ use cudarc::driver::{
 use super::filter::{Cleanup, Kept, RankedFeatures};
 use super::stats::DeviceStats;
 use crate::runtime::{
-    DevPtr, DeviceBuffer, DeviceImage, Gpu, HostWord, ImageArgs, Kernel, KernelSource, StageClock,
-    cuda_error, linear_grid, warp_grid,
+    DevPtr, DeviceBuffer, DeviceImage, Divisor, Gpu, HostWord, ImageArgs, Kernel, KernelSource,
+    StageClock, cuda_error, linear_grid, warp_grid,
 };
 
 /// Root words per group of the ranking scan (`CCL_ROOT_GROUP_WORDS`).
@@ -82,6 +82,8 @@ pub struct RootIndexArgs {
     /// by which `ccl_root_label` gives that rank 1 and every other 0; null
     /// otherwise.
     pub largest: DevPtr<u64>,
+    /// `slice_rows` (1 for 0) as kernels divide rows by it.
+    pub slice_divisor: Divisor,
 }
 
 // SAFETY: plain old data with C layout, matching CclRootIndex.
@@ -573,6 +575,7 @@ impl Features {
             slice_rows: self.slice_rows,
             remap: DevPtr::null(),
             largest: DevPtr::null(),
+            slice_divisor: Divisor::new(self.slice_rows.max(1))?,
         })
     }
 
