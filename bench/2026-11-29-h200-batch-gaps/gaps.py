@@ -17,9 +17,7 @@ gives the kernels' sum at the clocks the timed calls run at.
 """
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +25,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "peers"))
 
 from time_batch_peers import random_image  # noqa: E402
+
+from overhead import timed  # noqa: E402
 
 
 def main():
@@ -42,24 +42,8 @@ def main():
         d, g, c = map(int, cell.split(":"))
         batch = cupy.asarray(np.stack([random_image(512, 512, d, g, i) for i in range(256)]))
         stream = cupy.cuda.get_current_stream()
-        ccl.label(batch, c, batch=True)
-        stream.synchronize()
-        wall, events, host = [], [], []
-        for _ in range(args.reps):
-            start_event, end_event = cupy.cuda.Event(), cupy.cuda.Event()
-            stream.synchronize()
-            start = time.perf_counter()
-            start_event.record(stream)
-            ccl.label(batch, c, batch=True)
-            returned = time.perf_counter()
-            end_event.record(stream)
-            end_event.synchronize()
-            done = time.perf_counter()
-            wall.append((done - start) * 1e3)
-            host.append((returned - start) * 1e3)
-            events.append(cupy.cuda.get_elapsed_time(start_event, end_event))
-        med = statistics.median
-        print(f"{d},{g},{c},{med(wall):.4f},{med(events):.4f},{med(host):.4f}", flush=True)
+        times = timed(cupy, stream, lambda: ccl.label(batch, c, batch=True), args.reps)
+        print(f"{d},{g},{c},{times}", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,32 +14,13 @@ scripts/peers/time_filters.py draws them.
 """
 
 import argparse
-import statistics
 import sys
-import time
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "peers"))
 
-
-def random_array(shape, density, g, seed=0):
-    cells = [-(-n // g) for n in shape]
-    u = np.random.RandomState(seed).randint(0, 2**32, size=int(np.prod(cells)), dtype=np.uint32)
-    on = (u.astype(np.uint64) < density * 2**32 // 100).reshape(cells)
-    for axis in range(len(shape)):
-        on = on.repeat(g, axis)
-    return np.ascontiguousarray(on[tuple(slice(0, n) for n in shape)].astype(np.uint8))
-
-
-def median_ms(sync, run, reps):
-    run()
-    sync()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        run()
-        sync()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+from time_classes import median_ms  # noqa: E402
+from time_filters import random_array  # noqa: E402
 
 
 def main():

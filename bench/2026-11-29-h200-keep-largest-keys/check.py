@@ -8,17 +8,13 @@ mismatch and a final count; exits 1 on any mismatch.
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "peers"))
 
-def random_array(shape, density, g, seed):
-    cells = [-(-n // g) for n in shape]
-    u = np.random.RandomState(seed).randint(0, 2**32, size=int(np.prod(cells)), dtype=np.uint32)
-    on = (u.astype(np.uint64) < density * 2**32 // 100).reshape(cells)
-    for axis in range(len(shape)):
-        on = on.repeat(g, axis)
-    return np.ascontiguousarray(on[tuple(slice(0, n) for n in shape)].astype(np.uint8))
+from time_filters import random_array  # noqa: E402
 
 
 def main():
