@@ -29,7 +29,7 @@ pub use features::{
     ROOT_GROUP_WORDS, Ranked, RanksOnly, RootIndexArgs, RootLayout, RootTargets, RootsFlagged,
     StatsOutArgs, check_forest,
 };
-pub use filter::{Cleanup, DeviceFilter, FilterOutput, LabelShape, RankedFeatures};
+pub use filter::{Cleanup, DeviceFilter, FilterOutput, Kept, LabelShape, RankedFeatures};
 pub use rounds::ChangeFlag;
 pub use stats::DeviceStats;
 pub use variant::{CudaVariant, DeviceVariant, DynVariant, Run, VariantInfo};

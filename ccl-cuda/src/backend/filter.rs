@@ -40,8 +40,8 @@ const HISTOGRAM_ITEMS: u32 = 4096;
 
 /// The most blocks of the range test (`ccl_filter_flag*`), whose grid
 /// strides over the components: one image's largest key is an atomic per
-/// block on one address (a multiprocessor's worth of 256-thread blocks on
-/// each of the 132 of an H200, about).
+/// block on one address. 1024 blocks of 256 threads about fill an H200's
+/// 132 multiprocessors.
 const FLAG_BLOCKS: u32 = 1024;
 
 /// Components per block of the numbering (its block scan's width).
