@@ -39,6 +39,7 @@ with uint64 labels), and ``ccl.dask`` labels dask arrays chunk by chunk.
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -848,7 +849,7 @@ _MAX_LABEL_PIXELS = 2**32 - 2
 def _past_32_bit_labels(image: Any) -> bool:
     """Whether ``image`` is a host array of more pixels than 32-bit labels number."""
     shape = getattr(image, "shape", None)
-    return shape is not None and not _is_device(image) and int(np.prod(shape)) > _MAX_LABEL_PIXELS
+    return shape is not None and not _is_device(image) and math.prod(shape) > _MAX_LABEL_PIXELS
 
 
 # From this many pixels on, a host array labeled on a GPU goes through the strip labeler even
@@ -865,7 +866,7 @@ def _strips_are_faster(image: Any, connectivity: Any, algorithm: Any, out: Any) 
     shape = getattr(image, "shape", None)
     if _is_device(image) or shape is None or len(shape) not in (2, 3):
         return False
-    if int(np.prod(shape)) < _HOST_STRIP_PIXELS:
+    if math.prod(shape) < _HOST_STRIP_PIXELS:
         return False
     if out is not None and getattr(out, "dtype", None) not in (np.uint32, np.uint64):
         return False
@@ -1956,6 +1957,8 @@ def _is_cupy(obj: Any) -> bool:
 
 def _is_device(obj: Any) -> bool:
     """Whether ``obj`` is an array in GPU memory (what :class:`_DeviceInput` takes)."""
+    if type(obj) is np.ndarray:
+        return False  # at once: numpy's __dlpack_device__ call cost a small image's call 2 us
     if _is_torch(obj):
         return bool(obj.is_cuda)
     if _is_cupy(obj) or hasattr(obj, "__cuda_array_interface__"):
