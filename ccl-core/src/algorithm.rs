@@ -406,6 +406,8 @@ pub struct Algorithm {
     /// test checks); CPU variants claim none, their priorities decide.
     pub preferred_for: &'static [(Task, Connectivity)],
     /// `Ok` when it can run on this machine, else the reason it cannot.
+    /// Its outcome stays the same for the process: the registry keeps the
+    /// default it picked by it ([`default_algorithm`](crate::default_algorithm)).
     pub probe: fn() -> Result<()>,
     /// Makes a labeler, if the algorithm labels.
     pub labeler: Option<LabelerFactory>,

@@ -1,5 +1,8 @@
 //! The registry of algorithms, filled by every linked algorithm crate.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use crate::{Algorithm, Backend, Connectivity, Error, Result, Task};
 
 inventory::collect!(Algorithm);
@@ -9,15 +12,26 @@ inventory::collect!(Algorithm);
 /// An algorithm crate registers only if it is linked into the binary: a
 /// binary that wants them all names each crate (`use ccl_cpu as _;`).
 pub fn registry() -> Vec<&'static Algorithm> {
-    let mut all: Vec<&'static Algorithm> = inventory::iter::<Algorithm>.into_iter().collect();
-    all.sort_by_key(|a| a.name);
-    all
+    sorted().to_vec()
+}
+
+/// The registry, collected and sorted once: every algorithm is registered
+/// before `main` runs, and each call that names or picks a variant (each
+/// Python call does) collected and sorted it again
+/// (`bench/2026-11-29-python-small-images`).
+fn sorted() -> &'static [&'static Algorithm] {
+    static SORTED: OnceLock<Vec<&'static Algorithm>> = OnceLock::new();
+    SORTED.get_or_init(|| {
+        let mut all: Vec<&'static Algorithm> = inventory::iter::<Algorithm>.into_iter().collect();
+        all.sort_by_key(|a| a.name);
+        all
+    })
 }
 
 /// The algorithm called `name` (or formerly called so, see
 /// [`Algorithm::aliases`]), or an error listing the known names.
 pub fn find(name: &str) -> Result<&'static Algorithm> {
-    let all = registry();
+    let all = sorted();
     all.iter()
         .copied()
         .find(|a| a.is_called(name))
@@ -48,13 +62,38 @@ pub fn default_algorithm_on(
     preferred(task, connectivity, Some(backend))
 }
 
+/// [`preferred_probed`], kept per request once found: a probe's outcome
+/// is fixed for the process (the CUDA runtime keeps each device's opening),
+/// and a host that has no GPU probed every CUDA candidate again on each call
+/// that picks one.
 fn preferred(
     task: Task,
     connectivity: Connectivity,
     backend: Option<Backend>,
 ) -> Result<&'static Algorithm> {
-    let mut candidates: Vec<&'static Algorithm> = registry()
-        .into_iter()
+    type Request = (Task, Connectivity, Option<Backend>);
+    static CHOSEN: OnceLock<Mutex<HashMap<Request, &'static Algorithm>>> = OnceLock::new();
+    let chosen = CHOSEN.get_or_init(Default::default);
+    let request = (task, connectivity, backend);
+    // A poisoned table only misses a choice: it is found again.
+    if let Some(&algorithm) = chosen.lock().ok().as_ref().and_then(|c| c.get(&request)) {
+        return Ok(algorithm);
+    }
+    let algorithm = preferred_probed(task, connectivity, backend)?;
+    if let Ok(mut chosen) = chosen.lock() {
+        chosen.insert(request, algorithm);
+    }
+    Ok(algorithm)
+}
+
+fn preferred_probed(
+    task: Task,
+    connectivity: Connectivity,
+    backend: Option<Backend>,
+) -> Result<&'static Algorithm> {
+    let mut candidates: Vec<&'static Algorithm> = sorted()
+        .iter()
+        .copied()
         .filter(|a| a.performs(task) && a.supports(connectivity))
         .filter(|a| backend.is_none_or(|b| a.backend == b))
         .collect();
