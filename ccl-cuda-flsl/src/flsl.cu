@@ -858,6 +858,14 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // each run's row with a shuffle per row of the band instead of a binary
 // search took 577 us at 60 %.)
 //
+// A band's forest is its warp's alone until the kernel ends (its first
+// row's runs are roots, every other run links within the band), so its
+// finds load through L1 (CCL_FOREST_WARP, ccl_device.cuh) where forests
+// that several blocks update bypass it. The finds walk the same roots of
+// the rows above again and again: on 256 masks of 512^2 a call took 0.93x
+// its time at g = 1, 75 %, 4-conn. (0.90x in 8), 0.92-0.97x at 45-90 %,
+// 0.96-0.98x at g = 4 (bench/2026-11-29-h200-warp-forest-loads, H200).
+//
 // How the slices are cut into bands (flsl.rs, `Bands`): every slice into
 // per_slice bands of band_height rows, the last one shorter where the
 // slice's height is not a multiple.
@@ -968,13 +976,13 @@ extern "C" __global__ void __launch_bounds__(256)
         // The first run above, from the run kernel: no other lane
         // stores into this run's parent before this one does.
         const u32 first = t.parent[slot] - 1;
-        u32 root = ccl_find_halving(t.parent, first);
+        u32 root = ccl_find_halving<1, CCL_FOREST_WARP>(t.parent, first);
         t.parent[slot] = root + 1;
-        for (u32 k = 1; k <= extra; ++k) root = ccl_merge_root(t.parent, root, first + k);
+        for (u32 k = 1; k <= extra; ++k) root = ccl_merge_root<CCL_FOREST_WARP>(t.parent, root, first + k);
     });
     flsl_band_runs(b, [&](u32 row, u32 j) {
         const u32 slot = row * t.capacity + j;
-        const u32 root = ccl_find_halving(t.parent, slot);
+        const u32 root = ccl_find_halving<1, CCL_FOREST_WARP>(t.parent, slot);
         t.extra[slot] = root;
         if (root != slot) t.parent[slot] = root + 1;
     });

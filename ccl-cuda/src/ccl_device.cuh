@@ -151,14 +151,26 @@ __device__ __forceinline__ void ccl_load_word_bytes(const u8* p, u32 n, u32 (&v)
 // forests (so that 0 can mean background), 0 for forests of raw indices
 // such as NPP's labels.
 
-// Root of pixel i. Reads bypass L1 (ld.global.cg): other blocks update the
-// forest during a merge kernel and L1 is not coherent across multiprocessors.
-template <u32 Base = 1>
+// Who updates a forest while a kernel finds and merges in it, which says
+// where its parents may be loaded from. CCL_FOREST_GRID: blocks on several
+// multiprocessors, so the loads bypass L1 (ld.global.cg), which is not
+// coherent across multiprocessors. CCL_FOREST_WARP: one warp alone (a band
+// of FLSL's band unions), so they go through L1 (ld.global.ca): its stores
+// and atomics are its multiprocessor's own, which L1 sees, and a find
+// passes the same roots again and again.
+enum CclForestScope { CCL_FOREST_GRID, CCL_FOREST_WARP };
+
+template <CclForestScope Scope> __device__ __forceinline__ u32 ccl_load_parent(const u32* p) {
+    return Scope == CCL_FOREST_WARP ? __ldca(p) : __ldcg(p);
+}
+
+// Root of pixel i.
+template <u32 Base = 1, CclForestScope Scope = CCL_FOREST_GRID>
 __device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
-    u32 parent = __ldcg(L + i) - Base;
+    u32 parent = ccl_load_parent<Scope>(L + i) - Base;
     while (parent != i) {
         i = parent;
-        parent = __ldcg(L + i) - Base;
+        parent = ccl_load_parent<Scope>(L + i) - Base;
     }
     return i;
 }
@@ -169,15 +181,15 @@ __device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
 // an ancestor is safe beside the atomicMin links of ccl_merge_linking: a
 // parent is always a smaller index, and a link that the store overwrites
 // was followed by the merge of the old parent with the same root.
-template <u32 Base = 1>
+template <u32 Base = 1, CclForestScope Scope = CCL_FOREST_GRID>
 __device__ __forceinline__ u32 ccl_find_halving(u32* L, u32 i) {
-    u32 parent = __ldcg(L + i) - Base;
+    u32 parent = ccl_load_parent<Scope>(L + i) - Base;
     while (parent != i) {
-        const u32 grandparent = __ldcg(L + parent) - Base;
+        const u32 grandparent = ccl_load_parent<Scope>(L + parent) - Base;
         if (grandparent == parent) return parent;
         L[i] = grandparent + Base;
         i = grandparent;
-        parent = __ldcg(L + i) - Base;
+        parent = ccl_load_parent<Scope>(L + i) - Base;
     }
     return i;
 }
@@ -226,10 +238,11 @@ __device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
 // ccl_merge that returns a root of the joined tree (the smaller of the two
 // roots it saw), so that a caller merging one node with many starts each
 // merge from there instead of walking the node's path again.
+template <CclForestScope Scope = CCL_FOREST_GRID>
 __device__ __forceinline__ u32 ccl_merge_root(u32* L, u32 a, u32 b) {
     while (true) {
-        a = ccl_find(L, a);
-        b = ccl_find(L, b);
+        a = ccl_find<1, Scope>(L, a);
+        b = ccl_find<1, Scope>(L, b);
         if (a == b) return a;
         if (a > b) { u32 t = a; a = b; b = t; }
         u32 old = atomicMin(L + b, a + 1);
