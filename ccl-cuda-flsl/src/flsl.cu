@@ -397,14 +397,23 @@ __device__ void find_runs(CclBits bits, CclBits run_starts, FlslRuns t, CclNode*
 // and merges with the other runs above it touches. Whether a run was linked
 // is read from `extra`, not from its parent: a run that the run kernel left
 // a root may already have been linked by another thread.
+//
+// The finds load parents through L1 (CCL_PARENTS_L1, ccl_device.cuh): a
+// block's rows are consecutive, and each row's finds pass the roots the
+// rows above it reached. On an 8192^2 image, 8-conn., flsl_unions took
+// 2.20 -> 1.32 ms at g = 1, 60 %, 0.85 -> 0.53 at 90 %, 0.51 -> 0.46 at
+// 30 %, within 10 % elsewhere (0.11 -> 0.12 at g = 4, 90 %), and the call
+// 2.63 -> 1.59 ms at g = 1, 60 % (ncu and wall, H200,
+// bench/2026-11-29-h200-warp-forest-loads). OTF's moves of features keep L2.
 template <bool Otf> __device__ __forceinline__ void unite_run(FlslRuns t, CclNode* nodes, u32* counts, u32 y, u32 j) {
+    constexpr CclParentLoads loads = Otf ? CCL_PARENTS_L2 : CCL_PARENTS_L1;
     const u32 slot = y * t.capacity + j;
     const u32 extra = t.extra[slot];
     if (extra == UNLINKED) return;
     // Only this thread writes a linked run's parent.
     const u32 parent = t.parent[slot];
     // Any ancestor will do.
-    t.parent[slot] = ccl_find(t.parent, parent - 1) + 1;
+    t.parent[slot] = ccl_find<1, loads>(t.parent, parent - 1) + 1;
     if (Otf) {
         const uint2 run = t.runs[slot];
         ccl_otf_add(t.parent, nodes, counts, slot, ccl_node_of_run(run.x, run.y, y));
@@ -413,7 +422,7 @@ template <bool Otf> __device__ __forceinline__ void unite_run(FlslRuns t, CclNod
         if (Otf)
             ccl_merge_otf(t.parent, nodes, counts, slot, parent - 1 + k);
         else
-            ccl_merge(t.parent, slot, parent - 1 + k);
+            ccl_merge<1, loads>(t.parent, slot, parent - 1 + k);
     }
 }
 
@@ -859,12 +868,13 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // search took 577 us at 60 %.)
 //
 // A band's forest is its warp's alone until the kernel ends (its first
-// row's runs are roots, every other run links within the band), so its
-// finds load through L1 (CCL_FOREST_WARP, ccl_device.cuh) where forests
-// that several blocks update bypass it. The finds walk the same roots of
-// the rows above again and again: on 256 masks of 512^2 a call took 0.93x
-// its time at g = 1, 75 %, 4-conn. (0.90x in 8), 0.92-0.97x at 45-90 %,
-// 0.96-0.98x at g = 4 (bench/2026-11-29-h200-warp-forest-loads, H200).
+// row's runs are roots, every other run links within the band), and its
+// finds walk the same roots of the rows above again and again: they load
+// through L1 (CCL_PARENTS_L1, ccl_device.cuh), which none but the warp
+// updates. On 256 masks of 512^2 the kernel took 0.82-0.94x its time at
+// 30-90 % (469 -> 432 us at g = 1, 75 %, 4-conn.), the call 0.93x there
+// (0.90x in 8-conn.); 512^3 volumes' 0.85-0.88x (ncu and wall, H200,
+// bench/2026-11-29-h200-warp-forest-loads).
 //
 // How the slices are cut into bands (flsl.rs, `Bands`): every slice into
 // per_slice bands of band_height rows, the last one shorter where the
@@ -976,13 +986,13 @@ extern "C" __global__ void __launch_bounds__(256)
         // The first run above, from the run kernel: no other lane
         // stores into this run's parent before this one does.
         const u32 first = t.parent[slot] - 1;
-        u32 root = ccl_find_halving<1, CCL_FOREST_WARP>(t.parent, first);
+        u32 root = ccl_find_halving<1, CCL_PARENTS_L1>(t.parent, first);
         t.parent[slot] = root + 1;
-        for (u32 k = 1; k <= extra; ++k) root = ccl_merge_root<CCL_FOREST_WARP>(t.parent, root, first + k);
+        for (u32 k = 1; k <= extra; ++k) root = ccl_merge_root<CCL_PARENTS_L1>(t.parent, root, first + k);
     });
     flsl_band_runs(b, [&](u32 row, u32 j) {
         const u32 slot = row * t.capacity + j;
-        const u32 root = ccl_find_halving<1, CCL_FOREST_WARP>(t.parent, slot);
+        const u32 root = ccl_find_halving<1, CCL_PARENTS_L1>(t.parent, slot);
         t.extra[slot] = root;
         if (root != slot) t.parent[slot] = root + 1;
     });

@@ -151,26 +151,33 @@ __device__ __forceinline__ void ccl_load_word_bytes(const u8* p, u32 n, u32 (&v)
 // forests (so that 0 can mean background), 0 for forests of raw indices
 // such as NPP's labels.
 
-// Who updates a forest while a kernel finds and merges in it, which says
-// where its parents may be loaded from. CCL_FOREST_GRID: blocks on several
-// multiprocessors, so the loads bypass L1 (ld.global.cg), which is not
-// coherent across multiprocessors. CCL_FOREST_WARP: one warp alone (a band
-// of FLSL's band unions), so they go through L1 (ld.global.ca): its stores
-// and atomics are its multiprocessor's own, which L1 sees, and a find
-// passes the same roots again and again.
-enum CclForestScope { CCL_FOREST_GRID, CCL_FOREST_WARP };
+// Where a find loads parents from. CCL_PARENTS_L2 (ld.global.cg) bypasses
+// L1, which is not coherent across multiprocessors, and always reads the
+// latest parent. CCL_PARENTS_L1 (ld.global.ca) may read one that blocks on
+// other multiprocessors have replaced since, and is correct all the same: a
+// node once linked is never a root again, so a stale parent is a node its
+// set held then, and every link that replaces a parent (the atomicMin of
+// ccl_merge_linking and ccl_merge_root, or a halving store) is followed by
+// the merge of the replaced parent with the same root. So a stale read is
+// one made earlier, which the forest's atomics already allow; the atomics'
+// returned values are current, and each retry moves to a smaller index, so
+// the loops end. A stale parent costs a retry; an L1 hit spares the round
+// trip to L2 of finds that pass the same roots again and again, where a
+// warp or block holds the rows it unites (FLSL's unions, flsl.cu). The
+// papers' variants keep L2.
+enum CclParentLoads { CCL_PARENTS_L2, CCL_PARENTS_L1 };
 
-template <CclForestScope Scope> __device__ __forceinline__ u32 ccl_load_parent(const u32* p) {
-    return Scope == CCL_FOREST_WARP ? __ldca(p) : __ldcg(p);
+template <CclParentLoads Loads> __device__ __forceinline__ u32 ccl_load_parent(const u32* p) {
+    return Loads == CCL_PARENTS_L1 ? __ldca(p) : __ldcg(p);
 }
 
 // Root of pixel i.
-template <u32 Base = 1, CclForestScope Scope = CCL_FOREST_GRID>
+template <u32 Base = 1, CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
-    u32 parent = ccl_load_parent<Scope>(L + i) - Base;
+    u32 parent = ccl_load_parent<Loads>(L + i) - Base;
     while (parent != i) {
         i = parent;
-        parent = ccl_load_parent<Scope>(L + i) - Base;
+        parent = ccl_load_parent<Loads>(L + i) - Base;
     }
     return i;
 }
@@ -181,15 +188,15 @@ __device__ __forceinline__ u32 ccl_find(const u32* L, u32 i) {
 // an ancestor is safe beside the atomicMin links of ccl_merge_linking: a
 // parent is always a smaller index, and a link that the store overwrites
 // was followed by the merge of the old parent with the same root.
-template <u32 Base = 1, CclForestScope Scope = CCL_FOREST_GRID>
+template <u32 Base = 1, CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ u32 ccl_find_halving(u32* L, u32 i) {
-    u32 parent = ccl_load_parent<Scope>(L + i) - Base;
+    u32 parent = ccl_load_parent<Loads>(L + i) - Base;
     while (parent != i) {
-        const u32 grandparent = ccl_load_parent<Scope>(L + parent) - Base;
+        const u32 grandparent = ccl_load_parent<Loads>(L + parent) - Base;
         if (grandparent == parent) return parent;
         L[i] = grandparent + Base;
         i = grandparent;
-        parent = ccl_load_parent<Scope>(L + i) - Base;
+        parent = ccl_load_parent<Loads>(L + i) - Base;
     }
     return i;
 }
@@ -217,11 +224,11 @@ __device__ __forceinline__ u32 ccl_find_final(const u32* L, u32 i) {
 // root clears exactly that one.
 #define CCL_JOINED 0xffffffffu
 
-template <u32 Base = 1>
+template <u32 Base = 1, CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ u32 ccl_merge_linking(u32* L, u32 a, u32 b) {
     while (true) {
-        a = ccl_find<Base>(L, a);
-        b = ccl_find<Base>(L, b);
+        a = ccl_find<Base, Loads>(L, a);
+        b = ccl_find<Base, Loads>(L, b);
         if (a == b) return CCL_JOINED;
         if (a > b) { u32 t = a; a = b; b = t; }
         u32 old = atomicMin(L + b, a + Base);
@@ -230,19 +237,19 @@ __device__ __forceinline__ u32 ccl_merge_linking(u32* L, u32 a, u32 b) {
     }
 }
 
-template <u32 Base = 1>
+template <u32 Base = 1, CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ void ccl_merge(u32* L, u32 a, u32 b) {
-    ccl_merge_linking<Base>(L, a, b);
+    ccl_merge_linking<Base, Loads>(L, a, b);
 }
 
 // ccl_merge that returns a root of the joined tree (the smaller of the two
 // roots it saw), so that a caller merging one node with many starts each
 // merge from there instead of walking the node's path again.
-template <CclForestScope Scope = CCL_FOREST_GRID>
+template <CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ u32 ccl_merge_root(u32* L, u32 a, u32 b) {
     while (true) {
-        a = ccl_find<1, Scope>(L, a);
-        b = ccl_find<1, Scope>(L, b);
+        a = ccl_find<1, Loads>(L, a);
+        b = ccl_find<1, Loads>(L, b);
         if (a == b) return a;
         if (a > b) { u32 t = a; a = b; b = t; }
         u32 old = atomicMin(L + b, a + 1);

@@ -102,9 +102,9 @@ __device__ void pack_classes(const T* values, u32 width, u32 words_per_row, u32 
 // first of them, from the run kernel) merges with each of them that holds
 // its value. They follow one another in the row above from that first one
 // until one begins past the run's last column (past the next one with
-// 8-connectivity); a run's value is the one at its first pixel. `Scope`: who
-// else updates the forest meanwhile (ccl_device.cuh).
-template <typename T, bool Eight, CclForestScope Scope = CCL_FOREST_GRID>
+// 8-connectivity); a run's value is the one at its first pixel. `Loads`:
+// where its finds load parents from (ccl_device.cuh).
+template <typename T, bool Eight, CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ void unite_class_run(FlslRuns t, const T* values, u32 width, u32 y, u32 j) {
     const u32 slot = y * t.capacity + j;
     const u32 first = t.extra[slot];
@@ -118,7 +118,7 @@ __device__ __forceinline__ void unite_class_run(FlslRuns t, const T* values, u32
     for (u32 k = first; k < runs_above; ++k) {
         const u32 start = t.runs[above_slot0 + k].x;
         if (start > reach) break;
-        if (above_values[start] == value) root = ccl_merge_root<Scope>(t.parent, root, above_slot0 + k);
+        if (above_values[start] == value) root = ccl_merge_root<Loads>(t.parent, root, above_slot0 + k);
     }
 }
 
@@ -139,12 +139,12 @@ __device__ void unite_class_bands(FlslRuns t, const T* values, u32 width, FlslBa
     if (band >= bands.count) return;
     const FlslBand b = flsl_band(t, bands, band);
     flsl_band_rows_in_order(b, [&](u32 row, u32 j) {
-        unite_class_run<T, Eight, CCL_FOREST_WARP>(t, values, width, row, j);
+        unite_class_run<T, Eight, CCL_PARENTS_L1>(t, values, width, row, j);
     });
     // `extra` stays: the joins read the first run above of a band's first row.
     flsl_band_runs(b, [&](u32 row, u32 j) {
         const u32 slot = row * t.capacity + j;
-        const u32 root = ccl_find_halving<1, CCL_FOREST_WARP>(t.parent, slot);
+        const u32 root = ccl_find_halving<1, CCL_PARENTS_L1>(t.parent, slot);
         if (root != slot) t.parent[slot] = root + 1;
     });
 }
