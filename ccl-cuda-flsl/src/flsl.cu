@@ -873,7 +873,7 @@ extern "C" __global__ void __launch_bounds__(256) flsl_unions_otf(FlslRuns t, Cc
 // through L1 (CCL_PARENTS_L1, ccl_device.cuh), which none but the warp
 // updates. On 256 masks of 512^2 the kernel took 0.82-0.94x its time at
 // 30-90 % (469 -> 432 us at g = 1, 75 %, 4-conn.), the call 0.93x there
-// (0.90x in 8-conn.); 512^3 volumes' 0.85-0.88x (ncu and wall, H200,
+// (0.90x in 8-conn.); 512^3 volumes' 0.83-0.88x (ncu and wall, H200,
 // bench/2026-11-29-h200-warp-forest-loads).
 //
 // How the slices are cut into bands (flsl.rs, `Bands`): every slice into
