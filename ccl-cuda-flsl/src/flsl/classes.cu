@@ -104,21 +104,28 @@ __device__ void pack_classes(const T* values, u32 width, u32 words_per_row, u32 
 // until one begins past the run's last column (past the next one with
 // 8-connectivity); a run's value is the one at its first pixel. `Loads`:
 // where its finds load parents from (ccl_device.cuh).
+//
+// Each run above costs two dependent loads before its merge, its start and
+// then its value there, so the next run's start is loaded before the
+// merge with this one (the runs and the map are read-only here: __ldg).
 template <typename T, bool Eight, CclParentLoads Loads = CCL_PARENTS_L2>
 __device__ __forceinline__ void unite_class_run(FlslRuns t, const T* values, u32 width, u32 y, u32 j) {
     const u32 slot = y * t.capacity + j;
     const u32 first = t.extra[slot];
     if (first == UNLINKED) return;
-    const uint2 run = t.runs[slot];
-    const T value = values[(size_t)y * width + run.x];
-    const T* above_values = values + (size_t)(y - 1) * width;
     const u32 above_slot0 = (y - 1) * t.capacity, runs_above = t.count[y - 1];
+    const u32* above_starts = &t.runs[above_slot0].x;  // run k's start at above_starts[2 k]
+    const uint2 run = __ldg(t.runs + slot);
+    u32 start = first < runs_above ? __ldg(above_starts + 2 * first) : ~0u;
+    const T value = __ldg(values + (size_t)y * width + run.x);
+    const T* above_values = values + (size_t)(y - 1) * width;
     const u32 reach = run.y + (Eight ? 1u : 0u);
     u32 root = slot;
-    for (u32 k = first; k < runs_above; ++k) {
-        const u32 start = t.runs[above_slot0 + k].x;
-        if (start > reach) break;
-        if (above_values[start] == value) root = ccl_merge_root<Loads>(t.parent, root, above_slot0 + k);
+    for (u32 k = first; start <= reach; ++k) {
+        const T above = __ldg(above_values + start);
+        const u32 next = k + 1 < runs_above ? __ldg(above_starts + 2 * (k + 1)) : ~0u;
+        if (above == value) root = ccl_merge_root<Loads>(t.parent, root, above_slot0 + k);
+        start = next;
     }
 }
 
