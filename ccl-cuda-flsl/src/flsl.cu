@@ -536,6 +536,19 @@ struct BlockTotal {
     unsigned long long sum_x;
 };
 
+// The rank most runs hold among 32 sampled across row y (the lowest lane's
+// on a tie; NO_RANK for a row of no runs), in every lane of the calling
+// warp: the large component of a dense image, whose runs fill most rows,
+// and whose votes a block adds in shared memory and once to memory.
+__device__ __forceinline__ u32 flsl_sampled_row_rank(FlslRuns t, CclRootIndex roots, u32 y, u32 runs) {
+    const u32 lane = threadIdx.x & 31u;
+    const u32 sample = (u32)((u64)lane * runs / 32);
+    const u32 rank = runs ? rank_of_slot(t, roots, ccl_find_final(t.parent, y * t.capacity + sample)) : NO_RANK;
+    const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
+    const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
+    return __shfl_sync(CCL_FULL_MASK, rank, 31 - (best & 31u));
+}
+
 // `Out` is an image's stats array (CclStatsOut) or a volume's
 // (CclVolumeStatsOut: row y of the run table is a row of the volume's
 // rows, which ccl_add_to_component splits into y and z).
@@ -544,13 +557,8 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
     __shared__ BlockTotal block;
     const u32 y = blockIdx.x, runs = t.count[y];
     if (Cd && threadIdx.x < 32) {
-        const u32 lane = threadIdx.x;
-        const u32 sample = (u32)((u64)lane * runs / 32);
-        const u32 rank = runs ? rank_of_slot(t, roots, ccl_find_final(t.parent, y * t.capacity + sample)) : NO_RANK;
-        // The largest group of equal samples, the lowest lane on a tie.
-        const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
-        const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
-        if (lane == 31 - (best & 31u)) {
+        const u32 rank = flsl_sampled_row_rank(t, roots, y, runs);
+        if (threadIdx.x == 0) {
             block.rank = rank;
             block.area = 0;
             block.x_min = 0xffffffffu;
@@ -607,9 +615,24 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
 // of a row mostly follow one another) with shuffles, and the stretch's
 // first lane adds them to the root's area: no __match_any_sync, which cost
 // this pass 5 times `flsl_number_runs`' time where most runs are
-// components of their own (ncu, 8192^2, 10 %).
+// components of their own (ncu, 8192^2, 10 %). The sampled rank of the row
+// (flsl_sampled_row_rank), a dense image's giant component, is added in
+// shared memory, and once to memory at the end: its stretches are short
+// where small components sit between its runs, and their atomics on one
+// address took a label with largest=1 to 1.32x the label's time at g = 1,
+// 60 % (the label 1.57 ms).
 __device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
+    __shared__ u32 hot_rank, hot_area;
     const u32 y = blockIdx.x, runs = t.count[y], lane = threadIdx.x & 31u;
+    if (threadIdx.x < 32) {
+        const u32 rank = flsl_sampled_row_rank(t, roots, y, runs);
+        if (threadIdx.x == 0) {
+            hot_rank = rank;
+            hot_area = 0;
+        }
+    }
+    __syncthreads();
+    const u32 hot = hot_rank;
     for (u32 round = 0; round < runs; round += blockDim.x) {
         const u32 j = round + threadIdx.x, slot = y * t.capacity + j;
         const bool valid = j < runs;
@@ -629,8 +652,10 @@ __device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
             const u32 other = __shfl_down_sync(CCL_FULL_MASK, area, offset);
             if (lane + offset <= last) area += other;
         }
-        if (valid && first) atomicAdd(areas + rank, area);
+        if (valid && first) atomicAdd(rank == hot ? &hot_area : areas + rank, area);
     }
+    __syncthreads();
+    if (threadIdx.x == 0 && hot_area) atomicAdd(areas + hot, hot_area);
 }
 
 // Analysis, step 2 with OTF: each root run's record is its component's
@@ -1181,13 +1206,8 @@ extern "C" __global__ void __launch_bounds__(256)
     __syncthreads();
     if (threadIdx.y == 0) {
         const u32 sampled = first_row < rows ? t.count[first_row] : 0;
-        const u32 sample = (u32)((u64)lane * sampled / 32);
-        const u32 rank =
-            sampled ? rank_of_slot(t, roots, ccl_find_final(t.parent, first_row * t.capacity + sample)) : NO_RANK;
-        // The largest group of equal samples, the lowest lane on a tie.
-        const u32 group = __match_any_sync(CCL_FULL_MASK, rank);
-        const u32 best = __reduce_max_sync(CCL_FULL_MASK, ((u32)__popc(group) << 5) | (31 - lane));
-        if (lane == 31 - (best & 31u) && rank != NO_RANK) parts[rank & (CCL_VOLUME_PARTS - 1)].rank = rank;
+        const u32 rank = flsl_sampled_row_rank(t, roots, first_row, sampled);
+        if (lane == 0 && rank != NO_RANK) parts[rank & (CCL_VOLUME_PARTS - 1)].rank = rank;
     }
     __syncthreads();
     for (u32 k = 0; k < VOTE_ROWS_PER_WARP; ++k) {
