@@ -620,7 +620,9 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
 // shared memory, and once to memory at the end: its stretches are short
 // where small components sit between its runs, and their atomics on one
 // address took a label with largest=1 to 1.32x the label's time at g = 1,
-// 60 % (the label 1.57 ms).
+// 60 % (the label 1.57 ms), 1.10x with the row's giant component added here
+// (bench/2026-11-29-h200-class-and-sparse-profile; 6-30 us more below the
+// percolation threshold, for the sample's finds).
 __device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
     __shared__ u32 hot_rank, hot_area;
     const u32 y = blockIdx.x, runs = t.count[y], lane = threadIdx.x & 31u;
