@@ -59,11 +59,6 @@ impl Divisor {
         let t = ((u64::from(n) * u64::from(self.multiplier)) >> 32) as u32;
         (t + ((n - t) >> 1)) >> self.shift
     }
-
-    /// The divisor.
-    pub fn divisor(&self) -> u32 {
-        self.divisor
-    }
 }
 
 #[cfg(test)]
