@@ -15,6 +15,7 @@ line per cell:
 
   PYTHONPATH=SITE python3 regions.py --reps 9 > regions.csv
   PYTHONPATH=SITE python3 regions.py --volumes-only --tag new, >> vregions.csv
+  PYTHONPATH=SITE python3 regions.py --images-only --tag new, >> iregions.csv
 """
 
 import argparse
@@ -49,6 +50,7 @@ def main():
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--tag", default="", help="a first column, for A/B runs of two wheels")
     parser.add_argument("--volumes-only", action="store_true")
+    parser.add_argument("--images-only", action="store_true", help="the 8192^2 maps and the batch alone")
     args = parser.parse_args()
 
     import cupy
@@ -65,7 +67,7 @@ def main():
                 ("512^3", lambda: region_map((512, 512, 512), density, g), (6, 26), False),
             ]
             for name, values, connectivities, batch in cases:
-                if args.volumes_only and name != "512^3":
+                if args.volumes_only and name != "512^3" or args.images_only and name == "512^3":
                     continue
                 values = cupy.asarray(values())
                 binary = values != 0

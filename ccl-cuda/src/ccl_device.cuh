@@ -437,6 +437,20 @@ __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
     return roots.offsets[(size_t)(ccl_divide(roots.slice_divisor, y) * roots.slice_rows) * roots.words_per_row];
 }
 
+// A largest=1 clean-up's selection key of a component in range: its area in
+// the high word and the complement of its rank in the low word, so that the
+// largest key is the largest area's, the first in raster order among equals
+// (0, below every key, where no component is in range).
+__device__ __forceinline__ unsigned long long ccl_largest_key(u32 area, u32 rank) {
+    return ((unsigned long long)area << 32) | (unsigned long long)(~rank);
+}
+
+// Whether `rank` is the component a largest=1 clean-up keeps, from the
+// largest selection key of its image.
+__device__ __forceinline__ bool ccl_is_kept_largest(unsigned long long largest_key, u32 rank) {
+    return largest_key != 0 && rank == ~(u32)largest_key;
+}
+
 // The canonical label of the component whose root is at (x, y) of the root
 // layout (ccl_rank_label: of the component of `rank`, whose root is in row
 // y): its rank + 1, counted in the root's own image of a batch; with a
@@ -445,8 +459,7 @@ __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
 __device__ __forceinline__ u32 ccl_rank_label(CclRootIndex roots, u32 rank, u32 y) {
     if (roots.remap != nullptr) return roots.remap[rank];
     if (roots.largest != nullptr) {
-        const unsigned long long key = *roots.largest;
-        return key != 0 && rank == ~(u32)key ? 1u : 0u;
+        return ccl_is_kept_largest(*roots.largest, rank) ? 1u : 0u;
     }
     return rank - ccl_slice_base(roots, y) + 1;
 }

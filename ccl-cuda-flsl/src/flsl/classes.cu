@@ -129,9 +129,14 @@ __device__ __forceinline__ void unite_class_run(FlslRuns t, const T* values, u32
     }
 }
 
-// One image's unions: all rows at once (flsl_group_runs: a thread per run).
+// One image's unions: all rows at once (flsl_group_runs: a thread per run),
+// parents through L1 as an image's binary unions load them (unite_run in
+// flsl.cu; why a stale parent is safe: "The forest contract",
+// docs/design.md): 769 -> 698 us on an 8192^2 map of 128-pixel class
+// regions at g = 1, 90 %, 8-conn. (ncu, H200,
+// bench/2026-11-29-h200-keep-and-class-loads).
 template <typename T, bool Eight> __device__ void unite_class_runs(FlslRuns t, const T* values, u32 width) {
-    flsl_group_runs(t, [=](u32 y, u32 j) { unite_class_run<T, Eight>(t, values, width, y, j); });
+    flsl_group_runs(t, [=](u32 y, u32 j) { unite_class_run<T, Eight, CCL_PARENTS_L1>(t, values, width, y, j); });
 }
 
 // A batch's unions in bands, as flsl_band_unions joins a binary batch's

@@ -400,7 +400,7 @@ __device__ void filter_flag(const Record* records, u32 total, const u32* offsets
             for (int axis = 0; axis < 3; ++axis)
                 in_range = in_range && extent[axis] >= ranges.min_extent[axis] &&
                            extent[axis] <= ranges.max_extent[axis];
-            if (in_range) key = ((u64)s.area << 32) | (u64)(~(r - offsets[image]));
+            if (in_range) key = ccl_largest_key(s.area, r - offsets[image]);
             // No keys (null) where the largest key alone is wanted: it is
             // the block maxima below, and keeps its rank in the low word.
             if (keys != nullptr) {
@@ -624,8 +624,7 @@ extern "C" __global__ void __launch_bounds__(256)
             if (renumbering != nullptr) {
                 kept = renumbering[r];
             } else {
-                const u64 key = *largest;
-                kept = key != 0 && r == ~(u32)key;
+                kept = ccl_is_kept_largest(*largest, r);
             }
         }
     }
