@@ -376,10 +376,10 @@ __device__ __forceinline__ void filter_extent(const CclArea&, u32 extent[3]) {
 // address (8192^2 at g = 1, 10 %: 4.6 million components, 18 K blocks, 29.5
 // us for 18 MB of areas; ncu, H200).
 //
-// One image's largest key alone (no keys written) strides FLAG_UNROLL
-// strides at once: a thread's records are then loaded together, where a
-// load a stride waited on each in turn (21.9 us for the 18 MB of areas
-// above, with 1024 blocks).
+// Where one image's largest key alone is wanted (no keys written), a
+// thread takes FLAG_UNROLL grid strides at once and loads their records
+// together: a load a stride waited on each in turn (21.9 us for the 18 MB
+// of areas above, with 1024 blocks).
 #define FLAG_UNROLL 4
 
 // The selection key of a component of rank `rank` in its image (`s` its
