@@ -439,8 +439,8 @@ __device__ __forceinline__ u32 ccl_slice_base(CclRootIndex roots, u32 y) {
 
 // A largest=1 clean-up's selection key of a component in range: its area in
 // the high word and the complement of its rank in the low word, so that the
-// largest key is the largest area's, the first in raster order among equals
-// (0, below every key, where no component is in range).
+// largest key is the largest area's, the first in raster order among equals.
+// Every such key is above 0, the key of a component out of range.
 __device__ __forceinline__ unsigned long long ccl_largest_key(u32 area, u32 rank) {
     return ((unsigned long long)area << 32) | (unsigned long long)(~rank);
 }
