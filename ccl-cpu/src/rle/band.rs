@@ -36,6 +36,11 @@ pub(super) struct Band {
     /// For labeling: row `i` of the band has runs
     /// `run_labels[row_starts[i]..row_starts[i + 1]]`.
     pub row_starts: Vec<usize>,
+    /// For labeling: whether row `i` of the band has the mask of row
+    /// `i - 1` (never the first row), and so its runs and their final
+    /// labels: each run lies under its copy and joins its class. Empty for
+    /// analysis.
+    pub same_as_above: Vec<bool>,
     /// The runs of the band's first row, to join with the band above.
     pub first_row: Vec<Run>,
     /// The runs of the band's last row, to join with the band below.
@@ -81,6 +86,12 @@ impl Band {
     pub(super) fn labels_of_row(&self, y: usize) -> &[u32] {
         let i = y - self.rows.start;
         &self.run_labels[self.row_starts[i]..self.row_starts[i + 1]]
+    }
+
+    /// Whether row `y` of the image, a row of this band, has the mask of
+    /// the band's row before it (labeling only).
+    pub(super) fn same_as_above(&self, y: usize) -> bool {
+        self.same_as_above[y - self.rows.start]
     }
 
     /// Labels `rows` of `image` into this band; with `MEASURE`, also the
@@ -138,6 +149,7 @@ impl Band {
         self.run_labels.clear();
         self.row_starts.clear();
         self.row_starts.push(0);
+        self.same_as_above.clear();
         // The band's first row is joined with a row of no runs.
         self.above.runs.clear();
         self.above.one_class = NO_LABEL;
@@ -156,6 +168,7 @@ impl Band {
                     self.run_labels
                         .extend(self.above.runs.iter().map(|run| run.label));
                     self.row_starts.push(self.run_labels.len());
+                    self.same_as_above.push(y != rows.start);
                 }
                 if y == rows.start {
                     self.first_row.clone_from(&self.above.runs);
@@ -174,6 +187,7 @@ impl Band {
             if !MEASURE {
                 self.run_labels.extend(row.runs.iter().map(|run| run.label));
                 self.row_starts.push(self.run_labels.len());
+                self.same_as_above.push(false);
             }
             if y == rows.start {
                 self.first_row.clone_from(&row.runs);

@@ -417,12 +417,15 @@ fn label_in_bands<const ZEROED: bool>(
             .collect(),
         |(b, (out, band))| {
             let mut writer = write::RowWriter::new(width, stream);
-            for (row, y) in out.chunks_exact_mut(width.max(1)).zip(band.rows.clone()) {
+            let rows = band.rows.clone();
+            for (row, y) in out.chunks_exact_mut(width.max(1)).zip(rows.clone()) {
                 let finals = band.labels_of_row(y).iter();
-                writer.write::<ZEROED>(
+                writer.write_in_band::<ZEROED>(
                     image.row(y),
                     finals.map(|&label| joined.final_label(b, label)),
                     row,
+                    band.same_as_above(y),
+                    y + 1 < rows.end && band.same_as_above(y + 1),
                 );
             }
         },
@@ -707,22 +710,33 @@ mod tests {
 
     /// Label images large enough to be written with non-temporal stores
     /// (where the CPU has them), at widths whose rows start 16-byte aligned
-    /// and widths whose rows do not: the reference's labels, into a new
-    /// buffer and over a dirty one, and for a volume.
+    /// and widths whose rows do not, in cells of one pixel and of several
+    /// (rows that repeat the row above, copied by the writer): the
+    /// reference's labels, into a new buffer and over a dirty one, and for
+    /// a volume.
     #[test]
     fn large_label_images_give_the_reference() {
         let mut numbers = ccl_testdata::Xorshift32::new(0x1234_5679);
         let mut next = move || numbers.next_u32();
         let height = 1024;
-        for width in [1024, 1027, 1088] {
+        for (width, granularity) in [(1024, 1), (1027, 1), (1088, 1), (1024, 5), (1027, 3)] {
             assert!(width * height >= write::MIN_STREAMED_PIXELS);
             for density in [8, 50, 93] {
-                let image =
-                    BinaryImageBuf::from_fn(width, height, |_, _| next() % 100 < density).unwrap();
+                let cells = BinaryImageBuf::from_fn(
+                    width.div_ceil(granularity),
+                    height.div_ceil(granularity),
+                    |_, _| next() % 100 < density,
+                )
+                .unwrap();
+                let image = BinaryImageBuf::from_fn(width, height, |x, y| {
+                    cells.get(x / granularity, y / granularity)
+                })
+                .unwrap();
                 let view = image.view();
                 for connectivity in Connectivity::PLANE {
                     let expected = UnionFind.label(&view, connectivity).unwrap();
-                    let context = format!("{width}x{height} d={density} {connectivity}");
+                    let context =
+                        format!("{width}x{height} g={granularity} d={density} {connectivity}");
                     for mut labeler in [RunLabeler::parallel(), RunLabeler::single_threaded()] {
                         let labels = labeler.label(&view, connectivity).unwrap();
                         assert_eq!(labels, expected, "{context}");
