@@ -83,6 +83,56 @@ pub(crate) fn worth_the_pool(pixels: usize) -> bool {
     helpers > 0 && pixels.saturating_mul(helpers) >= MIN_PARALLEL_PIXELS
 }
 
+/// The least work, in runs, for which an image [worth the pool by its
+/// pixels](worth_the_pool) runs there: a run costs 10-20 ns on one
+/// thread, a pixel about a 64th of that (its mask and its label write).
+/// On the GPU machine's 16 host cores (2026-11-29, 8-connectivity,
+/// mean over 10-90 %), 16 threads took 1.3-2.0x one thread's time on a 384²
+/// image at g = 4 (about 6 K runs), drew level at 512², g = 4 (11 K), and
+/// took a half or less from 768², g = 4 and 384², g = 1 (25 K) on. Pixels
+/// alone cannot tell these apart: a g = 4 image has a quarter of the runs
+/// of a g = 1 image of its size.
+const MIN_PARALLEL_RUNS: usize = 1 << 14;
+
+/// Pixels that cost about what one run costs (see [`MIN_PARALLEL_RUNS`]):
+/// a word of mask. An empty 1024² image is then just worth two threads, as
+/// the 2-core development machine had it (about 0.1-0.2 against 0.21 ms).
+const PIXELS_PER_RUN: usize = 64;
+
+/// Rows between the rows whose runs are counted to estimate an image's.
+const RUN_SAMPLE_STRIDE: usize = 8;
+
+/// Whether `image` is worth the pool: by its pixels ([`worth_the_pool`]),
+/// then by its work, its runs estimated from every
+/// [`RUN_SAMPLE_STRIDE`]-th row (a few µs at 1 Mpx) where its pixels alone
+/// do not settle it (under [`MIN_PARALLEL_RUNS`] × [`PIXELS_PER_RUN`]).
+fn image_worth_the_pool(image: &BinaryImage<'_>) -> bool {
+    let pixels = image.pixel_count();
+    if !worth_the_pool(pixels) {
+        return false;
+    }
+    let pixel_work = pixels / PIXELS_PER_RUN;
+    pixel_work >= MIN_PARALLEL_RUNS || pixel_work + estimated_runs(image) >= MIN_PARALLEL_RUNS
+}
+
+/// The runs of `image`, estimated from those of every
+/// [`RUN_SAMPLE_STRIDE`]-th row.
+fn estimated_runs(image: &BinaryImage<'_>) -> usize {
+    let height = image.height();
+    let mut words = vec![0u64; image.width().div_ceil(64)];
+    let (mut runs, mut sampled) = (0usize, 0usize);
+    for y in (0..height).step_by(RUN_SAMPLE_STRIDE) {
+        bits::row_to_bits(image.row(y), &mut words);
+        let mut left = 0u64;
+        for &mask in &words {
+            runs += (mask & !((mask << 1) | left)).count_ones() as usize;
+            left = mask >> 63;
+        }
+        sampled += 1;
+    }
+    runs * height / sampled.max(1)
+}
+
 /// The run-based labeler: bands of rows in parallel on rayon's pool (whose
 /// size `RAYON_NUM_THREADS` sets), or on the calling thread alone.
 ///
@@ -138,16 +188,17 @@ impl RunLabeler {
     }
 
     /// Whether `image` is labeled on the pool: in more than one band.
+    #[cfg(test)]
     fn parallel_for(&self, image: &BinaryImage<'_>) -> bool {
         self.bands(image).len() > 1
     }
 
     /// The image's rows cut into bands: where the labeler is parallel and
-    /// the image [worth the pool](worth_the_pool), a few per thread of the
+    /// the image [worth the pool](image_worth_the_pool), a few per thread of the
     /// pool, as many as the image has pixels and rows for; else one.
     fn bands(&self, image: &BinaryImage<'_>) -> Vec<Range<usize>> {
         let height = image.height();
-        let count = if self.parallel && worth_the_pool(image.pixel_count()) {
+        let count = if self.parallel && image_worth_the_pool(image) {
             (rayon::current_num_threads() * BANDS_PER_THREAD)
                 .min(height.div_ceil(MIN_BAND_ROWS))
                 .min(image.pixel_count() / MIN_BAND_PIXELS)
@@ -235,12 +286,13 @@ impl Labeler for RunLabeler {
         connectivity: Connectivity,
     ) -> Result<(LabelImage, usize)> {
         self.check(connectivity, 2)?;
+        let bands = self.bands(image);
         let mut labels = pages::zeroed::<u32>(image.pixel_count());
         let count = label_in_bands::<true>(
             image,
             connectivity,
-            &self.bands(image),
-            self.parallel_for(image),
+            &bands,
+            bands.len() > 1,
             &mut self.scratch,
             &mut self.join_buffers,
             &mut labels,
@@ -262,11 +314,12 @@ impl Labeler for RunLabeler {
     ) -> Result<usize> {
         self.check(connectivity, 2)?;
         check_label_buffer(image, labels)?;
+        let bands = self.bands(image);
         Ok(label_in_bands::<false>(
             image,
             connectivity,
-            &self.bands(image),
-            self.parallel_for(image),
+            &bands,
+            bands.len() > 1,
             &mut self.scratch,
             &mut self.join_buffers,
             labels,
@@ -342,11 +395,12 @@ impl Analyzer for RunLabeler {
         stats: &mut Vec<ComponentStats>,
     ) -> Result<()> {
         self.check(connectivity, 2)?;
+        let bands = self.bands(image);
         analyze_in_bands(
             image,
             connectivity,
-            &self.bands(image),
-            self.parallel_for(image),
+            &bands,
+            bands.len() > 1,
             &mut self.scratch,
             &mut self.join_buffers,
             stats,
@@ -666,6 +720,23 @@ mod tests {
         assert_eq!(even_bands(10, 3), [0..3, 3..6, 6..10]);
     }
 
+    /// An image's runs estimated from every `RUN_SAMPLE_STRIDE`-th row:
+    /// exact where every row has the same runs, none where the sampled rows
+    /// have none.
+    #[test]
+    fn runs_are_estimated_from_sampled_rows() {
+        let stripes = BinaryImageBuf::from_fn(130, 37, |x, _| x % 3 == 0).unwrap();
+        assert_eq!(estimated_runs(&stripes.view()), 44 * 37);
+        let between =
+            BinaryImageBuf::from_fn(64, 64, |x, y| y % RUN_SAMPLE_STRIDE != 0 && x % 2 == 0)
+                .unwrap();
+        assert_eq!(estimated_runs(&between.view()), 0);
+        let sampled =
+            BinaryImageBuf::from_fn(64, 64, |x, y| y % RUN_SAMPLE_STRIDE == 0 && x % 2 == 0)
+                .unwrap();
+        assert_eq!(estimated_runs(&sampled.view()), 32 * 64);
+    }
+
     #[test]
     fn small_images_run_on_one_thread_and_large_ones_in_bands() {
         let side = |pixels: usize| (pixels as f64).sqrt().ceil() as usize;
@@ -673,16 +744,24 @@ mod tests {
         let parallel = RunLabeler::parallel();
         // The smallest image worth the pool, and the one below it.
         let threshold = side(MIN_PARALLEL_PIXELS / threads.saturating_sub(1).max(1));
-        let small = BinaryImageBuf::new(threshold - 1, threshold - 1).unwrap();
+        // Runs enough at any size here: a run every other column.
+        let striped = |side| BinaryImageBuf::from_fn(side, side, |x, _| x % 2 == 0).unwrap();
+        let small = striped(threshold - 1);
         assert!(!parallel.parallel_for(&small.view()));
         assert_eq!(parallel.bands(&small.view()).len(), 1);
-        let worth = BinaryImageBuf::new(threshold, threshold).unwrap();
+        let worth = striped(threshold);
         assert_eq!(parallel.parallel_for(&worth.view()), threads > 1);
+        // Pixels enough, work too little: an empty image of fewer pixels
+        // than the least work stands for runs on one thread.
+        if threshold * threshold < MIN_PARALLEL_RUNS * PIXELS_PER_RUN {
+            let empty = BinaryImageBuf::new(threshold, threshold).unwrap();
+            assert!(!parallel.parallel_for(&empty.view()));
+        }
         // Enough pixels and rows for every thread's bands.
         let large_side = side(threads * BANDS_PER_THREAD * MIN_BAND_PIXELS)
             .max(threads * BANDS_PER_THREAD * MIN_BAND_ROWS)
             .max(threshold);
-        let large = BinaryImageBuf::new(large_side, large_side).unwrap();
+        let large = striped(large_side);
         let bands = parallel.bands(&large.view()).len();
         let expected = if threads > 1 {
             threads * BANDS_PER_THREAD
