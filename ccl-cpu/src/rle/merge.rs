@@ -250,29 +250,38 @@ fn global_roots(parallel: bool, offsets: &[usize], root: &mut [u32], rank: &mut 
 
 /// Labeling: each label's canonical label in place of its global root, its
 /// root's rank among its band's roots after the roots of the bands above
-/// (`firsts`), so that the label write looks up one table per run.
+/// (`firsts`), so that the label write looks up one table per run. First
+/// each band's ranks become ranks among all roots (its first added to every
+/// entry: those of labels that are not roots are never read), then each
+/// label reads its root's, with no branch on whose band the root is in: in
+/// a dense image one giant component spans the bands, so that a label of a
+/// lower band has its root above as often as in its own band, a coin toss
+/// per label (and a search of the bands for that root's took 4 ns a label:
+/// 2048², g = 1, 70 %, 4-connectivity, 0.42-0.54 ms for 102 K labels on
+/// one thread).
 fn canonical_labels(
     parallel: bool,
     offsets: &[usize],
     firsts: &[u32],
     root: &mut [u32],
-    rank: &[u32],
+    rank: &mut [u32],
 ) {
     map_bands(
         parallel,
-        split(root, offsets).into_iter().enumerate().collect(),
-        |(b, chunk)| {
-            let offset = offsets[b];
+        split(rank, offsets).into_iter().enumerate().collect(),
+        |(b, ranks)| {
+            for rank in ranks {
+                *rank += firsts[b];
+            }
+        },
+    );
+    let rank = &*rank;
+    map_bands(
+        parallel,
+        split(root, offsets).into_iter().collect(),
+        |chunk| {
             for label in chunk {
-                let global_root = *label as usize;
-                // A root of this band or, where a border linked it, of a
-                // band above.
-                let band = if global_root >= offset {
-                    b
-                } else {
-                    offsets.partition_point(|&start| start <= global_root) - 1
-                };
-                *label = firsts[band] + rank[global_root];
+                *label = rank[*label as usize];
             }
         },
     );
