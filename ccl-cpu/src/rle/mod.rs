@@ -87,11 +87,11 @@ pub(crate) fn worth_the_pool(pixels: usize) -> bool {
 /// pixels](worth_the_pool) runs there: a run costs 10-20 ns on one
 /// thread, a pixel about a 64th of that (its mask and its label write).
 /// On the GPU machine's 16 host cores (2026-11-29, 8-connectivity,
-/// mean over 10-90 %), 16 threads took 1.3-2.0x one thread's time on a 384²
-/// image at g = 4 (about 6 K runs), drew level at 512², g = 4 (11 K), and
-/// took a half or less from 768², g = 4 and 384², g = 1 (25 K) on. Pixels
-/// alone cannot tell these apart: a g = 4 image has a quarter of the runs
-/// of a g = 1 image of its size.
+/// mean over 10-90 %), 16 threads took 1.1-2.1x one thread's time on a
+/// 384² image at g = 4 and 16 (6 K runs and fewer), drew level at 512², g =
+/// 4 (11 K), and took a half or less from 768², g = 4 and 384², g = 1 (25
+/// K) on. Pixels alone cannot tell these apart: a g = 4 image has a quarter
+/// of the runs of a g = 1 image of its size.
 const MIN_PARALLEL_RUNS: usize = 1 << 14;
 
 /// Pixels that cost about what one run costs (see [`MIN_PARALLEL_RUNS`]):
@@ -194,8 +194,8 @@ impl RunLabeler {
     }
 
     /// The image's rows cut into bands: where the labeler is parallel and
-    /// the image [worth the pool](image_worth_the_pool), a few per thread of the
-    /// pool, as many as the image has pixels and rows for; else one.
+    /// the image [worth the pool](image_worth_the_pool), a few per thread
+    /// of the pool, as many as the image has pixels and rows for; else one.
     fn bands(&self, image: &BinaryImage<'_>) -> Vec<Range<usize>> {
         let height = image.height();
         let count = if self.parallel && image_worth_the_pool(image) {
