@@ -241,33 +241,39 @@ impl IndexedRow {
         forest.join_class(label, self.one_class)
     }
 
-    /// Labeling only, where this row's runs are not known to be one class:
-    /// labels `runs`, the runs of the row below in an image (this row the
-    /// only one they meet), in two passes. Whether a run touches any run
-    /// here is a coin toss per run at g = 1, and a branch on it
-    /// mispredicted about every other run at 30 % (a fifth of the band's
-    /// profile). The first pass takes no branch: each run's touching runs
-    /// are found, a run that touches none is given the next new label (its
-    /// parent written unconditionally: where the run touches, the next
-    /// such run writes that entry again), and a run that touches is listed
-    /// in `touching` with its range. The second joins the listed runs'
-    /// classes, left to right. New labels stay in raster order, one per run
-    /// that touches nothing, as [`Forest::label_run`] makes them, and stay
-    /// roots: no union of the row reaches them.
+    /// Labels `runs`, the runs of the row below in an image (this row the
+    /// only one they meet), where this row's runs are not known to be one
+    /// class, in two passes; with `MEASURE`, adds each run's features to
+    /// its class. Whether a run touches any run here is a coin toss per run
+    /// at g = 1, and a branch on it mispredicted about every other run at
+    /// 30 % (a fifth of the band's profile). The first pass takes no
+    /// branch: each run's touching runs are found, a run that touches none
+    /// is given the next new label (its parent, and its features, written
+    /// unconditionally: where the run touches, the next such run writes
+    /// those entries again), and a run that touches is listed in `touching`
+    /// with its range. The second joins the listed runs' classes, left to
+    /// right, and adds their features. New labels stay in raster order, one
+    /// per run that touches nothing, as [`Forest::label_run`] makes them,
+    /// and stay roots: no union of the row reaches them.
     #[inline(always)]
     pub(super) fn label_below<const MEASURE: bool, F: RunFeatures>(
         &self,
         forest: &mut Forest<MEASURE, F>,
         runs: &mut [Run],
         reach: u32,
+        at: F::Row,
         touching: &mut Vec<(u32, u32, u32)>,
     ) {
-        debug_assert!(!MEASURE && self.one_class == NO_LABEL);
+        debug_assert!(self.one_class == NO_LABEL);
         let base = forest.parent.len();
         forest.parent.reserve(runs.len() + 1);
+        if MEASURE {
+            forest.stats.reserve(runs.len() + 1);
+        }
         touching.clear();
         touching.reserve(runs.len());
         let parents = forest.parent.spare_capacity_mut();
+        let features = forest.stats.spare_capacity_mut();
         let listed = touching.spare_capacity_mut();
         let (mut fresh, mut count) = (0usize, 0usize);
         for (j, run) in runs.iter_mut().enumerate() {
@@ -276,20 +282,28 @@ impl IndexedRow {
             let label = (base + fresh) as u32;
             run.label = label;
             parents[fresh].write(label);
+            if MEASURE {
+                features[fresh].write(F::of_run(run.start, run.end - 1, at));
+            }
             fresh += usize::from(!touches);
             listed[count].write((j as u32, range.start as u32, range.end as u32));
             count += usize::from(touches);
         }
-        // SAFETY: entries base..base + fresh of the parents and 0..count of
-        // the list were written above (each new label's entry last by its
-        // own run; each listed run's entry by it).
+        // SAFETY: entries base..base + fresh of the parents (and, with
+        // MEASURE, of the features, which held `base` entries as the parents
+        // did) and 0..count of the list were written above (each new label's
+        // entries last by its own run; each listed run's entry by it).
         unsafe {
             forest.parent.set_len(base + fresh);
+            if MEASURE {
+                forest.stats.set_len(base + fresh);
+            }
             touching.set_len(count);
         }
         for &(j, first, end) in touching.iter() {
             let joined = forest.join(NO_LABEL, &self.runs[first as usize..end as usize]);
-            runs[j as usize].label = joined;
+            let run = &mut runs[j as usize];
+            run.label = forest.label_run(run, joined, at);
         }
     }
 
