@@ -266,6 +266,7 @@ impl IndexedRow {
     ) {
         debug_assert!(self.one_class == NO_LABEL);
         let base = forest.parent.len();
+        debug_assert!(!MEASURE || forest.stats.len() == base);
         forest.parent.reserve(runs.len() + 1);
         if MEASURE {
             forest.stats.reserve(runs.len() + 1);
