@@ -69,19 +69,29 @@ impl RowWriter {
         out: &mut [u32],
     ) {
         self.kept_is_last = false;
-        self.finals.clear();
-        self.finals.push(0);
-        self.finals.extend(finals);
         // A row without runs is all background: no need to read it again.
-        if self.finals.len() == 1 {
+        if !self.load_row(pixels, finals) {
             if !ZEROED {
                 out.fill(0);
             }
             return;
         }
+        write_row::<ZEROED>(&self.words, &self.finals, out, self.stream);
+    }
+
+    /// Loads a row into `words` and `finals` (0, the final labels of its
+    /// runs, then padding) as [`write_row`] reads them; returns whether it
+    /// has runs (without them, neither is loaded).
+    fn load_row(&mut self, pixels: &[u8], finals: impl Iterator<Item = u32>) -> bool {
+        self.finals.clear();
+        self.finals.push(0);
+        self.finals.extend(finals);
+        if self.finals.len() == 1 {
+            return false;
+        }
         self.finals.extend([0; FINALS_PADDING]);
         row_to_bits(pixels, &mut self.words);
-        write_row::<ZEROED>(&self.words, &self.finals, out, self.stream);
+        true
     }
 
     /// As [`Self::write`], for the rows of a band (or of any run of rows
@@ -107,11 +117,7 @@ impl RowWriter {
             return;
         }
         if !(same_as_above && self.kept_is_last) {
-            self.finals.clear();
-            self.finals.push(0);
-            self.finals.extend(finals);
-            self.finals.extend([0; FINALS_PADDING]);
-            row_to_bits(pixels, &mut self.words);
+            self.load_row(pixels, finals);
             self.kept.resize(out.len(), 0);
             write_row::<false>(&self.words, &self.finals, &mut self.kept, false);
             self.kept_is_last = true;
