@@ -551,9 +551,11 @@ __device__ __forceinline__ u32 flsl_sampled_row_rank(FlslRuns t, CclRootIndex ro
 
 // `Out` is an image's stats array (CclStatsOut) or a volume's
 // (CclVolumeStatsOut: row y of the run table is a row of the volume's
-// rows, which ccl_add_to_component splits into y and z).
+// rows, which ccl_add_to_component splits into y and z). With `ranks` (a
+// labeling's clean-up: the run table's `extra`), each run's rank is also
+// stored there by slot, for flsl_number_voted_runs; null in an analysis.
 template <bool Cd, typename Out>
-__device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
+__device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts, u32* ranks) {
     __shared__ BlockTotal block;
     const u32 y = blockIdx.x, runs = t.count[y];
     if (Cd && threadIdx.x < 32) {
@@ -576,6 +578,7 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
             first = run.x;
             last = run.y;
             rank = rank_of_slot(t, roots, ccl_find_final(t.parent, slot));
+            if (ranks != nullptr) ranks[slot] = rank;
         }
         u32 area = valid ? last - first + 1 : 0;
         u64 sum_x = (u64)(first + last) * area / 2;
@@ -622,8 +625,8 @@ __device__ void vote(FlslRuns t, CclRootIndex roots, Out out, u32* counts) {
 // address took a label with largest=1 to 1.32x the label's time at g = 1,
 // 60 % (the label 1.57 ms), 1.10x with the row's giant component added here
 // (bench/2026-11-29-h200-class-and-sparse-profile; 6-30 us more below the
-// percolation threshold, for the sample's finds).
-__device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
+// percolation threshold, for the sample's finds). `ranks` as in `vote`.
+__device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas, u32* ranks) {
     __shared__ u32 hot_rank, hot_area;
     const u32 y = blockIdx.x, runs = t.count[y], lane = threadIdx.x & 31u;
     if (threadIdx.x < 32) {
@@ -643,6 +646,7 @@ __device__ void vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
             const uint2 run = t.runs[slot];
             area = run.y - run.x + 1;
             rank = rank_of_slot(t, roots, ccl_find_final(t.parent, slot));
+            if (ranks != nullptr) ranks[slot] = rank;
         }
         const u32 rank_before = __shfl_up_sync(CCL_FULL_MASK, rank, 1);
         const bool first = lane == 0 || rank_before != rank;
@@ -710,10 +714,15 @@ template <> __device__ __forceinline__ void store_four(u8* out, const u32 label[
 // A lane's four pixels, shift .. shift + 3 of a word of a row (bits
 // `word_mask`, its run starts `word_starts`, `word_runs` runs begun before
 // it): the runs begun up to each pixel give its run, whose label `extra`
-// holds by rank from 1.
-template <typename Label>
+// holds by rank from 1. With KeptLargest, `extra` holds each run's
+// component rank instead (the clean-up's votes), and a pixel's label is 1
+// where that rank is the one `largest_key` keeps, else 0: one image's
+// largest alone is written with no pass over the runs before
+// (flsl_number_voted_runs, 21 us at 8192^2, 10 %, g = 1; ncu, H200).
+template <typename Label, bool KeptLargest>
 __device__ __forceinline__ void label_four_pixels(Label* row, const u32* extra, u32 x, u32 width, u32 shift,
-                                                  u32 word_mask, u32 word_starts, u32 word_runs) {
+                                                  u32 word_mask, u32 word_starts, u32 word_runs,
+                                                  unsigned long long largest_key) {
     const bool aligned = ((size_t)row & (4u * sizeof(Label) - 1u)) == 0;
     // The runs begun up to and including pixel `shift` of the word.
     u32 run = word_runs + __popc(word_starts & ((2u << shift) - 1u));
@@ -721,7 +730,11 @@ __device__ __forceinline__ void label_four_pixels(Label* row, const u32* extra, 
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
         if (i) run += (word_starts >> (shift + i)) & 1u;
-        label[i] = (word_mask >> (shift + i)) & 1u ? extra[run] : 0u;
+        const bool foreground = (word_mask >> (shift + i)) & 1u;
+        if (KeptLargest)
+            label[i] = foreground && ccl_is_kept_largest(largest_key, extra[run]) ? 1u : 0u;
+        else
+            label[i] = foreground ? extra[run] : 0u;
     }
     if (aligned && x + 4 <= width) {
         store_four(row + x, label);
@@ -732,8 +745,9 @@ __device__ __forceinline__ void label_four_pixels(Label* row, const u32* extra, 
     }
 }
 
-template <typename Label, bool Classes>
-__device__ void label_row_span(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels, u32 warp) {
+template <typename Label, bool Classes, bool KeptLargest>
+__device__ void label_row_span(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels, u32 warp,
+                               unsigned long long largest_key) {
     const u32 spans_per_row = (bits.words_per_row + LABEL_SPAN_WORDS - 1) / LABEL_SPAN_WORDS;
     if ((u64)warp >= (u64)bits.height * spans_per_row) return;
     const u32 y = warp / spans_per_row, lane = threadIdx.x;
@@ -759,7 +773,8 @@ __device__ void label_row_span(CclBits bits, CclBits run_starts, FlslRuns t, Lab
             const u32 word_runs = __shfl_sync(CCL_FULL_MASK, runs_before, source);
             if (source >= words) continue;
             const u32 x = (u32)(first_word + chunk + source) * 32u + shift;
-            label_four_pixels(row, extra, x, bits.width, shift, word_mask, word_starts, word_runs);
+            label_four_pixels<Label, KeptLargest>(row, extra, x, bits.width, shift, word_mask, word_starts,
+                                                  word_runs, largest_key);
         }
     }
 }
@@ -771,8 +786,9 @@ __device__ void label_row_span(CclBits bits, CclBits run_starts, FlslRuns t, Lab
 // does. (A warp per such row loaded half a warp of words: on 256 masks of
 // 512^2, 89.8 -> 85.9 us at g = 16, 10 %, 91.2 -> 88.1 at g = 4, 10 %,
 // against 80-82 for one 8192^2 image; ncu, H200.)
-template <typename Label, bool Classes>
-__device__ void label_short_rows(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels, u32 warp) {
+template <typename Label, bool Classes, bool KeptLargest>
+__device__ void label_short_rows(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels, u32 warp,
+                                 unsigned long long largest_key) {
     const u32 words_per_row = bits.words_per_row, rows_per_warp = 32 / words_per_row;
     const u32 y0 = warp * rows_per_warp;
     if (y0 >= bits.height) return;
@@ -797,19 +813,24 @@ __device__ void label_short_rows(CclBits bits, CclBits run_starts, FlslRuns t, L
         const u32 word_place = __shfl_sync(CCL_FULL_MASK, place, source);
         if (source >= words) continue;
         const u32 row_y = y0 + (word_place >> 8), x = (word_place & 0xffu) * 32u + shift;
-        label_four_pixels(labels + (size_t)row_y * bits.width, t.extra + (size_t)row_y * t.capacity - 1, x,
-                          bits.width, shift, word_mask, word_starts, word_runs);
+        label_four_pixels<Label, KeptLargest>(labels + (size_t)row_y * bits.width,
+                                              t.extra + (size_t)row_y * t.capacity - 1, x, bits.width, shift,
+                                              word_mask, word_starts, word_runs, largest_key);
     }
 }
 
-template <typename Label, bool Classes>
-__device__ void label_pixels(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels) {
+// With KeptLargest, `largest` is one image's largest selection key (see
+// label_four_pixels); unread otherwise.
+template <typename Label, bool Classes, bool KeptLargest = false>
+__device__ void label_pixels(CclBits bits, CclBits run_starts, FlslRuns t, Label* labels,
+                             const unsigned long long* largest = nullptr) {
     const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
     if (bits.words_per_row == 0) return;  // rows of no pixels
+    const unsigned long long largest_key = KeptLargest ? *largest : 0;
     if (bits.words_per_row <= FLSL_SHORT_LABEL_WORDS)
-        label_short_rows<Label, Classes>(bits, run_starts, t, labels, warp);
+        label_short_rows<Label, Classes, KeptLargest>(bits, run_starts, t, labels, warp, largest_key);
     else
-        label_row_span<Label, Classes>(bits, run_starts, t, labels, warp);
+        label_row_span<Label, Classes, KeptLargest>(bits, run_starts, t, labels, warp, largest_key);
 }
 
 // ------------------------------------------------------------ entry points
@@ -1143,17 +1164,18 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts) {
-    vote<false, CclStatsOut>(t, roots, out, counts);
+    flsl_vote(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts, u32* ranks) {
+    vote<false, CclStatsOut>(t, roots, out, counts, ranks);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-    flsl_vote_cd(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts) {
-    vote<true, CclStatsOut>(t, roots, out, counts);
+    flsl_vote_cd(FlslRuns t, CclRootIndex roots, CclStatsOut out, u32* counts, u32* ranks) {
+    vote<true, CclStatsOut>(t, roots, out, counts, ranks);
 }
 
-extern "C" __global__ void __launch_bounds__(256) flsl_vote_areas(FlslRuns t, CclRootIndex roots, u32* areas) {
-    vote_areas(t, roots, areas);
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_vote_areas(FlslRuns t, CclRootIndex roots, u32* areas, u32* ranks) {
+    vote_areas(t, roots, areas, ranks);
 }
 
 // A volume's features, step 1 (one warp per row, a lane per run): each root
@@ -1259,10 +1281,37 @@ extern "C" __global__ void __launch_bounds__(256) flsl_number_runs(FlslRuns t, C
     label_runs<true>(t, 0, roots);
 }
 
+// Labeling after a clean-up's votes, step 1 (flsl_group_runs: a thread per
+// run): each run's label from the rank its vote left in `extra` (the
+// votes' `ranks`), through the clean-up's remap (one image's largest alone
+// needs no such pass: flsl_label_largest_pixels compares the ranks). It reads
+// and writes a word per run, where flsl_number_runs would find each run's
+// root and look up its rank again: 41 us of a 0.48 ms label(largest=1) at
+// 8192^2, 10 %, g = 1, whose 4.6 million components are mostly runs of
+// their own (ncu, H200).
+extern "C" __global__ void __launch_bounds__(256) flsl_number_voted_runs(FlslRuns t, CclRootIndex roots) {
+    flsl_group_runs(t, [=](u32 y, u32 j) {
+        const u32 slot = y * t.capacity + j;
+        t.extra[slot] = ccl_rank_label(roots, t.extra[slot], y);
+    });
+}
+
 extern "C" __global__ void __launch_bounds__(256) flsl_label_pixels(CclBits bits, FlslRuns t, u32* labels) {
     label_pixels<u32, false>(bits, bits, t, labels);
 }
 
 extern "C" __global__ void __launch_bounds__(256) flsl_mask_pixels(CclBits bits, FlslRuns t, u8* mask) {
     label_pixels<u8, false>(bits, bits, t, mask);
+}
+
+// The two above where the clean-up keeps one image's largest alone: `extra`
+// holds each run's rank (the votes'), `largest` the image's largest key.
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_label_largest_pixels(CclBits bits, FlslRuns t, u32* labels, const unsigned long long* largest) {
+    label_pixels<u32, false, true>(bits, bits, t, labels, largest);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    flsl_mask_largest_pixels(CclBits bits, FlslRuns t, u8* mask, const unsigned long long* largest) {
+    label_pixels<u8, false, true>(bits, bits, t, mask, largest);
 }

@@ -352,6 +352,18 @@ type RunKernel = Kernel<(
 )>;
 
 /// The kernels; each field declares a kernel's arguments.
+/// The voting kernels' (`flsl_vote`, `flsl_vote_cd`): the run table, the
+/// root index, the stats array, the counts per rank (or null), and where
+/// each run's rank goes by slot (a labeling's clean-up: the table's
+/// `extra`, for `flsl_number_voted_runs`; null in an analysis).
+type VoteArgs = (
+    RunTableArgs,
+    RootIndexArgs,
+    StatsOutArgs,
+    DevPtr<u32>,
+    DevPtr<u32>,
+);
+
 struct Kernels {
     runs_c4: RunKernel,
     runs_c8: RunKernel,
@@ -370,9 +382,9 @@ struct Kernels {
     )>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
-    vote: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
-    vote_cd: Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)>,
-    vote_areas: Kernel<(RunTableArgs, RootIndexArgs, DevPtr<u32>)>,
+    vote: Kernel<VoteArgs>,
+    vote_cd: Kernel<VoteArgs>,
+    vote_areas: Kernel<(RunTableArgs, RootIndexArgs, DevPtr<u32>, DevPtr<u32>)>,
     vote_volume: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     volume_root_records: Kernel<(RunTableArgs, u32, RootIndexArgs, VolumeStatsOutArgs)>,
     store_roots: Kernel<(
@@ -383,8 +395,11 @@ struct Kernels {
     )>,
     label_runs: Kernel<(RunTableArgs, u32)>,
     number_runs: Kernel<(RunTableArgs, RootIndexArgs)>,
+    number_voted_runs: Kernel<(RunTableArgs, RootIndexArgs)>,
     label_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u32>)>,
     mask_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u8>)>,
+    label_largest_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u32>, DevPtr<u64>)>,
+    mask_largest_pixels: Kernel<(BitImageArgs, RunTableArgs, DevPtr<u8>, DevPtr<u64>)>,
 }
 
 impl Kernels {
@@ -407,8 +422,11 @@ impl Kernels {
             store_roots: Kernel::load(gpu, module, "flsl_store_roots")?,
             label_runs: Kernel::load(gpu, module, "flsl_label_runs")?,
             number_runs: Kernel::load(gpu, module, "flsl_number_runs")?,
+            number_voted_runs: Kernel::load(gpu, module, "flsl_number_voted_runs")?,
             label_pixels: Kernel::load(gpu, module, "flsl_label_pixels")?,
             mask_pixels: Kernel::load(gpu, module, "flsl_mask_pixels")?,
+            label_largest_pixels: Kernel::load(gpu, module, "flsl_label_largest_pixels")?,
+            mask_largest_pixels: Kernel::load(gpu, module, "flsl_mask_largest_pixels")?,
         })
     }
 }
@@ -711,9 +729,10 @@ impl Flsl {
         Ok(flagging.flagged())
     }
 
-    /// A labeling's last pass: each run's label from the root index (its
-    /// rank + 1, or a clean-up's remap), on `rows` (`run_grid`), then the
-    /// pixels' from their runs into `output` (width × height).
+    /// A labeling's last pass: each run's label from its rank (its rank +
+    /// 1, or a clean-up's remap or largest key, through the root index), on
+    /// `rows` (`run_grid`), then the pixels' from their runs into `output`
+    /// (width × height).
     #[allow(clippy::too_many_arguments)] // the table, its geometry and the output, apart
     fn number_pixels(
         &self,
@@ -723,21 +742,37 @@ impl Flsl {
         table: RunTableArgs,
         bits: BitImageArgs,
         index: RootIndexArgs,
+        ranks: RunRanks,
         output: PixelOutput,
     ) -> Result<()> {
+        let number = match ranks {
+            RunRanks::FromRoots => &self.kernels.number_runs,
+            // One image's largest alone: the pixel pass compares each run's
+            // voted rank with the kept one, with no pass over the runs.
+            RunRanks::Voted if index.largest.address() != 0 => {
+                return self.write_pixels(
+                    stream,
+                    geometry,
+                    table,
+                    bits,
+                    output,
+                    Some(index.largest),
+                );
+            }
+            RunRanks::Voted => &self.kernels.number_voted_runs,
+        };
         // SAFETY: a block per group of rows (run_grid), walking the runs
         // its rows' counts give; the root index covers every slot (its
-        // remap, if any, holds an entry per rank).
-        unsafe {
-            self.kernels
-                .number_runs
-                .launch(stream, rows, (table, index))
-        }?;
-        self.write_pixels(stream, geometry, table, bits, output)
+        // remap, if any, holds an entry per rank); voted ranks are those
+        // of the same index.
+        unsafe { number.launch(stream, rows, (table, index)) }?;
+        self.write_pixels(stream, geometry, table, bits, output, None)
     }
 
     /// Each pixel's label from its run's (in `extra`) into `output` (width ×
-    /// height): the label, or whether it is nonzero.
+    /// height): the label, or whether it is nonzero. With `largest` (one
+    /// image's largest selection key, on the device), `extra` holds each
+    /// run's rank instead, and the label is 1 for the kept rank, else 0.
     fn write_pixels(
         &self,
         stream: &Arc<CudaStream>,
@@ -745,22 +780,35 @@ impl Flsl {
         table: RunTableArgs,
         bits: BitImageArgs,
         output: PixelOutput,
+        largest: Option<DevPtr<u64>>,
     ) -> Result<()> {
         let grid = pixel_grid(geometry)?;
+        let kernels = &self.kernels;
         // SAFETY: the pixel kernel (a warp per span of a row) writes the
         // width * height labels or mask bytes (checked by the variant layer)
-        // and reads the labels of runs its row has.
+        // and reads the labels (or ranks) of runs its row has; `largest` is
+        // one key.
         unsafe {
-            match output {
-                PixelOutput::Labels(labels) => {
-                    self.kernels
+            match (output, largest) {
+                (PixelOutput::Labels(labels), None) => {
+                    kernels
                         .label_pixels
                         .launch(stream, grid, (bits, table, labels))
                 }
-                PixelOutput::Mask(mask) => {
-                    self.kernels
+                (PixelOutput::Mask(mask), None) => {
+                    kernels
                         .mask_pixels
                         .launch(stream, grid, (bits, table, mask))
+                }
+                (PixelOutput::Labels(labels), Some(key)) => {
+                    kernels
+                        .label_largest_pixels
+                        .launch(stream, grid, (bits, table, labels, key))
+                }
+                (PixelOutput::Mask(mask), Some(key)) => {
+                    kernels
+                        .mask_largest_pixels
+                        .launch(stream, grid, (bits, table, mask, key))
                 }
             }
         }
@@ -768,12 +816,23 @@ impl Flsl {
 
     /// The analysis' voting kernel into a stats array: `flsl-cd`'s per root
     /// and warp, else per run (`flsl-otf`'s own is its moves on the fly).
-    fn stats_vote(&self) -> &Kernel<(RunTableArgs, RootIndexArgs, StatsOutArgs, DevPtr<u32>)> {
+    fn stats_vote(&self) -> &Kernel<VoteArgs> {
         match self.voting {
             Voting::ConflictDetection => &self.kernels.vote_cd,
             Voting::PerRun | Voting::OnTheFly => &self.kernels.vote,
         }
     }
+}
+
+/// Where a labeling's last pass finds each run's rank.
+#[derive(Clone, Copy)]
+enum RunRanks {
+    /// From its root run, through the root index (`flsl_number_runs`).
+    FromRoots,
+    /// In the run table's `extra`, where the clean-up's votes left it
+    /// (`flsl_number_voted_runs`; for one image's largest alone, the pixel
+    /// pass compares it with the kept rank, `flsl_label_largest_pixels`).
+    Voted,
 }
 
 /// Where FLSL's pixel pass writes.
@@ -821,6 +880,7 @@ impl DeviceVariant for Flsl {
             table,
             bits,
             PixelOutput::Labels(forest),
+            None,
         )?;
         run.clock.mark("labels")
     }
@@ -842,7 +902,16 @@ impl DeviceVariant for Flsl {
         let labels = PixelOutput::Labels(DevPtr::of_mut(labels, run.stream));
         self.flag_roots(run.stream, geometry, table, numbering)?
             .number_with(run.clock, |index, stream| {
-                self.number_pixels(stream, rows, geometry, table, bits, index, labels)
+                self.number_pixels(
+                    stream,
+                    rows,
+                    geometry,
+                    table,
+                    bits,
+                    index,
+                    RunRanks::FromRoots,
+                    labels,
+                )
             })
     }
 
@@ -856,9 +925,12 @@ impl DeviceVariant for Flsl {
     /// adds its length to the component's area, or, where the filter reads
     /// extents, the analysis' votes into the stats array, per run (`flsl`,
     /// and `flsl-otf`, whose moves on the fly are for its analysis) or per
-    /// root and warp (`flsl-cd`); the clean-up's decision (stage `filter`);
-    /// then each run's new label and the pixels' labels, or mask, from their
-    /// runs (stage `labels`), as [`label`](DeviceVariant::label) writes them.
+    /// root and warp (`flsl-cd`), each vote leaving its run's rank in the
+    /// table's `extra`; the clean-up's decision (stage `filter`); then each
+    /// run's new label from that rank, and the pixels' labels, or mask,
+    /// from their runs (stage `labels`), as [`label`](DeviceVariant::label)
+    /// writes them; for one image's largest alone, the pixels' straight from
+    /// their runs' ranks.
     fn label_filtered(
         &mut self,
         run: &mut Run<'_>,
@@ -887,19 +959,34 @@ impl DeviceVariant for Flsl {
                 |index, votes, stream| match votes {
                     // SAFETY: a block per row walks the runs its count gives;
                     // the root index covers every slot, whose ranks are below
-                    // the component count, the areas' length.
+                    // the component count, the areas' length; `extra` holds
+                    // an entry per slot.
                     FilterVotes::Areas(areas) => unsafe {
-                        vote_areas.launch(stream, vote_grid, (table, index, areas))
+                        vote_areas.launch(stream, vote_grid, (table, index, areas, table.extra))
                     },
                     // SAFETY: as in `analyze`: the root index covers every
                     // slot; ranks past the stats array's capacity are not
-                    // stored; `counts` is null or holds an entry per slot.
+                    // stored; `counts` is null or, as `extra` does, holds
+                    // an entry per slot.
                     FilterVotes::Stats(output) => unsafe {
-                        vote.launch(stream, vote_grid, (table, index, output, counts))
+                        vote.launch(
+                            stream,
+                            vote_grid,
+                            (table, index, output, counts, table.extra),
+                        )
                     },
                 },
                 |index, stream| {
-                    self.number_pixels(stream, rows, geometry, table, bits, index, output)
+                    self.number_pixels(
+                        stream,
+                        rows,
+                        geometry,
+                        table,
+                        bits,
+                        index,
+                        RunRanks::Voted,
+                        output,
+                    )
                 },
             )
     }
@@ -936,9 +1023,11 @@ impl DeviceVariant for Flsl {
                             .store_roots
                             .launch(stream, grid, (table, nodes, index, output))
                     }
-                    None => self
-                        .stats_vote()
-                        .launch(stream, grid, (table, index, output, counts)),
+                    None => self.stats_vote().launch(
+                        stream,
+                        grid,
+                        (table, index, output, counts, DevPtr::null()),
+                    ),
                 }
             }
         })?;
