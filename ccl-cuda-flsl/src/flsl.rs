@@ -351,7 +351,6 @@ type RunKernel = Kernel<(
     DevPtr<u32>,
 )>;
 
-/// The kernels; each field declares a kernel's arguments.
 /// The voting kernels' (`flsl_vote`, `flsl_vote_cd`): the run table, the
 /// root index, the stats array, the counts per rank (or null), and where
 /// each run's rank goes by slot (a labeling's clean-up: the table's
@@ -364,6 +363,7 @@ type VoteArgs = (
     DevPtr<u32>,
 );
 
+/// The kernels; each field declares a kernel's arguments.
 struct Kernels {
     runs_c4: RunKernel,
     runs_c8: RunKernel,
