@@ -123,11 +123,9 @@ fn estimated_runs(image: &BinaryImage<'_>) -> usize {
     let (mut runs, mut sampled) = (0usize, 0usize);
     for y in (0..height).step_by(RUN_SAMPLE_STRIDE) {
         bits::row_to_bits(image.row(y), &mut words);
-        let mut left = 0u64;
-        for &mask in &words {
-            runs += (mask & !((mask << 1) | left)).count_ones() as usize;
-            left = mask >> 63;
-        }
+        runs += runs::with_run_starts(&words)
+            .map(|(_, starts)| starts.count_ones() as usize)
+            .sum::<usize>();
         sampled += 1;
     }
     runs * height / sampled.max(1)

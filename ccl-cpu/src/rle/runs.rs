@@ -17,6 +17,19 @@ pub(super) struct Run {
     pub label: u32,
 }
 
+/// Each word of a row's mask `words` with the starts of its runs (bit x set
+/// where pixel x is foreground and the pixel left of it, in the word before
+/// for bit 0, is not), left to right: what the label write walks, and the
+/// pool's run estimate counts.
+#[inline(always)]
+pub(super) fn with_run_starts(words: &[u64]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    words.iter().scan(0u64, |left, &mask| {
+        let starts = mask & !((mask << 1) | *left);
+        *left = mask >> 63;
+        Some((mask, starts))
+    })
+}
+
 /// Appends the runs of a row of `width` pixels whose mask is `words` (as
 /// [`super::bits::row_to_bits`] makes it: no bit past the row's end) to
 /// `runs`, left to right, with label 0.

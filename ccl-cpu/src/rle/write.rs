@@ -21,6 +21,7 @@
 //! and 1.8 against 4.1 ms on two; from 4 MiB on, streaming was never slower.
 
 use super::bits::row_to_bits;
+use super::runs::with_run_starts;
 
 /// Entries that [`write_row`] may read past the last run's in `finals`: the
 /// eight-pixel select loads eight labels from the current run on.
@@ -203,10 +204,7 @@ fn write_row<const ZEROED: bool>(words: &[u64], finals: &[u32], out: &mut [u32],
 fn write_row_scalar<const ZEROED: bool>(words: &[u64], finals: &[u32], out: &mut [u32]) {
     // Runs started so far: the index in `finals` of the current run.
     let mut count = 0usize;
-    let mut left = 0u64;
-    for (&mask, pixels) in words.iter().zip(out.chunks_mut(64)) {
-        let starts = mask & !((mask << 1) | left);
-        left = mask >> 63;
+    for ((mask, starts), pixels) in with_run_starts(words).zip(out.chunks_mut(64)) {
         count = write_word::<ZEROED>(mask, starts, count, finals, pixels);
     }
 }
@@ -247,7 +245,7 @@ fn write_word<const ZEROED: bool>(
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::write_word;
+    use super::{with_run_starts, write_word};
 
     /// For each byte of run starts, the starts among its bits `0..=i` in
     /// byte `i` (little-endian): the `r_i` of the module's select.
@@ -284,10 +282,7 @@ mod x86 {
         // Lane i tests bit i of a broadcast mask byte.
         let lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
         let mut count = 0usize;
-        let mut left = 0u64;
-        for (&mask, pixels) in words.iter().zip(out.chunks_mut(64)) {
-            let starts = mask & !((mask << 1) | left);
-            left = mask >> 63;
+        for ((mask, starts), pixels) in with_run_starts(words).zip(out.chunks_mut(64)) {
             let full_word = pixels.len() == 64;
             let uniform = mask == 0 || (mask == u64::MAX && starts == 0);
             if !full_word || (uniform && !STREAM) {
