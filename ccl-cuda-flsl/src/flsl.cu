@@ -147,9 +147,9 @@ __device__ __forceinline__ int first_above(u32 above_before, u32 up, u32 up_left
 // (ccl_cuda::backend::Slices): with slice_height > 0, the first row of each
 // band of band_height rows of a slice has no row above (the first row of a
 // slice follows the last of the slice before), and the bands and slices are
-// joined by flsl_volume_unions. A batch of images is labeled the same way
-// in an image's connectivity, with bands as tall as its slices (the
-// images), never joined.
+// joined by flsl_band_joins ("Slices in bands" below). A batch of images is
+// labeled the same way in an image's connectivity, with bands as tall as its
+// slices (the images), never joined.
 //
 // RUN_WARPS warps a block (flsl.rs's constant), and a stage of
 // FLSL_STAGED_RUNS records a warp (half each for two rows): 24 KiB a
@@ -434,8 +434,8 @@ template <bool Otf> __device__ void unite_runs(FlslRuns t, CclNode* nodes, u32* 
 // rows' root layout (words_per_row words a row) and counts them per group
 // (the shared back end then ranks them).
 //
-// Rows of more than FLSL_SHORT_ROOT_WORDS words (a wide image's): a warp
-// per row, one atomic per group the row's words reach (nearly always one):
+// A warp per row (a wide image's, whose per-run groups are of one row),
+// one atomic per group the row's words reach (nearly always one):
 // with an atomic per word, the many short rows of a batch on the same
 // counters took it 203 us on 256 images of 512^2 (g = 1, 30 %), 66 on one
 // 8192^2 image (41 then; ncu on the H200). The words past the row's runs
@@ -467,52 +467,70 @@ __device__ void count_root_runs(FlslRuns t, u32 y, u32* root_bits, u32 words_per
     for (u32 w = used_words + lane; w < words_per_row; w += 32) row_bits[w] = 0;
 }
 
-// Rows of at most FLSL_SHORT_ROOT_WORDS words (a batch's masks, a volume's
-// rows of up to 1024 pixels): a warp per 32 / words_per_row rows, whose
-// words are 32 consecutive words of the layout or fewer, lane p's word p.
-// The warp loads the rows' counts at once, ballots the words that hold
-// runs, and walks those alone, eight at a time: their loads (a coalesced
-// load of a word's 32 parents each), then their ballots, each kept by its
-// word's lane. It then stores all its words (0 past the runs) in one store
-// and adds its roots with one atomic per group. A warp per row waited on
-// the count, then on the parents, for every row of a few words: 75 us on
-// 256 masks of 512^2 at g = 1, 60 %, and 135 on a 512^3 volume at 30 %,
-// 6-conn. (ncu, H200).
-__device__ void count_short_row_roots(FlslRuns t, u32 y0, u32 rows, u32* root_bits, u32 words_per_row,
-                                      u32* group_count) {
-    const u32 lane = threadIdx.x, words = rows * words_per_row;
-    const u32 row_runs = lane < rows ? t.count[y0 + lane] : 0;
-    // Lane p's word: word w of row r of the warp's rows; the slots of it
-    // that hold runs (up to 32), and its first slot.
-    const u32 r = lane / words_per_row, w = lane - r * words_per_row;
-    const u32 runs = __shfl_sync(CCL_FULL_MASK, row_runs, r % 32);
-    const u32 in_use = lane < words && runs > w * 32 ? min(runs - w * 32, 32u) : 0;
-    const u32 first_slot = (y0 + r) * t.capacity + w * 32;
-    u32 pending = __ballot_sync(CCL_FULL_MASK, in_use != 0);
-    u32 mine = 0;
-    while (pending) {
-        u32 picked[8];
-        bool root[8];
+// The rows of a group of several (flsl_group_runs's: a batch's masks, a
+// volume's rows, an image of at most half GROUP_PIXELS wide): a warp per
+// group. It loads its rows' counts at once, a lane each, and walks the
+// group's words that hold runs (of 32 slots, from a row's first), a lane
+// per slot, FLSL_COUNT_AHEAD words' parents loaded before their ballots;
+// each word's row is the last whose first such word is at or before it (a
+// ballot over the lanes' scan). The group's words (at most
+// FLSL_GROUP_ROOT_WORDS, 0 past each row's runs) go through the warp's
+// shared memory and out in one pass, one atomic per group of the root
+// layout they reach.
+//
+// ncu on the H200, 256 masks of 512^2, 4-conn., at g = 16, 30 % and at
+// g = 1, 30 % (bench/2026-11-30-h200-batch-rows):
+// - a warp per 32 / words_per_row rows, a lane per word, most of them
+//   empty past a row's few runs: 13.3-13.6 and 26.3-26.8 us (8.6 and 13.7
+//   million instructions; one 8192^2 image's warp per row, 5.9 us);
+// - a lane per run, its row found by a binary search and its bit ORed
+//   into shared memory: 11.3 and 61 us (38 million instructions);
+// - this walk, four words ahead: 12.3 and 36 us; sixteen: 10.1-10.7 and
+//   28.0-28.9 (9.3 against 13.3 at g = 16, 10 %, 8-conn.).
+#define FLSL_COUNT_AHEAD 16
+
+__device__ void count_group_roots(FlslRuns t, u32* root_bits, u32 words_per_row, u32* group_count) {
+    __shared__ u32 warp_words[FLSL_COUNT_WARPS][FLSL_GROUP_ROOT_WORDS];
+    const u32 lane = threadIdx.x, y0 = (blockIdx.x * blockDim.y + threadIdx.y) * t.group_rows;
+    if (y0 >= t.rows) return;
+    u32* words = warp_words[threadIdx.y];
+    const u32 rows = min(t.group_rows, t.rows - y0), group_words = rows * words_per_row;
+    for (u32 i = lane; i < group_words; i += 32) words[i] = 0;
+    // Lane r: row r's runs, its words that hold them and those of the rows before.
+    const u32 runs = lane < rows ? t.count[y0 + lane] : 0, used = (runs + 31) / 32;
+    const u32 used_through = ccl_warp_inclusive_scan(used), used_before = used_through - used;
+    const u32 total = __shfl_sync(CCL_FULL_MASK, used_through, 31);
+    __syncwarp();
+    for (u32 first = 0; first < total; first += FLSL_COUNT_AHEAD) {
+        bool root[FLSL_COUNT_AHEAD];
+        u32 place[FLSL_COUNT_AHEAD];
 #pragma unroll
-        for (u32 k = 0; k < 8; ++k) {
-            picked[k] = pending ? (u32)__ffs(pending) - 1 : 32;
-            pending &= pending - 1;
-            const u32 slot = __shfl_sync(CCL_FULL_MASK, first_slot, picked[k] % 32) + lane;
-            const u32 used = __shfl_sync(CCL_FULL_MASK, in_use, picked[k] % 32);
-            root[k] = picked[k] < 32 && lane < used && t.parent[slot] == slot + 1;
+        for (u32 k = 0; k < FLSL_COUNT_AHEAD; ++k) {
+            const u32 u = first + k;
+            const u32 r = (u32)__popc(__ballot_sync(CCL_FULL_MASK, lane < rows && used_before <= u)) - 1;
+            const u32 w = u - __shfl_sync(CCL_FULL_MASK, used_before, r % 32);
+            const u32 row_runs = __shfl_sync(CCL_FULL_MASK, runs, r % 32);
+            const u32 j = w * 32 + lane, slot = (y0 + r) * t.capacity + j;
+            root[k] = u < total && j < row_runs && t.parent[slot] == slot + 1;
+            place[k] = r * words_per_row + w;
         }
 #pragma unroll
-        for (u32 k = 0; k < 8; ++k) {
-            const u32 roots = __ballot_sync(CCL_FULL_MASK, root[k]);
-            if (lane == picked[k]) mine = roots;
+        for (u32 k = 0; k < FLSL_COUNT_AHEAD; ++k) {
+            const u32 bits = __ballot_sync(CCL_FULL_MASK, root[k]);
+            if (lane == 0 && first + k < total) words[place[k]] = bits;
         }
     }
-    const size_t word = (size_t)y0 * words_per_row + lane;
-    if (lane < words) root_bits[word] = mine;
-    const size_t group = lane < words ? word / CCL_ROOT_GROUP_WORDS : ~(size_t)0;
-    const u32 peers = __match_any_sync(CCL_FULL_MASK, group);
-    const u32 roots = __reduce_add_sync(peers, (u32)__popc(mine));
-    if (lane < words && lane == (u32)__ffs(peers) - 1 && roots) atomicAdd(group_count + group, roots);
+    __syncwarp();
+    const size_t first_word = (size_t)y0 * words_per_row;
+    for (u32 first = 0; first < group_words; first += 32) {
+        const u32 i = first + lane;
+        const u32 roots = i < group_words ? words[i] : 0;
+        if (i < group_words) root_bits[first_word + i] = roots;
+        const size_t group = i < group_words ? (first_word + i) / CCL_ROOT_GROUP_WORDS : ~(size_t)0;
+        const u32 peers = __match_any_sync(CCL_FULL_MASK, group);
+        const u32 count = __reduce_add_sync(peers, (u32)__popc(roots));
+        if (count && lane == (u32)__ffs(peers) - 1) atomicAdd(group_count + group, count);
+    }
 }
 
 __device__ __forceinline__ u32 rank_of_slot(FlslRuns t, CclRootIndex roots, u32 slot) {
@@ -1153,14 +1171,12 @@ extern "C" __global__ void __launch_bounds__(256)
 extern "C" __global__ void __launch_bounds__(256)
     flsl_count_roots(FlslRuns t, u32 height, u32* root_bits, u32 words_per_row, u32* group_count) {
     const u32 warp = blockIdx.x * blockDim.y + threadIdx.y;
-    if (words_per_row == 0) return;  // rows of no pixels: no slots
-    if (words_per_row <= FLSL_SHORT_ROOT_WORDS) {
-        const u32 rows_per_warp = 32 / words_per_row, y0 = warp * rows_per_warp;
-        if (y0 < height)
-            count_short_row_roots(t, y0, min(rows_per_warp, height - y0), root_bits, words_per_row, group_count);
-    } else if (warp < height) {
-        count_root_runs(t, warp, root_bits, words_per_row, group_count);
-    }
+    if (warp < height) count_root_runs(t, warp, root_bits, words_per_row, group_count);
+}
+
+extern "C" __global__ void __launch_bounds__(32 * FLSL_COUNT_WARPS)
+    flsl_count_group_roots(FlslRuns t, u32* root_bits, u32 words_per_row, u32* group_count) {
+    count_group_roots(t, root_bits, words_per_row, group_count);
 }
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -51,9 +51,13 @@ const _: () = assert!(BAND_ROWS <= 32);
 /// and at g = 1 and 4 in 8, from 30 % at g = 1 in 4 and g = 16 in 8, and
 /// from 45 % at g = 16 in 4 (ncu, H200).
 const FLAT_BATCH_BELOW_PERCENT: u32 = 15;
-/// The most root words a row may have for `flsl_count_roots` to give a
-/// warp several rows (32 / words of them): rows of up to 1024 pixels.
-const SHORT_ROOT_WORDS: u32 = 16;
+/// The most root words of a group of rows (`Geometry::group_rows`) for
+/// `flsl_count_group_roots`, whose warps gather a group's in shared memory;
+/// groups of one row, or of more words, take `flsl_count_roots`' warp per
+/// row. A group of rows holds at most about 300.
+const GROUP_ROOT_WORDS: u32 = 512;
+/// Warps per block of `flsl_count_group_roots`, a group each.
+const COUNT_WARPS: u32 = 8;
 /// Rows per warp of a volume's vote: a block gathers the votes of
 /// `WORD_WARPS` times as many consecutive rows in shared memory.
 const VOTE_ROWS_PER_WARP: u32 = 4;
@@ -77,7 +81,8 @@ const KERNELS: KernelSource = KernelSource {
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
         ("FLSL_CLASS_RUN_WARPS", CLASS_RUN_WARPS),
-        ("FLSL_SHORT_ROOT_WORDS", SHORT_ROOT_WORDS),
+        ("FLSL_GROUP_ROOT_WORDS", GROUP_ROOT_WORDS),
+        ("FLSL_COUNT_WARPS", COUNT_WARPS),
     ],
 };
 /// The same kernels counting their feature updates (`ccl updates`).
@@ -90,7 +95,8 @@ const COUNTED_KERNELS: KernelSource = KernelSource {
         ("VOTE_ROWS_PER_WARP", VOTE_ROWS_PER_WARP),
         ("RUN_WARPS", RUN_WARPS),
         ("FLSL_CLASS_RUN_WARPS", CLASS_RUN_WARPS),
-        ("FLSL_SHORT_ROOT_WORDS", SHORT_ROOT_WORDS),
+        ("FLSL_GROUP_ROOT_WORDS", GROUP_ROOT_WORDS),
+        ("FLSL_COUNT_WARPS", COUNT_WARPS),
         ("CCL_COUNT_UPDATES", 1),
     ],
 };
@@ -382,6 +388,7 @@ struct Kernels {
     )>,
     unions_otf: Kernel<(RunTableArgs, DevPtr<DeviceNode>, DevPtr<u32>)>,
     count_roots: Kernel<(RunTableArgs, u32, DevPtr<u32>, u32, DevPtr<u32>)>,
+    count_group_roots: Kernel<(RunTableArgs, DevPtr<u32>, u32, DevPtr<u32>)>,
     vote: Kernel<VoteArgs>,
     vote_cd: Kernel<VoteArgs>,
     vote_areas: Kernel<(RunTableArgs, RootIndexArgs, DevPtr<u32>, DevPtr<u32>)>,
@@ -414,6 +421,7 @@ impl Kernels {
             band_joins: Kernel::load(gpu, module, "flsl_band_joins")?,
             unions_otf: Kernel::load(gpu, module, "flsl_unions_otf")?,
             count_roots: Kernel::load(gpu, module, "flsl_count_roots")?,
+            count_group_roots: Kernel::load(gpu, module, "flsl_count_group_roots")?,
             vote: Kernel::load(gpu, module, "flsl_vote")?,
             vote_cd: Kernel::load(gpu, module, "flsl_vote_cd")?,
             vote_areas: Kernel::load(gpu, module, "flsl_vote_areas")?,
@@ -704,27 +712,31 @@ impl Flsl {
         let flagging = features.begin(stream, layout)?;
         let roots = flagging.targets();
         let words_per_row = layout.words_per_row as u32;
-        // A warp per row, or per 32 / words_per_row short rows.
-        let rows_per_warp = if words_per_row <= SHORT_ROOT_WORDS {
-            32 / words_per_row.max(1)
-        } else {
-            1
-        };
+        let group_words = geometry.group_rows() * layout.words_per_row;
         // SAFETY: `begin` reserved a root word per 32 slots of each row and
-        // a count per group; the kernel reads the runs each of its rows has
-        // and writes those rows' words.
+        // a count per group; the kernels read the runs each of their rows
+        // has and write those rows' words (a group's at most
+        // GROUP_ROOT_WORDS, in shared memory).
         unsafe {
-            self.kernels.count_roots.launch(
-                stream,
-                warp_grid(geometry.height.div_ceil(rows_per_warp as usize), WORD_WARPS)?,
-                (
-                    table,
-                    geometry.height as u32,
-                    roots.bits,
-                    words_per_row,
-                    roots.group_count,
-                ),
-            )
+            if geometry.group_rows() > 1 && group_words <= GROUP_ROOT_WORDS as usize {
+                self.kernels.count_group_roots.launch(
+                    stream,
+                    warp_grid(geometry.height.div_ceil(geometry.group_rows()), COUNT_WARPS)?,
+                    (table, roots.bits, words_per_row, roots.group_count),
+                )
+            } else {
+                self.kernels.count_roots.launch(
+                    stream,
+                    warp_grid(geometry.height, WORD_WARPS)?,
+                    (
+                        table,
+                        geometry.height as u32,
+                        roots.bits,
+                        words_per_row,
+                        roots.group_count,
+                    ),
+                )
+            }
         }?;
         Ok(flagging.flagged())
     }
