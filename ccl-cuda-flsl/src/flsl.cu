@@ -526,10 +526,7 @@ __device__ void count_group_roots(FlslRuns t, u32* root_bits, u32 words_per_row,
         const u32 i = first + lane;
         const u32 roots = i < group_words ? words[i] : 0;
         if (i < group_words) root_bits[first_word + i] = roots;
-        const size_t group = i < group_words ? (first_word + i) / CCL_ROOT_GROUP_WORDS : ~(size_t)0;
-        const u32 peers = __match_any_sync(CCL_FULL_MASK, group);
-        const u32 count = __reduce_add_sync(peers, (u32)__popc(roots));
-        if (count && lane == (u32)__ffs(peers) - 1) atomicAdd(group_count + group, count);
+        ccl_add_group_roots(group_count, first_word + i, i < group_words, (u32)__popc(roots));
     }
 }
 

@@ -399,6 +399,18 @@ struct CclStats {
     u64 sum_y;
 };
 
+// The root count's step 1 (features.cu's ccl_count_roots and the variants'
+// own): `roots` roots of root word `word` (where `counted`) added to
+// group_count per group of CCL_ROOT_GROUP_WORDS words. The lanes of one group
+// add up and the lowest adds the sum: one atomic per group a warp reaches,
+// not one per word (the whole warp calls it).
+__device__ __forceinline__ void ccl_add_group_roots(u32* group_count, u64 word, bool counted, u32 roots) {
+    const u64 group = counted ? word / CCL_ROOT_GROUP_WORDS : ~0ull;
+    const u32 same = __match_any_sync(CCL_FULL_MASK, group);
+    const u32 sum = __reduce_add_sync(same, counted ? roots : 0u);
+    if (counted && sum && (threadIdx.x & 31u) == (u32)__ffs(same) - 1) atomicAdd(group_count + group, sum);
+}
+
 // Where each component's features go (ccl_cuda::features): bit b of word w
 // of `bits` flags a root at row w / words_per_row, column
 // 32 (w % words_per_row) + b; `offsets[w]` counts the roots of the words

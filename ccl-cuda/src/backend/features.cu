@@ -45,17 +45,12 @@ extern "C" __global__ void __launch_bounds__(256)
     }
     if (threadIdx.x == 0) warp_roots[threadIdx.y] = count;
     __syncthreads();
-    // The first warp: lane l holds warp l's count and group; lanes of one
-    // group add up and the lowest adds the sum.
+    // The first warp: lane l holds warp l's count and word.
     if (threadIdx.y == 0) {
         const u32 lane = threadIdx.x;
         const u64 word = (u64)blockIdx.x * blockDim.y + lane;
         const bool counted = lane < blockDim.y && word < words;
-        const u32 roots = counted ? warp_roots[lane] : 0;
-        const u64 group = counted ? word / CCL_ROOT_GROUP_WORDS : ~0ull;
-        const u32 same = __match_any_sync(CCL_FULL_MASK, group);
-        const u32 sum = __reduce_add_sync(same, roots);
-        if (counted && sum && lane == (u32)__ffs(same) - 1) atomicAdd(group_count + group, sum);
+        ccl_add_group_roots(group_count, word, counted, counted ? warp_roots[lane] : 0);
     }
 }
 
