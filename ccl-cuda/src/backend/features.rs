@@ -252,6 +252,8 @@ pub struct Features {
     /// from right after the ranking's scan (see [`Features::component_count`];
     /// made by the first ranking).
     early_count: Option<HostWord>,
+    /// Whether a ranking queues that copy ([`set_count_to_host`](Self::set_count_to_host)).
+    count_to_host: bool,
 }
 
 /// The smallest stats array: most images of a size have fewer components
@@ -286,6 +288,7 @@ impl Features {
             label_stats: false,
             slice_rows: 0,
             early_count: None,
+            count_to_host: true,
         })
     }
 
@@ -305,6 +308,17 @@ impl Features {
                 })?,
         };
         Ok(())
+    }
+
+    /// Whether the next rankings send their component count to the host
+    /// right after their scan, for [`component_count`](Self::component_count)
+    /// to read without waiting for the passes after it (the default). A
+    /// labeling whose caller reads no total, a batch's that writes each
+    /// image's count on the device, leaves that copy out of the stream: a
+    /// copy between two kernels that the next one waits for. The count is
+    /// still there to read back.
+    pub(crate) fn set_count_to_host(&mut self, wanted: bool) {
+        self.count_to_host = wanted;
     }
 
     /// After a labeling of a batch of `images` images numbered apart: the
@@ -534,7 +548,9 @@ impl Features {
                 (group_count, group_offset, components, groups_u32),
             )?;
         }
-        self.queue_count_copy(stream)?;
+        if self.count_to_host {
+            self.queue_count_copy(stream)?;
+        }
         // SAFETY: as above.
         unsafe {
             self.kernels.rank_roots.launch(

@@ -1003,6 +1003,8 @@ impl<V: DeviceVariant> Parts<'_, V> {
         }
         if self.variant.labels_batches() {
             self.features.set_batch_numbering(Some(slices.height))?;
+            // Each image's count is written on the device; no total is read.
+            self.features.set_count_to_host(false);
             let labeled = self
                 .label(rows, labels, connectivity, Some(slices), clock)
                 .and_then(|()| {
@@ -1010,6 +1012,7 @@ impl<V: DeviceVariant> Parts<'_, V> {
                     self.features
                         .batch_counts(self.stream, slices.depth, counts)
                 });
+            self.features.set_count_to_host(true);
             self.features.set_batch_numbering(None)?;
             return labeled;
         }
