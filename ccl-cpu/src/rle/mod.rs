@@ -206,11 +206,6 @@ impl RunLabeler {
         even_bands(height, count)
     }
 
-    /// Whether `volume` is labeled on the pool: in more than one slab.
-    fn parallel_for_volume(&self, volume: &BinaryVolume<'_>) -> bool {
-        self.slabs(volume).len() > 1
-    }
-
     /// The volume's slices cut into slabs, as [`Self::bands`] cuts rows.
     fn slabs(&self, volume: &BinaryVolume<'_>) -> Vec<Range<usize>> {
         let depth = volume.depth();
@@ -286,15 +281,18 @@ impl Labeler for RunLabeler {
         self.check(connectivity, 2)?;
         let bands = self.bands(image);
         let mut labels = pages::zeroed::<u32>(image.pixel_count());
-        let count = label_in_bands::<true>(
-            image,
-            connectivity,
-            &bands,
-            bands.len() > 1,
-            &mut self.scratch,
-            &mut self.join_buffers,
-            &mut labels,
-        );
+        let parallel = bands.len() > 1;
+        let count = in_pool(parallel, || {
+            label_in_bands::<true>(
+                image,
+                connectivity,
+                &bands,
+                parallel,
+                &mut self.scratch,
+                &mut self.join_buffers,
+                &mut labels,
+            )
+        });
         Ok((
             LabelImage::new(image.width(), image.height(), labels)?,
             count,
@@ -313,15 +311,18 @@ impl Labeler for RunLabeler {
         self.check(connectivity, 2)?;
         check_label_buffer(image, labels)?;
         let bands = self.bands(image);
-        Ok(label_in_bands::<false>(
-            image,
-            connectivity,
-            &bands,
-            bands.len() > 1,
-            &mut self.scratch,
-            &mut self.join_buffers,
-            labels,
-        ))
+        let parallel = bands.len() > 1;
+        Ok(in_pool(parallel, || {
+            label_in_bands::<false>(
+                image,
+                connectivity,
+                &bands,
+                parallel,
+                &mut self.scratch,
+                &mut self.join_buffers,
+                labels,
+            )
+        }))
     }
 
     fn label_volume(
@@ -331,15 +332,19 @@ impl Labeler for RunLabeler {
     ) -> Result<LabelVolume> {
         self.check(connectivity, 3)?;
         let mut labels = pages::zeroed::<u32>(volume.voxel_count());
-        volume::label_in_slabs::<true>(
-            volume,
-            connectivity,
-            &self.slabs(volume),
-            self.parallel_for_volume(volume),
-            &mut self.volume_scratch,
-            &mut self.join_buffers,
-            &mut labels,
-        );
+        let slabs = self.slabs(volume);
+        let parallel = slabs.len() > 1;
+        in_pool(parallel, || {
+            volume::label_in_slabs::<true>(
+                volume,
+                connectivity,
+                &slabs,
+                parallel,
+                &mut self.volume_scratch,
+                &mut self.join_buffers,
+                &mut labels,
+            )
+        });
         LabelVolume::new(volume.width(), volume.height(), volume.depth(), labels)
     }
 
@@ -352,15 +357,19 @@ impl Labeler for RunLabeler {
     ) -> Result<usize> {
         self.check(connectivity, 3)?;
         check_volume_label_buffer(volume, labels)?;
-        Ok(volume::label_in_slabs::<false>(
-            volume,
-            connectivity,
-            &self.slabs(volume),
-            self.parallel_for_volume(volume),
-            &mut self.volume_scratch,
-            &mut self.join_buffers,
-            labels,
-        ))
+        let slabs = self.slabs(volume);
+        let parallel = slabs.len() > 1;
+        Ok(in_pool(parallel, || {
+            volume::label_in_slabs::<false>(
+                volume,
+                connectivity,
+                &slabs,
+                parallel,
+                &mut self.volume_scratch,
+                &mut self.join_buffers,
+                labels,
+            )
+        }))
     }
 }
 
@@ -394,15 +403,18 @@ impl Analyzer for RunLabeler {
     ) -> Result<()> {
         self.check(connectivity, 2)?;
         let bands = self.bands(image);
-        analyze_in_bands(
-            image,
-            connectivity,
-            &bands,
-            bands.len() > 1,
-            &mut self.scratch,
-            &mut self.join_buffers,
-            stats,
-        );
+        let parallel = bands.len() > 1;
+        in_pool(parallel, || {
+            analyze_in_bands(
+                image,
+                connectivity,
+                &bands,
+                parallel,
+                &mut self.scratch,
+                &mut self.join_buffers,
+                stats,
+            )
+        });
         Ok(())
     }
 
@@ -424,15 +436,19 @@ impl Analyzer for RunLabeler {
         stats: &mut Vec<VolumeStats>,
     ) -> Result<()> {
         self.check(connectivity, 3)?;
-        volume::analyze_in_slabs(
-            volume,
-            connectivity,
-            &self.slabs(volume),
-            self.parallel_for_volume(volume),
-            &mut self.volume_scratch,
-            &mut self.join_buffers,
-            stats,
-        );
+        let slabs = self.slabs(volume);
+        let parallel = slabs.len() > 1;
+        in_pool(parallel, || {
+            volume::analyze_in_slabs(
+                volume,
+                connectivity,
+                &slabs,
+                parallel,
+                &mut self.volume_scratch,
+                &mut self.join_buffers,
+                stats,
+            )
+        });
         Ok(())
     }
 }
@@ -516,6 +532,24 @@ fn label_bands<'a, const MEASURE: bool>(
         |(band, rows)| band.label::<MEASURE>(image, rows, connectivity),
     );
     scratch
+}
+
+/// `work` on a thread of rayon's pool where it is `parallel` (its passes
+/// fork there), else on this one. Passes forked from outside the pool each
+/// wait for its sleeping workers to wake, and the caller waits for them
+/// idle; forked from a worker, a pass starts on that worker at once, the
+/// others join it as they wake, and between passes the workers stay awake.
+/// On the 2-vCPU development machine (AMD EPYC, KVM, 2026-11-30), three
+/// passes of 4 × 150 µs of work with 50 µs alone between them took a
+/// median 2.09 ms forked from outside, one thread's time (1.95 ms) and
+/// more, and 1.20 ms from a worker (`wake.rs` of
+/// `bench/2026-11-30-cpu-pool-passes`).
+fn in_pool<R: Send>(parallel: bool, work: impl FnOnce() -> R + Send) -> R {
+    if parallel {
+        rayon::scope(|_| work())
+    } else {
+        work()
+    }
 }
 
 /// `f` on each of `items`, on rayon's pool or in turn on this thread.
