@@ -206,6 +206,11 @@ impl RunLabeler {
         even_bands(height, count)
     }
 
+    /// Whether `volume` is labeled on the pool: in more than one slab.
+    fn parallel_for_volume(&self, volume: &BinaryVolume<'_>) -> bool {
+        self.slabs(volume).len() > 1
+    }
+
     /// The volume's slices cut into slabs, as [`Self::bands`] cuts rows.
     fn slabs(&self, volume: &BinaryVolume<'_>) -> Vec<Range<usize>> {
         let depth = volume.depth();
@@ -281,18 +286,15 @@ impl Labeler for RunLabeler {
         self.check(connectivity, 2)?;
         let bands = self.bands(image);
         let mut labels = pages::zeroed::<u32>(image.pixel_count());
-        let parallel = bands.len() > 1;
-        let count = in_pool(parallel, || {
-            label_in_bands::<true>(
-                image,
-                connectivity,
-                &bands,
-                parallel,
-                &mut self.scratch,
-                &mut self.join_buffers,
-                &mut labels,
-            )
-        });
+        let count = label_in_bands::<true>(
+            image,
+            connectivity,
+            &bands,
+            bands.len() > 1,
+            &mut self.scratch,
+            &mut self.join_buffers,
+            &mut labels,
+        );
         Ok((
             LabelImage::new(image.width(), image.height(), labels)?,
             count,
@@ -311,18 +313,15 @@ impl Labeler for RunLabeler {
         self.check(connectivity, 2)?;
         check_label_buffer(image, labels)?;
         let bands = self.bands(image);
-        let parallel = bands.len() > 1;
-        Ok(in_pool(parallel, || {
-            label_in_bands::<false>(
-                image,
-                connectivity,
-                &bands,
-                parallel,
-                &mut self.scratch,
-                &mut self.join_buffers,
-                labels,
-            )
-        }))
+        Ok(label_in_bands::<false>(
+            image,
+            connectivity,
+            &bands,
+            bands.len() > 1,
+            &mut self.scratch,
+            &mut self.join_buffers,
+            labels,
+        ))
     }
 
     fn label_volume(
@@ -332,19 +331,15 @@ impl Labeler for RunLabeler {
     ) -> Result<LabelVolume> {
         self.check(connectivity, 3)?;
         let mut labels = pages::zeroed::<u32>(volume.voxel_count());
-        let slabs = self.slabs(volume);
-        let parallel = slabs.len() > 1;
-        in_pool(parallel, || {
-            volume::label_in_slabs::<true>(
-                volume,
-                connectivity,
-                &slabs,
-                parallel,
-                &mut self.volume_scratch,
-                &mut self.join_buffers,
-                &mut labels,
-            )
-        });
+        volume::label_in_slabs::<true>(
+            volume,
+            connectivity,
+            &self.slabs(volume),
+            self.parallel_for_volume(volume),
+            &mut self.volume_scratch,
+            &mut self.join_buffers,
+            &mut labels,
+        );
         LabelVolume::new(volume.width(), volume.height(), volume.depth(), labels)
     }
 
@@ -357,19 +352,15 @@ impl Labeler for RunLabeler {
     ) -> Result<usize> {
         self.check(connectivity, 3)?;
         check_volume_label_buffer(volume, labels)?;
-        let slabs = self.slabs(volume);
-        let parallel = slabs.len() > 1;
-        Ok(in_pool(parallel, || {
-            volume::label_in_slabs::<false>(
-                volume,
-                connectivity,
-                &slabs,
-                parallel,
-                &mut self.volume_scratch,
-                &mut self.join_buffers,
-                labels,
-            )
-        }))
+        Ok(volume::label_in_slabs::<false>(
+            volume,
+            connectivity,
+            &self.slabs(volume),
+            self.parallel_for_volume(volume),
+            &mut self.volume_scratch,
+            &mut self.join_buffers,
+            labels,
+        ))
     }
 }
 
@@ -403,18 +394,15 @@ impl Analyzer for RunLabeler {
     ) -> Result<()> {
         self.check(connectivity, 2)?;
         let bands = self.bands(image);
-        let parallel = bands.len() > 1;
-        in_pool(parallel, || {
-            analyze_in_bands(
-                image,
-                connectivity,
-                &bands,
-                parallel,
-                &mut self.scratch,
-                &mut self.join_buffers,
-                stats,
-            )
-        });
+        analyze_in_bands(
+            image,
+            connectivity,
+            &bands,
+            bands.len() > 1,
+            &mut self.scratch,
+            &mut self.join_buffers,
+            stats,
+        );
         Ok(())
     }
 
@@ -436,19 +424,15 @@ impl Analyzer for RunLabeler {
         stats: &mut Vec<VolumeStats>,
     ) -> Result<()> {
         self.check(connectivity, 3)?;
-        let slabs = self.slabs(volume);
-        let parallel = slabs.len() > 1;
-        in_pool(parallel, || {
-            volume::analyze_in_slabs(
-                volume,
-                connectivity,
-                &slabs,
-                parallel,
-                &mut self.volume_scratch,
-                &mut self.join_buffers,
-                stats,
-            )
-        });
+        volume::analyze_in_slabs(
+            volume,
+            connectivity,
+            &self.slabs(volume),
+            self.parallel_for_volume(volume),
+            &mut self.volume_scratch,
+            &mut self.join_buffers,
+            stats,
+        );
         Ok(())
     }
 }
@@ -457,7 +441,8 @@ impl Analyzer for RunLabeler {
 /// labeled in bands of `rows` with `scratch`'s buffers, and returns the
 /// number of components. With `ZEROED` the caller's `labels` are all 0 and
 /// background is skipped (a fresh allocation's pages are then never
-/// touched where the image is empty); else every label is written.
+/// touched where the image is empty); else every label is written. With
+/// `parallel`, the whole call runs on a pool worker ([`in_pool`]).
 fn label_in_bands<const ZEROED: bool>(
     image: &BinaryImage<'_>,
     connectivity: Connectivity,
@@ -467,42 +452,45 @@ fn label_in_bands<const ZEROED: bool>(
     join_buffers: &mut JoinBuffers,
     labels: &mut [u32],
 ) -> usize {
-    let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
-    let (forests, borders) = Band::join_parts(bands, connectivity);
-    let joined =
-        merge::join::<false, _>(&forests, &borders, parallel, join_buffers, &mut Vec::new());
-    let width = image.width();
-    let stream = write::streams(width, labels);
-    let bounds: Vec<usize> = std::iter::once(0)
-        .chain(rows.iter().map(|rows| rows.end * width))
-        .collect();
-    map_bands(
-        parallel,
-        merge::split(labels, &bounds)
-            .into_iter()
-            .zip(bands)
-            .enumerate()
-            .collect(),
-        |(b, (out, band))| {
-            let mut writer = write::RowWriter::new(width, stream);
-            let rows = band.rows.clone();
-            for (row, y) in out.chunks_exact_mut(width.max(1)).zip(rows.clone()) {
-                let finals = band.labels_of_row(y).iter();
-                writer.write_in_band::<ZEROED>(
-                    image.row(y),
-                    finals.map(|&label| joined.final_label(b, label)),
-                    row,
-                    band.same_as_above(y),
-                    y + 1 < rows.end && band.same_as_above(y + 1),
-                );
-            }
-        },
-    );
-    joined.count
+    in_pool(parallel, || {
+        let bands = label_bands::<false>(image, connectivity, rows, parallel, scratch);
+        let (forests, borders) = Band::join_parts(bands, connectivity);
+        let joined =
+            merge::join::<false, _>(&forests, &borders, parallel, join_buffers, &mut Vec::new());
+        let width = image.width();
+        let stream = write::streams(width, labels);
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(rows.iter().map(|rows| rows.end * width))
+            .collect();
+        map_bands(
+            parallel,
+            merge::split(labels, &bounds)
+                .into_iter()
+                .zip(bands)
+                .enumerate()
+                .collect(),
+            |(b, (out, band))| {
+                let mut writer = write::RowWriter::new(width, stream);
+                let rows = band.rows.clone();
+                for (row, y) in out.chunks_exact_mut(width.max(1)).zip(rows.clone()) {
+                    let finals = band.labels_of_row(y).iter();
+                    writer.write_in_band::<ZEROED>(
+                        image.row(y),
+                        finals.map(|&label| joined.final_label(b, label)),
+                        row,
+                        band.same_as_above(y),
+                        y + 1 < rows.end && band.same_as_above(y + 1),
+                    );
+                }
+            },
+        );
+        joined.count
+    })
 }
 
 /// The features of every component of `image`, in raster order, analyzed in
-/// bands of `rows`, into `stats` (replacing what it held).
+/// bands of `rows`, into `stats` (replacing what it held); with `parallel`,
+/// on a pool worker ([`in_pool`]).
 fn analyze_in_bands(
     image: &BinaryImage<'_>,
     connectivity: Connectivity,
@@ -512,9 +500,11 @@ fn analyze_in_bands(
     join_buffers: &mut JoinBuffers,
     stats: &mut Vec<ComponentStats>,
 ) {
-    let bands = label_bands::<true>(image, connectivity, rows, parallel, scratch);
-    let (forests, borders) = Band::join_parts(bands, connectivity);
-    merge::join::<true, _>(&forests, &borders, parallel, join_buffers, stats);
+    in_pool(parallel, || {
+        let bands = label_bands::<true>(image, connectivity, rows, parallel, scratch);
+        let (forests, borders) = Band::join_parts(bands, connectivity);
+        merge::join::<true, _>(&forests, &borders, parallel, join_buffers, stats);
+    });
 }
 
 /// Each band of `rows` labeled on its own, into `scratch`'s buffers.
@@ -544,7 +534,7 @@ fn label_bands<'a, const MEASURE: bool>(
 /// median 2.09 ms forked from outside, one thread's time (1.95 ms) and
 /// more, and 1.20 ms from a worker (`wake.rs` of
 /// `bench/2026-11-30-cpu-pool-passes`).
-fn in_pool<R: Send>(parallel: bool, work: impl FnOnce() -> R + Send) -> R {
+pub(super) fn in_pool<R: Send>(parallel: bool, work: impl FnOnce() -> R + Send) -> R {
     if parallel {
         rayon::scope(|_| work())
     } else {

@@ -13,7 +13,8 @@ use super::{map_bands, merge, write};
 /// Writes the canonical labels of `volume` into `labels` (one per voxel),
 /// labeled in slabs of `slices` with `scratch`'s buffers, and returns the
 /// number of components. With `ZEROED` the caller's `labels` are all 0 and
-/// background is skipped; else every label is written.
+/// background is skipped; else every label is written. With `parallel`,
+/// the whole call runs on a pool worker ([`super::in_pool`]).
 pub(super) fn label_in_slabs<const ZEROED: bool>(
     volume: &BinaryVolume<'_>,
     connectivity: Connectivity,
@@ -23,44 +24,47 @@ pub(super) fn label_in_slabs<const ZEROED: bool>(
     join_buffers: &mut JoinBuffers,
     labels: &mut [u32],
 ) -> usize {
-    let neighbours = Neighbours::of(connectivity);
-    let slabs = label_slabs::<false>(volume, neighbours, slices, parallel, scratch);
-    let (forests, borders) = Slab::join_parts(slabs, neighbours);
-    let joined =
-        merge::join::<false, _>(&forests, &borders, parallel, join_buffers, &mut Vec::new());
-    let (width, height) = (volume.width(), volume.height());
-    let stream = write::streams(width, labels);
-    let bounds: Vec<usize> = std::iter::once(0)
-        .chain(slices.iter().map(|slices| slices.end * height * width))
-        .collect();
-    map_bands(
-        parallel,
-        merge::split(labels, &bounds)
-            .into_iter()
-            .zip(slabs)
-            .enumerate()
-            .collect(),
-        |(s, (out, slab))| {
-            let mut writer = write::RowWriter::new(width, stream);
-            let rows = slab
-                .slices
-                .clone()
-                .flat_map(|z| (0..height).map(move |y| (y, z)));
-            for (i, (row, (y, z))) in out.chunks_exact_mut(width.max(1)).zip(rows).enumerate() {
-                let finals = slab.labels_of_row(i).iter();
-                writer.write::<ZEROED>(
-                    volume.row(y, z),
-                    finals.map(|&label| joined.final_label(s, label)),
-                    row,
-                );
-            }
-        },
-    );
-    joined.count
+    super::in_pool(parallel, || {
+        let neighbours = Neighbours::of(connectivity);
+        let slabs = label_slabs::<false>(volume, neighbours, slices, parallel, scratch);
+        let (forests, borders) = Slab::join_parts(slabs, neighbours);
+        let joined =
+            merge::join::<false, _>(&forests, &borders, parallel, join_buffers, &mut Vec::new());
+        let (width, height) = (volume.width(), volume.height());
+        let stream = write::streams(width, labels);
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(slices.iter().map(|slices| slices.end * height * width))
+            .collect();
+        map_bands(
+            parallel,
+            merge::split(labels, &bounds)
+                .into_iter()
+                .zip(slabs)
+                .enumerate()
+                .collect(),
+            |(s, (out, slab))| {
+                let mut writer = write::RowWriter::new(width, stream);
+                let rows = slab
+                    .slices
+                    .clone()
+                    .flat_map(|z| (0..height).map(move |y| (y, z)));
+                for (i, (row, (y, z))) in out.chunks_exact_mut(width.max(1)).zip(rows).enumerate() {
+                    let finals = slab.labels_of_row(i).iter();
+                    writer.write::<ZEROED>(
+                        volume.row(y, z),
+                        finals.map(|&label| joined.final_label(s, label)),
+                        row,
+                    );
+                }
+            },
+        );
+        joined.count
+    })
 }
 
 /// The features of every component of `volume`, in raster order, analyzed
-/// in slabs of `slices`, into `stats` (replacing what it held).
+/// in slabs of `slices`, into `stats` (replacing what it held); with
+/// `parallel`, on a pool worker ([`super::in_pool`]).
 pub(super) fn analyze_in_slabs(
     volume: &BinaryVolume<'_>,
     connectivity: Connectivity,
@@ -70,10 +74,12 @@ pub(super) fn analyze_in_slabs(
     join_buffers: &mut JoinBuffers,
     stats: &mut Vec<VolumeStats>,
 ) {
-    let neighbours = Neighbours::of(connectivity);
-    let slabs = label_slabs::<true>(volume, neighbours, slices, parallel, scratch);
-    let (forests, borders) = Slab::join_parts(slabs, neighbours);
-    merge::join::<true, _>(&forests, &borders, parallel, join_buffers, stats);
+    super::in_pool(parallel, || {
+        let neighbours = Neighbours::of(connectivity);
+        let slabs = label_slabs::<true>(volume, neighbours, slices, parallel, scratch);
+        let (forests, borders) = Slab::join_parts(slabs, neighbours);
+        merge::join::<true, _>(&forests, &borders, parallel, join_buffers, stats);
+    });
 }
 
 /// Each slab of `slices` labeled on its own, into `scratch`'s buffers.
